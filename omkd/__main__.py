@@ -1,0 +1,3 @@
+from omkd.cli import main
+
+main()

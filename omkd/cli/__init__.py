@@ -1,0 +1,17 @@
+"""The ``omkd`` command line."""
+
+from __future__ import annotations
+
+import click
+
+from omkd import __version__
+from omkd.cli.scan import scan_command
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="omkd")
+def main() -> None:
+    """omkd finds where the knowledge you give AI coding agents runs out."""
+
+
+main.add_command(scan_command)

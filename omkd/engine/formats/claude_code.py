@@ -1,0 +1,263 @@
+"""Claude Code transcript records -> omkd events.
+
+Covers every version in ``docs/trace-format.md`` (1.0.17 to 2.1.15x): string or list
+content, one part per assistant record, ``tool_result`` parts with or without
+``is_error``, ``toolUseResult`` of any shape, command frames in user or ``system``
+records, compaction in its three forms, ``progress``/``agent_progress`` mirrors (skipped:
+the sub-agent's own file is read as its own stream). A line that is not JSON, not UTF-8 or
+not an object is counted by reason and skipped; record types the adapter does not know
+are counted and ignored.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime
+from typing import Any, Final
+
+import orjson
+
+from omkd.engine import patterns
+from omkd.engine.events import (
+    NO_TOKENS,
+    AssistantText,
+    CommandInvoked,
+    Compaction,
+    Event,
+    Tokens,
+    ToolCall,
+    ToolResult,
+    UserPrompt,
+)
+
+# Record types that carry nothing omkd measures (trace-format §1.3).
+QUIET_TYPES: Final = frozenset(
+    {
+        "summary",
+        "file-history-snapshot",
+        "queue-operation",
+        "last-prompt",
+        "ai-title",
+        "custom-title",
+        "agent-name",
+        "permission-mode",
+        "pr-link",
+        "attachment",
+    }
+)
+MAX_DISTINCT_UNKNOWN: Final = 64
+OTHER_TYPE: Final = "__other__"
+
+# Reasons a line is skipped.
+INVALID_JSON: Final = "invalid_json"
+INVALID_UTF8: Final = "invalid_utf8"
+NOT_OBJECT: Final = "not_object"
+BAD_SHAPE: Final = "bad_shape"
+
+
+def parse_timestamp(value: object) -> float | None:
+    """ISO-8601 (``Z`` or offset) to seconds since the epoch; ``None`` if absent or bad."""
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        return None
+    return moment.timestamp()
+
+
+def _tokens(message: dict[str, Any]) -> Tokens:
+    usage = message.get("usage")
+    if not isinstance(usage, dict):
+        return NO_TOKENS
+    values = (
+        usage.get("input_tokens"),
+        usage.get("output_tokens"),
+        usage.get("cache_read_input_tokens"),
+        usage.get("cache_creation_input_tokens"),
+    )
+    return tuple(v if isinstance(v, int) else 0 for v in values)  # type: ignore[return-value]
+
+
+def flatten_text(content: object) -> str:
+    """A tool result's content as one text: strings as they are, text parts joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [
+            part["text"]
+            for part in content
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
+        ]
+        return "\n".join(texts)
+    return ""
+
+
+class ClaudeCodeAdapter:
+    """Decodes one stream's lines; keeps the stream's context (cwd, session) and counts."""
+
+    __slots__ = ("bad_lines", "cwd", "ignored", "records", "session_id", "unknown_types")
+
+    def __init__(self) -> None:
+        self.records = 0
+        self.bad_lines: Counter[str] = Counter()
+        self.unknown_types: Counter[str] = Counter()
+        #: records read and deliberately not turned into events, by kind.
+        self.ignored: Counter[str] = Counter()
+        self.cwd: str | None = None
+        self.session_id: str | None = None
+
+    def decode(self, line: bytes) -> list[Event]:
+        """Events of one complete line (without its newline)."""
+        if not line.strip():
+            return []
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            self.bad_lines[self._why_unparsable(line)] += 1
+            return []
+        if not isinstance(record, dict):
+            self.bad_lines[NOT_OBJECT] += 1
+            return []
+        self.records += 1
+        kind = record.get("type")
+        if kind == "assistant":
+            return self._assistant(record)
+        if kind == "user":
+            return self._user(record)
+        if kind == "progress" or kind in QUIET_TYPES:
+            self.ignored[kind] += 1
+            return []
+        if kind == "system":
+            return self._system(record)
+        self._count_unknown(kind)
+        return []
+
+    @staticmethod
+    def _why_unparsable(line: bytes) -> str:
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            return INVALID_UTF8
+        return INVALID_JSON
+
+    def _count_unknown(self, kind: object) -> None:
+        name = kind if isinstance(kind, str) else OTHER_TYPE
+        if name not in self.unknown_types and len(self.unknown_types) >= MAX_DISTINCT_UNKNOWN:
+            name = OTHER_TYPE
+        self.unknown_types[name] += 1
+
+    def _envelope(self, record: dict[str, Any]) -> None:
+        cwd = record.get("cwd")
+        if isinstance(cwd, str) and cwd:
+            self.cwd = cwd
+        session = record.get("sessionId")
+        if isinstance(session, str) and session and self.session_id is None:
+            self.session_id = session
+
+    def _assistant(self, record: dict[str, Any]) -> list[Event]:
+        message = record.get("message")
+        if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+            self.bad_lines[BAD_SHAPE] += 1
+            return []
+        self._envelope(record)
+        if message.get("model") == "<synthetic>":
+            self.ignored["synthetic"] += 1
+            return []
+        timestamp = parse_timestamp(record.get("timestamp"))
+        message_id = message.get("id")
+        if not isinstance(message_id, str):
+            message_id = str(record.get("requestId") or record.get("uuid") or "")
+        attribution = record.get("attributionSkill")
+        skill = attribution if isinstance(attribution, str) and attribution else None
+        tokens = _tokens(message)
+        events: list[Event] = []
+        for part in message["content"]:
+            if not isinstance(part, dict):
+                continue
+            part_type = part.get("type")
+            if part_type == "text":
+                text = part.get("text")
+                if isinstance(text, str):
+                    events.append(AssistantText(timestamp, message_id, text, False, skill, tokens))
+            elif part_type == "tool_use":
+                name, call_id, tool_input = part.get("name"), part.get("id"), part.get("input")
+                if isinstance(name, str) and isinstance(call_id, str):
+                    if not isinstance(tool_input, dict):
+                        tool_input = {}
+                    events.append(ToolCall(timestamp, message_id, call_id, name, tool_input, skill, tokens))
+            elif part_type == "thinking":
+                text = part.get("thinking")
+                events.append(
+                    AssistantText(timestamp, message_id, text if isinstance(text, str) else "", True, skill, tokens)
+                )
+        return events
+
+    def _user(self, record: dict[str, Any]) -> list[Event]:
+        message = record.get("message")
+        if not isinstance(message, dict):
+            self.bad_lines[BAD_SHAPE] += 1
+            return []
+        self._envelope(record)
+        content = message.get("content")
+        timestamp = parse_timestamp(record.get("timestamp"))
+        if isinstance(content, str):
+            return self._user_text(record, content, timestamp)
+        if not isinstance(content, list):
+            self.bad_lines[BAD_SHAPE] += 1
+            return []
+        events: list[Event] = []
+        texts: list[str] = []
+        for part in content:
+            if not isinstance(part, dict):
+                continue
+            part_type = part.get("type")
+            if part_type == "tool_result":
+                call_id = part.get("tool_use_id")
+                if isinstance(call_id, str):
+                    events.append(
+                        ToolResult(
+                            timestamp,
+                            call_id,
+                            part.get("is_error") is True,
+                            flatten_text(part.get("content")),
+                            record.get("toolUseResult"),
+                        )
+                    )
+            elif part_type == "text" and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+        if texts and not events:
+            return self._user_text(record, "\n".join(texts), timestamp)
+        return events
+
+    def _user_text(self, record: dict[str, Any], text: str, timestamp: float | None) -> list[Event]:
+        if record.get("isMeta") is True:
+            return []
+        if record.get("isCompactSummary") is True or text.startswith(patterns.COMPACTION_PREFIX):
+            return [Compaction(timestamp)]
+        if "<command-name>" in text:
+            found = patterns.COMMAND_NAME.search(text)
+            if found:
+                return [CommandInvoked(timestamp, found.group(1))]
+        if text.lstrip().startswith(patterns.NOT_TYPED_PREFIXES):
+            return []
+        if record.get("isSidechain") is True:
+            self.ignored["sidechain_prompt"] += 1
+            return []
+        return [UserPrompt(timestamp, text)]
+
+    def _system(self, record: dict[str, Any]) -> list[Event]:
+        subtype = record.get("subtype")
+        timestamp = parse_timestamp(record.get("timestamp"))
+        if subtype in ("compact_boundary", "microcompact_boundary"):
+            return [Compaction(timestamp)] if subtype == "compact_boundary" else []
+        if subtype == "local_command":
+            content = record.get("content")
+            if isinstance(content, str) and "<command-name>" in content:
+                found = patterns.COMMAND_NAME.search(content)
+                if found:
+                    return [CommandInvoked(timestamp, found.group(1))]
+        self.ignored["system"] += 1
+        return []

@@ -1,0 +1,89 @@
+"""Split a byte stream into complete lines, whatever the chunking.
+
+The idea of h11's ``ReceiveBuffer``: feed bytes, get back the complete lines, keep the
+unfinished tail. A line without its ``\\n`` is a record still being written and is never
+returned. A line longer than ``max_line_bytes`` is dropped with bounded memory (only its
+length is tracked while its end is awaited) and counted in ``oversize``.
+"""
+
+from __future__ import annotations
+
+DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
+
+
+class LineSplitter:
+    """Incremental line splitter with a line-length cap."""
+
+    __slots__ = ("_discarding", "_max", "_pending", "_pending_len", "consumed", "oversize")
+
+    def __init__(self, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
+        if max_line_bytes < 1:
+            raise ValueError("max_line_bytes must be positive")
+        self._max = max_line_bytes
+        self._pending: list[bytes] = []
+        self._pending_len = 0
+        self._discarding = False
+        #: bytes of input that are behind the last complete line (the safe checkpoint).
+        self.consumed = 0
+        #: lines dropped because they exceeded the cap.
+        self.oversize = 0
+
+    @property
+    def pending_bytes(self) -> int:
+        """Bytes received after the last complete line (a partial record)."""
+        return self._pending_len
+
+    def feed(self, data: bytes) -> list[bytes]:
+        """Add ``data``; return the lines it completed, without their ``\\n``."""
+        if not data:
+            return []
+        newline = data.find(b"\n")
+        if newline < 0:
+            self._hold(data)
+            return []
+        lines: list[bytes] = []
+        first = data[:newline]
+        if self._discarding:
+            self._discarding = False
+            self.oversize += 1
+        elif self._pending:
+            self._pending.append(first)
+            whole = b"".join(self._pending)
+            self._pending.clear()
+            self._keep(whole, lines)
+        else:
+            self._keep(first, lines)
+        self.consumed += self._pending_len
+        self._pending_len = 0
+        rest = data[newline + 1 :]
+        last_newline = rest.rfind(b"\n")
+        if last_newline >= 0:
+            for line in rest[:last_newline].split(b"\n"):
+                self._keep(line, lines)
+            tail = rest[last_newline + 1 :]
+        else:
+            tail = rest
+        self.consumed += len(data) - len(tail)
+        if tail:
+            self._hold(tail)
+        return lines
+
+    def _keep(self, line: bytes, lines: list[bytes]) -> None:
+        if len(line) > self._max:
+            self.oversize += 1
+        else:
+            lines.append(line)
+
+    def _hold(self, data: bytes) -> None:
+        if self._discarding:
+            self.consumed += len(data)
+            return
+        self._pending_len += len(data)
+        if self._pending_len > self._max:
+            # Too long already: stop buffering and skip to the next newline.
+            self.consumed += self._pending_len
+            self._pending.clear()
+            self._pending_len = 0
+            self._discarding = True
+        else:
+            self._pending.append(data)

@@ -1,0 +1,278 @@
+"""The report: SkillHealth per skill and overall, with the watermark (spec §1, §4-§6).
+
+One schema serves ``omkd scan --json`` and the daemon's ``/api/v1/status``. Bump
+``SCHEMA_VERSION`` on any change that could break a reader.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Final, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from omkd.engine import health, patterns
+from omkd.engine.health import SkillTotals
+from omkd.engine.pipeline import Fold, PipelineCounters
+
+SCHEMA_VERSION: Final = 1
+WATERMARK_STATEMENT: Final = (
+    "These figures describe only the traces observed in this window; "
+    "they do not measure the completeness of the knowledge base."
+)
+NEVER_ACCESSED_SHOWN: Final = 50
+OVERALL: Final = "__overall__"
+
+
+class KnowledgeIndex(Protocol):
+    """Which knowledge files exist for a project directory (spec §5)."""
+
+    def files_for(self, cwd: str | None) -> frozenset[str]: ...
+
+
+class NoKnowledge:
+    """A knowledge index that knows no files (coverage is then not defined)."""
+
+    def files_for(self, cwd: str | None) -> frozenset[str]:
+        return frozenset()
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class CoverageReport(_Model):
+    accessed: int
+    files: int
+    ratio: float | None
+    never_accessed: list[str]
+    never_accessed_total: int
+
+
+class ToolReport(_Model):
+    calls: int
+    answered: int
+    failures: int
+    cancelled: int
+    failure_rate: float | None
+    stability: str
+
+
+class TokenReport(_Model):
+    input: int
+    output: int
+    cache_read: int
+    cache_creation: int
+
+
+class SkillHealth(_Model):
+    skill: str
+    segments: int
+    sessions: int
+    gap_segments: int
+    gap_rate: float
+    weighted_gap_rate: float
+    soft_share: float
+    soft_share_warning: bool
+    by_type: dict[str, int]
+    confidence: str
+    health: str
+    health_indicative: bool
+    tools: ToolReport
+    tokens: TokenReport
+    duration_seconds: float
+    turns: int
+    coverage: CoverageReport
+
+
+class FailedSearchPattern(_Model):
+    skill: str
+    tool: str
+    pattern: str
+    count: int
+    last_seen: str | None
+
+
+class Watermark(_Model):
+    roots: list[str]
+    window_from: str | None
+    window_to: str | None
+    sessions: int
+    segments: int
+    fingerprint: str
+    statement: str
+
+
+class PipelineReport(_Model):
+    files: int
+    bytes: int
+    lines: int
+    records: int
+    bad_lines: dict[str, int]
+    unknown_types: dict[str, int]
+    ignored: dict[str, int]
+    partial_at_end: int
+    invalid_skill_names: int
+    orphan_results: int
+    compactions: int
+    segments_outside_window: int
+
+
+class GapEntry(_Model):
+    skill: str
+    session_id: str
+    stream: str
+    segment: str
+    turn: int
+    type: str
+    weight: float
+    timestamp: str | None
+    context: str
+    evidence: dict[str, object]
+
+
+class Report(_Model):
+    schema_version: int
+    watermark: Watermark
+    overall: SkillHealth
+    skills: list[SkillHealth]
+    top_failed_searches: list[FailedSearchPattern]
+    gaps: list[GapEntry]
+    pipeline: PipelineReport
+
+
+def iso(timestamp: float | None) -> str | None:
+    if timestamp is None:
+        return None
+    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def skill_health(name: str, totals: SkillTotals, knowledge_files: frozenset[str]) -> SkillHealth:
+    tier = health.confidence_tier(totals.segments)
+    gap_rate = totals.gap_rate
+    weighted = totals.weighted_gap_rate
+    soft_share = round(gap_rate - weighted, 12)
+    cov = health.coverage(knowledge_files, totals.accessed)
+    failure_rate = totals.tool_failure_rate
+    return SkillHealth(
+        skill=name,
+        segments=totals.segments,
+        sessions=len(totals.sessions),
+        gap_segments=totals.gap_segments,
+        gap_rate=gap_rate,
+        weighted_gap_rate=weighted,
+        soft_share=soft_share,
+        soft_share_warning=totals.segments > 0 and soft_share >= health.SOFT_SHARE_WARN_AT,
+        by_type={kind: totals.by_type.get(kind, 0) for kind in patterns.SIGNAL_TYPES},
+        confidence=tier,
+        health=health.health_band(weighted),
+        health_indicative=tier == "underpowered",
+        tools=ToolReport(
+            calls=totals.tool_calls,
+            answered=totals.tool_answered,
+            failures=totals.tool_failures,
+            cancelled=totals.tool_cancelled,
+            failure_rate=failure_rate,
+            stability=health.stability(totals.comparable_calls, totals.tool_failures),
+        ),
+        tokens=TokenReport(
+            input=totals.tokens[0],
+            output=totals.tokens[1],
+            cache_read=totals.tokens[2],
+            cache_creation=totals.tokens[3],
+        ),
+        duration_seconds=round(totals.duration, 3),
+        turns=totals.turns,
+        coverage=CoverageReport(
+            accessed=cov.accessed,
+            files=cov.files,
+            ratio=cov.ratio,
+            never_accessed=list(cov.never_accessed[:NEVER_ACCESSED_SHOWN]),
+            never_accessed_total=len(cov.never_accessed),
+        ),
+    )
+
+
+def _knowledge_of(totals: SkillTotals, index: KnowledgeIndex) -> frozenset[str]:
+    files: set[str] = set(index.files_for(None))
+    for cwd in totals.cwds:
+        files.update(index.files_for(cwd))
+    return frozenset(files)
+
+
+def _pipeline(counters: PipelineCounters) -> PipelineReport:
+    return PipelineReport(
+        files=counters.files,
+        bytes=counters.bytes,
+        lines=counters.lines,
+        records=counters.records,
+        bad_lines=dict(sorted(counters.bad_lines.items())),
+        unknown_types=dict(sorted(counters.unknown_types.items())),
+        ignored=dict(sorted(counters.ignored.items())),
+        partial_at_end=counters.partial_at_end,
+        invalid_skill_names=counters.invalid_skill_names,
+        orphan_results=counters.orphan_results,
+        compactions=counters.compactions,
+        segments_outside_window=counters.segments_outside_window,
+    )
+
+
+def build_report(
+    fold: Fold,
+    roots: Sequence[str],
+    knowledge: KnowledgeIndex | None = None,
+    top_patterns: int = 10,
+    gap_limit: int | None = 100,
+) -> Report:
+    """Derive the report from a fold; ``gap_limit`` keeps the newest gaps (``None``: all)."""
+    index = knowledge or NoKnowledge()
+    skills = [
+        skill_health(name, totals, _knowledge_of(totals, index))
+        for name, totals in sorted(fold.skills.items(), key=lambda item: (-item[1].segments, item[0]))
+    ]
+    overall = skill_health(OVERALL, fold.overall, _knowledge_of(fold.overall, index))
+    ranked = sorted(
+        fold.failed_patterns.items(),
+        key=lambda item: (-item[1].count, -(item[1].last_seen or 0.0), item[0]),
+    )
+    window = fold.window
+    gaps = sorted(fold.inventory, key=lambda g: (-(g.timestamp or 0.0), g.segment, g.turn, g.type))
+    if gap_limit is not None:
+        gaps = gaps[:gap_limit]
+    return Report(
+        schema_version=SCHEMA_VERSION,
+        watermark=Watermark(
+            roots=list(roots),
+            window_from=iso(window.since if window.since is not None else fold.first_ts),
+            window_to=iso(window.until if window.until is not None else fold.last_ts),
+            sessions=len(fold.overall.sessions),
+            segments=fold.overall.segments,
+            fingerprint=f"{fold.fingerprint:016x}"[:12],
+            statement=WATERMARK_STATEMENT,
+        ),
+        overall=overall,
+        skills=skills,
+        top_failed_searches=[
+            FailedSearchPattern(
+                skill=skill, tool=tool, pattern=pattern, count=stats.count, last_seen=iso(stats.last_seen)
+            )
+            for (skill, tool, pattern), stats in ranked[:top_patterns]
+        ],
+        gaps=[
+            GapEntry(
+                skill=g.skill,
+                session_id=g.session_id,
+                stream=g.stream,
+                segment=g.segment,
+                turn=g.turn,
+                type=g.type,
+                weight=g.weight,
+                timestamp=iso(g.timestamp),
+                context=g.context,
+                evidence=g.evidence,
+            )
+            for g in gaps
+        ],
+        pipeline=_pipeline(fold.counters),
+    )

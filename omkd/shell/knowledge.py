@@ -1,0 +1,64 @@
+"""The knowledge base on disk: which files an agent could have read (spec §5).
+
+A project's knowledge is ``<cwd>/CLAUDE.md``, ``<cwd>/.claude/knowledge/**`` and
+``<cwd>/.claude/skills/**``; the user's is ``~/.claude/CLAUDE.md`` and
+``~/.claude/skills/**``; extra roots (``--kb``) add every text file below them. Listings
+are cached per directory for the life of the index.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Final
+
+TEXT_SUFFIXES: Final = frozenset({".md", ".txt", ".sh", ".json", ".yaml", ".yml"})
+
+
+def _text_files(root: Path) -> Iterator[str]:
+    """Text files below ``root``, dot-files and dot-directories skipped."""
+    if not root.is_dir():
+        return
+    for directory, subdirs, files in os.walk(root):
+        subdirs[:] = [d for d in subdirs if not d.startswith(".")]
+        for name in files:
+            if not name.startswith(".") and os.path.splitext(name)[1].lower() in TEXT_SUFFIXES:
+                yield os.path.normpath(os.path.join(directory, name))
+
+
+def _layout(base: Path, trees: Iterable[str]) -> frozenset[str]:
+    files: set[str] = set()
+    claude_md = base / "CLAUDE.md"
+    if claude_md.is_file():
+        files.add(os.path.normpath(claude_md))
+    for tree in trees:
+        files.update(_text_files(base / tree))
+    return frozenset(files)
+
+
+class FileKnowledgeIndex:
+    """Knowledge files found on this machine for the projects transcripts name."""
+
+    def __init__(self, home: Path | None = None, extra_roots: Iterable[Path] = ()) -> None:
+        self._home = home
+        self._extra = tuple(extra_roots)
+        self._projects: dict[str, frozenset[str]] = {}
+        self._common: frozenset[str] | None = None
+
+    def files_for(self, cwd: str | None) -> frozenset[str]:
+        if cwd is None:
+            if self._common is None:
+                common: set[str] = set()
+                if self._home is not None:
+                    common.update(_layout(self._home / ".claude", ("skills",)))
+                for root in self._extra:
+                    common.update(_text_files(root))
+                self._common = frozenset(common)
+            return self._common
+        cached = self._projects.get(cwd)
+        if cached is None:
+            path = Path(cwd)
+            found = _layout(path, (".claude/knowledge", ".claude/skills")) if path.is_absolute() else frozenset()
+            cached = self._projects[cwd] = found
+        return cached

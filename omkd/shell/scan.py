@@ -1,0 +1,71 @@
+"""Batch reading for ``omkd scan``: find transcript files, stream them through the engine.
+
+Files are read in fixed-size chunks, so memory stays flat however large the corpus.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Final
+
+from omkd.engine.pipeline import Fold, StreamProcessor, Window
+from omkd.engine.segment import SegmenterRules
+
+CHUNK_BYTES: Final = 1 << 20
+TRANSCRIPT_SUFFIX: Final = ".jsonl"
+
+Progress = Callable[[int], None]
+"""Called with the number of bytes just read."""
+
+
+class ScanInputError(Exception):
+    """A path given to scan is missing or unreadable; the message names it."""
+
+
+def discover(paths: Iterable[Path]) -> list[Path]:
+    """Transcript files under ``paths``: files as given, directories searched for ``*.jsonl``."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_file():
+            found.append(path)
+        elif path.is_dir():
+            for directory, subdirs, files in os.walk(path, onerror=_raise):
+                subdirs.sort()
+                found.extend(Path(directory, name) for name in sorted(files) if name.endswith(TRANSCRIPT_SUFFIX))
+        elif path.exists():
+            raise ScanInputError(f"{path}: not a regular file or directory")
+        else:
+            raise ScanInputError(f"{path}: no such file or directory")
+    return found
+
+
+def _raise(error: OSError) -> None:
+    raise ScanInputError(f"{error.filename}: {error.strerror}")
+
+
+def scan_file(path: Path, stream: StreamProcessor, progress: Progress | None = None) -> None:
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(CHUNK_BYTES):
+                stream.feed(chunk)
+                if progress is not None:
+                    progress(len(chunk))
+    except OSError as error:
+        raise ScanInputError(f"{path}: {error.strerror or error}") from error
+
+
+def scan(
+    files: Iterable[Path],
+    window: Window | None = None,
+    rules: SegmenterRules | None = None,
+    progress: Progress | None = None,
+) -> Fold:
+    """Fold every file, one stream per file."""
+    fold = Fold(window=window or Window())
+    for path in files:
+        stream = StreamProcessor(path.name, rules)
+        scan_file(path, stream, progress)
+        fold.add_stream(stream)
+    return fold
