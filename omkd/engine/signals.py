@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-import shlex
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Final
@@ -21,6 +20,7 @@ CONTEXT_CHARS: Final = 160
 _WHITESPACE = re.compile(r"\s+")
 _COMMAND_LIST = re.compile(r"&&|\|\||;|\n")
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_SHELL_WORD = re.compile(r"""(?:'[^']*'|"(?:\\.|[^"\\])*"|[^\s'"])+""")
 _WRAPPERS: Final = frozenset({"sudo", "command", "time", "nice", "env", "xargs", "("})
 
 
@@ -74,10 +74,8 @@ def _is_cancelled(result: ToolResult) -> bool:
 
 
 def _words(stage: str) -> list[str]:
-    try:
-        return shlex.split(stage, posix=True)
-    except ValueError:
-        return stage.split()
+    """Shell words with their quotes removed: enough to see a program and its operands."""
+    return [word.replace("'", "").replace('"', "") for word in _SHELL_WORD.findall(stage)]
 
 
 def _program_and_args(stage: str) -> tuple[str, list[str]]:
