@@ -1,8 +1,8 @@
-"""Fold segments into SkillHealth (spec §4) and coverage (spec §5).
+"""Fold segment summaries into SkillHealth figures (spec §4) and coverage (spec §5).
 
-``SkillTotals`` keeps running sums that only need ``add`` (and ``remove``, so a live
-fold can replace a segment whose figures changed); every rate is derived from the sums
-when asked, so a ratio is always of totals, never an average of ratios.
+``SkillTotals`` keeps running sums with ``add`` and ``remove``, so a live fold can replace
+a segment whose figures grew; every rate is derived from the sums when asked, so a ratio
+is always of totals, never an average of ratios.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Final
 
-from omkd.engine.segment import Segment
+from omkd.engine.segment import SegmentSummary
 
 UNDERPOWERED_BELOW: Final = 5
 LOW_BELOW: Final = 20
@@ -21,6 +21,8 @@ SOFT_SHARE_WARN_AT: Final = 0.10
 UNSTABLE_AT: Final = 0.20
 VERY_UNSTABLE_AT: Final = 0.40
 VERY_UNSTABLE_MIN_CALLS: Final = 5
+TIERS: Final = ("underpowered", "low", "high")
+BANDS: Final = ("green", "yellow", "red")
 
 
 def confidence_tier(segments: int) -> str:
@@ -52,11 +54,17 @@ def stability(comparable_calls: int, failures: int) -> str:
     return "stable"
 
 
+def _drop_empty(counter: Counter[str]) -> None:
+    for key in [k for k, v in counter.items() if v <= 0]:
+        del counter[key]
+
+
 @dataclass(slots=True)
 class SkillTotals:
     """Running sums over the counted segments of one skill (or of all, for overall)."""
 
     segments: int = 0
+    open_segments: int = 0
     gap_segments: int = 0
     weight_sum: float = 0.0
     by_type: Counter[str] = field(default_factory=Counter)
@@ -71,12 +79,13 @@ class SkillTotals:
     accessed: Counter[str] = field(default_factory=Counter)
     cwds: Counter[str] = field(default_factory=Counter)
 
-    def add(self, segment: Segment, sign: int = 1) -> None:
+    def add(self, segment: SegmentSummary, sign: int = 1) -> None:
         self.segments += sign
-        weight = segment.weight
+        if segment.open:
+            self.open_segments += sign
         if segment.signals:
             self.gap_segments += sign
-        self.weight_sum += sign * weight
+        self.weight_sum += sign * segment.weight
         for signal in segment.signals:
             self.by_type[signal.type] += sign
         self.tool_calls += sign * segment.tool_calls
@@ -94,10 +103,9 @@ class SkillTotals:
             self.cwds[segment.cwd] += sign
         if sign < 0:
             for counter in (self.by_type, self.sessions, self.accessed, self.cwds):
-                for key in [k for k, v in counter.items() if v <= 0]:
-                    del counter[key]
+                _drop_empty(counter)
 
-    def remove(self, segment: Segment) -> None:
+    def remove(self, segment: SegmentSummary) -> None:
         self.add(segment, -1)
 
     @property
@@ -106,8 +114,8 @@ class SkillTotals:
 
     @property
     def weighted_gap_rate(self) -> float:
-        # Rounded so that float sums folded in another order compare equal.
-        return round(self.weight_sum / self.segments, 12) if self.segments else 0.0
+        # Rounded so that sums folded in another order (or with removals) compare equal.
+        return round(self.weight_sum / self.segments, 9) if self.segments else 0.0
 
     @property
     def comparable_calls(self) -> int:
@@ -131,7 +139,7 @@ class Coverage:
         return self.accessed / self.files if self.files else None
 
 
-def coverage(knowledge_files: frozenset[str], accessed: set[str] | Counter[str]) -> Coverage:
+def coverage(knowledge_files: frozenset[str], accessed: Counter[str]) -> Coverage:
     """Accessed knowledge files over all knowledge files (spec §5)."""
     hit = knowledge_files.intersection(accessed)
     never = tuple(sorted(knowledge_files - hit))

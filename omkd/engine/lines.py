@@ -87,3 +87,25 @@ class LineSplitter:
             self._discarding = True
         else:
             self._pending.append(data)
+
+    def __getstate__(self) -> dict[str, object]:
+        """The splitter as checkpointed: a partial line is not kept, it is read again.
+
+        The checkpoint offset is ``consumed``, the end of the last complete line, so the
+        bytes of a partial line are re-read after a restart. A line being skipped for its
+        length stays skipped.
+        """
+        return {
+            "_max": self._max,
+            "_discarding": self._discarding,
+            "consumed": self.consumed,
+            "oversize": self.oversize,
+        }
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self._max = state["_max"]  # type: ignore[assignment]
+        self._discarding = state["_discarding"]  # type: ignore[assignment]
+        self.consumed = state["consumed"]  # type: ignore[assignment]
+        self.oversize = state["oversize"]  # type: ignore[assignment]
+        self._pending = []
+        self._pending_len = 0

@@ -1,22 +1,25 @@
 """Bytes of transcript files in, folded health out: the whole pure pipeline.
 
-``StreamProcessor`` turns one file's bytes (in any chunking) into segments;
-``Fold`` adds finished segments of many streams into per-skill totals, the gap
-inventory and the watermark's ingredients, keeping only segments inside the window.
+``StreamProcessor`` turns one file's bytes (in any chunking) into segment summaries;
+``Fold`` keeps the latest summary of every segment and the per-skill totals of those
+inside its event-time window. A segment's figures only grow, and the fold replaces its
+old summary by the new one, so folding after every chunk or once at the end gives the
+same totals.
 """
 
 from __future__ import annotations
 
 import hashlib
+import heapq
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Final
 
-from omkd.engine import patterns
 from omkd.engine.formats.claude_code import ClaudeCodeAdapter
 from omkd.engine.health import SkillTotals
 from omkd.engine.lines import DEFAULT_MAX_LINE_BYTES, LineSplitter
-from omkd.engine.segment import Segment, SegmenterRules, StreamSegmenter
+from omkd.engine.segment import SegmenterRules, SegmentSummary, StreamSegmenter
 
 SUBAGENT: Final = "subagent"
 MAIN: Final = "main"
@@ -72,36 +75,17 @@ class StreamProcessor:
             for event in decode(line):
                 handle(event)
 
-    def finish(self) -> list[Segment]:
-        """End of input: every segment of the stream, in order."""
-        return self.segmenter.finish()
+    def take_changed(self) -> list[SegmentSummary]:
+        return self.segmenter.take_changed()
 
-
-@dataclass(frozen=True, slots=True)
-class GapRecord:
-    """One signal of the inventory (spec §6), tied to its skill, session and segment."""
-
-    skill: str
-    session_id: str
-    stream: str
-    segment: str
-    turn: int
-    type: str
-    weight: float
-    timestamp: float | None
-    context: str
-    evidence: dict[str, object]
-
-
-@dataclass(slots=True)
-class PatternStats:
-    count: int = 0
-    last_seen: float | None = None
+    def close(self) -> list[SegmentSummary]:
+        """The stream ended: its open segment closes (no figure changes)."""
+        return self.segmenter.close()
 
 
 @dataclass(slots=True)
 class PipelineCounters:
-    """What was read and what was skipped, by reason."""
+    """What was read and what was skipped, by reason, summed over streams."""
 
     files: int = 0
     bytes: int = 0
@@ -114,84 +98,92 @@ class PipelineCounters:
     invalid_skill_names: int = 0
     orphan_results: int = 0
     compactions: int = 0
-    segments_outside_window: int = 0
 
-    def add_stream(self, stream: StreamProcessor) -> None:
+    def add_stream(self, stream: StreamProcessor, sign: int = 1) -> None:
         adapter, segmenter, splitter = stream.adapter, stream.segmenter, stream.splitter
-        self.files += 1
-        self.bytes += stream.bytes_read
-        self.lines += stream.lines
-        self.records += adapter.records
-        self.bad_lines.update(adapter.bad_lines)
+        self.files += sign
+        self.bytes += sign * splitter.consumed
+        self.lines += sign * stream.lines
+        self.records += sign * adapter.records
+        for target, source in (
+            (self.bad_lines, adapter.bad_lines),
+            (self.unknown_types, adapter.unknown_types),
+            (self.ignored, adapter.ignored),
+        ):
+            for key, value in source.items():
+                target[key] += sign * value
         if splitter.oversize:
-            self.bad_lines["oversize"] += splitter.oversize
-        self.unknown_types.update(adapter.unknown_types)
-        self.ignored.update(adapter.ignored)
-        if splitter.pending_bytes:
-            self.partial_at_end += 1
-        self.invalid_skill_names += segmenter.invalid_skill_names
-        self.orphan_results += segmenter.orphan_results
-        self.compactions += segmenter.compactions
+            self.bad_lines["oversize"] += sign * splitter.oversize
+        self.invalid_skill_names += sign * segmenter.invalid_skill_names
+        self.orphan_results += sign * segmenter.orphan_results
+        self.compactions += sign * segmenter.compactions
 
 
 def segment_fingerprint(key: str) -> int:
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
 
 
-@dataclass(slots=True)
 class Fold:
-    """Per-skill and overall totals over the segments inside ``window``."""
+    """The latest summary of every segment, and totals of those inside the window."""
 
-    window: Window = field(default_factory=Window)
-    skills: dict[str, SkillTotals] = field(default_factory=dict)
-    overall: SkillTotals = field(default_factory=SkillTotals)
-    inventory: list[GapRecord] = field(default_factory=list)
-    failed_patterns: dict[tuple[str, str, str], PatternStats] = field(default_factory=dict)
-    counters: PipelineCounters = field(default_factory=PipelineCounters)
-    first_ts: float | None = None
-    last_ts: float | None = None
-    fingerprint: int = 0
+    def __init__(self, window: Window | None = None) -> None:
+        self.window = window or Window()
+        self.segments: dict[str, SegmentSummary] = {}
+        self.skills: dict[str, SkillTotals] = {}
+        self.overall = SkillTotals()
+        self.fingerprint = 0
+        self.counters = PipelineCounters()
+        self._by_start: list[tuple[float, str]] = []
 
     def add_stream(self, stream: StreamProcessor) -> None:
-        """Fold a finished stream: its segments and its counters."""
-        for segment in stream.finish():
-            self.add_segment(segment)
+        """Fold a stream read to its end: its segments and its counters."""
+        for summary in stream.close():
+            self.upsert(summary)
         self.counters.add_stream(stream)
+        if stream.splitter.pending_bytes:
+            self.counters.partial_at_end += 1
 
-    def add_segment(self, segment: Segment) -> None:
-        if not self.window.contains(segment.first_ts):
-            self.counters.segments_outside_window += 1
+    def upsert(self, summary: SegmentSummary) -> None:
+        """Add a new segment or replace an older summary of it."""
+        old = self.segments.get(summary.key)
+        self.segments[summary.key] = summary
+        if old is not None and self.window.contains(old.first_ts):
+            self._count(old, -1)
+        if self.window.contains(summary.first_ts):
+            self._count(summary, 1)
+        if summary.first_ts is not None and (old is None or old.first_ts != summary.first_ts):
+            heapq.heappush(self._by_start, (summary.first_ts, summary.key))
+
+    def forget(self, key: str) -> None:
+        """Drop a segment entirely (retention)."""
+        old = self.segments.pop(key, None)
+        if old is not None and self.window.contains(old.first_ts):
+            self._count(old, -1)
+
+    def advance(self, since: float) -> None:
+        """Move the window's start forward to ``since``, dropping segments that fell out."""
+        current = self.window.since
+        if current is not None and since <= current:
             return
-        totals = self.skills.get(segment.skill)
+        leaving = self.window
+        self.window = Window(since, leaving.until)
+        heap = self._by_start
+        while heap and heap[0][0] < since:
+            start, key = heapq.heappop(heap)
+            summary = self.segments.get(key)
+            if summary is not None and summary.first_ts == start and leaving.contains(start):
+                self._count(summary, -1)
+
+    def _count(self, summary: SegmentSummary, sign: int) -> None:
+        totals = self.skills.get(summary.skill)
         if totals is None:
-            totals = self.skills[segment.skill] = SkillTotals()
-        totals.add(segment)
-        self.overall.add(segment)
-        self.fingerprint = (self.fingerprint + segment_fingerprint(segment.key)) % _FINGERPRINT_MOD
-        for timestamp in (segment.first_ts, segment.last_ts):
-            if timestamp is not None:
-                self.first_ts = timestamp if self.first_ts is None else min(self.first_ts, timestamp)
-                self.last_ts = timestamp if self.last_ts is None else max(self.last_ts, timestamp)
-        for signal in segment.signals:
-            self.inventory.append(
-                GapRecord(
-                    segment.skill,
-                    segment.session_id or "-",
-                    segment.stream,
-                    segment.key,
-                    signal.turn,
-                    signal.type,
-                    signal.weight,
-                    signal.timestamp,
-                    signal.context,
-                    signal.evidence,
-                )
-            )
-            if signal.type == patterns.FAILED_SEARCH:
-                pattern_key = (segment.skill, str(signal.evidence["tool"]), str(signal.evidence["pattern"]))
-                stats = self.failed_patterns.get(pattern_key)
-                if stats is None:
-                    stats = self.failed_patterns[pattern_key] = PatternStats()
-                stats.count += 1
-                if signal.timestamp is not None and (stats.last_seen is None or signal.timestamp > stats.last_seen):
-                    stats.last_seen = signal.timestamp
+            totals = self.skills[summary.skill] = SkillTotals()
+        totals.add(summary, sign)
+        self.overall.add(summary, sign)
+        if totals.segments == 0:
+            del self.skills[summary.skill]
+        self.fingerprint = (self.fingerprint + sign * segment_fingerprint(summary.key)) % _FINGERPRINT_MOD
+
+    def in_window(self) -> Iterator[SegmentSummary]:
+        contains = self.window.contains
+        return (s for s in self.segments.values() if contains(s.first_ts))

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 from omkd.engine import health, patterns
 from omkd.engine.health import SkillTotals
 from omkd.engine.pipeline import Fold, PipelineCounters
+from omkd.engine.segment import SegmentSummary
 
 SCHEMA_VERSION: Final = 1
 WATERMARK_STATEMENT: Final = (
@@ -69,6 +70,7 @@ class TokenReport(_Model):
 class SkillHealth(_Model):
     skill: str
     segments: int
+    open_segments: int
     sessions: int
     gap_segments: int
     gap_rate: float
@@ -158,6 +160,7 @@ def skill_health(name: str, totals: SkillTotals, knowledge_files: frozenset[str]
     return SkillHealth(
         skill=name,
         segments=totals.segments,
+        open_segments=totals.open_segments,
         sessions=len(totals.sessions),
         gap_segments=totals.gap_segments,
         gap_rate=gap_rate,
@@ -201,7 +204,7 @@ def _knowledge_of(totals: SkillTotals, index: KnowledgeIndex) -> frozenset[str]:
     return frozenset(files)
 
 
-def _pipeline(counters: PipelineCounters) -> PipelineReport:
+def _pipeline(counters: PipelineCounters, outside_window: int) -> PipelineReport:
     return PipelineReport(
         files=counters.files,
         bytes=counters.bytes,
@@ -214,8 +217,51 @@ def _pipeline(counters: PipelineCounters) -> PipelineReport:
         invalid_skill_names=counters.invalid_skill_names,
         orphan_results=counters.orphan_results,
         compactions=counters.compactions,
-        segments_outside_window=counters.segments_outside_window,
+        segments_outside_window=outside_window,
     )
+
+
+def gap_entries(segments: list[SegmentSummary]) -> list[GapEntry]:
+    """Every signal of these segments, newest first (spec §6)."""
+    entries = [
+        (signal.timestamp or 0.0, segment.key, signal.turn, n, segment, signal)
+        for segment in segments
+        for n, signal in enumerate(segment.signals)
+    ]
+    entries.sort(key=lambda e: (-e[0], e[1], e[2], e[3]))
+    return [
+        GapEntry(
+            skill=segment.skill,
+            session_id=segment.session_id or "-",
+            stream=segment.stream,
+            segment=segment.key,
+            turn=signal.turn,
+            type=signal.type,
+            weight=signal.weight,
+            timestamp=iso(signal.timestamp),
+            context=signal.context,
+            evidence=signal.evidence,
+        )
+        for *_, segment, signal in entries
+    ]
+
+
+def top_failed_searches(segments: list[SegmentSummary], limit: int) -> list[FailedSearchPattern]:
+    """The failed-search patterns seen most, per skill, with when they were last seen."""
+    stats: dict[tuple[str, str, str], list[float]] = {}
+    for segment in segments:
+        for signal in segment.signals:
+            if signal.type != patterns.FAILED_SEARCH:
+                continue
+            key = (segment.skill, str(signal.evidence["tool"]), str(signal.evidence["pattern"]))
+            entry = stats.setdefault(key, [0, 0.0])
+            entry[0] += 1
+            entry[1] = max(entry[1], signal.timestamp or 0.0)
+    ranked = sorted(stats.items(), key=lambda item: (-item[1][0], -item[1][1], item[0]))
+    return [
+        FailedSearchPattern(skill=skill, tool=tool, pattern=pattern, count=int(count), last_seen=iso(last_seen or None))
+        for (skill, tool, pattern), (count, last_seen) in ranked[:limit]
+    ]
 
 
 def build_report(
@@ -232,20 +278,17 @@ def build_report(
         for name, totals in sorted(fold.skills.items(), key=lambda item: (-item[1].segments, item[0]))
     ]
     overall = skill_health(OVERALL, fold.overall, _knowledge_of(fold.overall, index))
-    ranked = sorted(
-        fold.failed_patterns.items(),
-        key=lambda item: (-item[1].count, -(item[1].last_seen or 0.0), item[0]),
-    )
+    inside = list(fold.in_window())
     window = fold.window
-    gaps = sorted(fold.inventory, key=lambda g: (-(g.timestamp or 0.0), g.segment, g.turn, g.type))
-    if gap_limit is not None:
-        gaps = gaps[:gap_limit]
+    starts = [s.first_ts for s in inside if s.first_ts is not None]
+    ends = [s.last_ts for s in inside if s.last_ts is not None]
+    gaps = gap_entries(inside)
     return Report(
         schema_version=SCHEMA_VERSION,
         watermark=Watermark(
             roots=list(roots),
-            window_from=iso(window.since if window.since is not None else fold.first_ts),
-            window_to=iso(window.until if window.until is not None else fold.last_ts),
+            window_from=iso(window.since if window.since is not None else min(starts, default=None)),
+            window_to=iso(window.until if window.until is not None else max(ends, default=None)),
             sessions=len(fold.overall.sessions),
             segments=fold.overall.segments,
             fingerprint=f"{fold.fingerprint:016x}"[:12],
@@ -253,26 +296,7 @@ def build_report(
         ),
         overall=overall,
         skills=skills,
-        top_failed_searches=[
-            FailedSearchPattern(
-                skill=skill, tool=tool, pattern=pattern, count=stats.count, last_seen=iso(stats.last_seen)
-            )
-            for (skill, tool, pattern), stats in ranked[:top_patterns]
-        ],
-        gaps=[
-            GapEntry(
-                skill=g.skill,
-                session_id=g.session_id,
-                stream=g.stream,
-                segment=g.segment,
-                turn=g.turn,
-                type=g.type,
-                weight=g.weight,
-                timestamp=iso(g.timestamp),
-                context=g.context,
-                evidence=g.evidence,
-            )
-            for g in gaps
-        ],
-        pipeline=_pipeline(fold.counters),
+        top_failed_searches=top_failed_searches(inside, top_patterns),
+        gaps=gaps if gap_limit is None else gaps[:gap_limit],
+        pipeline=_pipeline(fold.counters, len(fold.segments) - fold.overall.segments),
     )

@@ -1,9 +1,12 @@
 """Cut one stream into per-skill segments and collect each segment's signals (spec §2-§3).
 
 ``StreamSegmenter`` is a state machine fed one event at a time, in file order. It never
-looks ahead, so feeding a file whole or a live tail record by record gives the same
-segments. A tool result is credited to the segment of the call it answers, even when a
-cut happened in between.
+looks ahead and has no end-of-stream step that changes figures, so the figures after N
+lines are the same whether the lines came in one pass or as a live tail in any chunking.
+A tool result is credited to the segment of the call it answers, even when a cut happened
+in between. Runs of failed searches (spec §3.4) are walked in the order the results
+arrive — the call order, except for parallel calls — so a run never waits for a result
+that may never come.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import ntpath
 import posixpath
 import re
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
@@ -26,8 +30,10 @@ from omkd.engine.events import (
 )
 from omkd.engine.signals import Outcome, Signal
 
-MAX_PROMPT_CHARS: Final = 1_000_000
-"""Typed-prompt text kept per stream for the user-given-path rule."""
+MAX_PROMPT_CHARS: Final = 65_536
+"""Typed-prompt text kept per stream (the newest) for the user-given-path rule."""
+RECENT_MESSAGES: Final = 256
+"""Assistant message ids remembered per stream to count a message's tokens once."""
 
 _WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]")
 
@@ -52,9 +58,49 @@ class StreamContext(Protocol):
     def session_id(self) -> str | None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class SegmentSummary:
+    """A segment's figures at one moment: what the fold adds up."""
+
+    key: str
+    stream: str
+    role: str
+    skill: str
+    session_id: str | None
+    cwd: str | None
+    first_ts: float | None
+    last_ts: float | None
+    assistant_parts: int
+    turns: int
+    tool_calls: int
+    tool_answered: int
+    tool_failures: int
+    tool_cancelled: int
+    tokens: tuple[int, int, int, int]
+    signals: tuple[Signal, ...]
+    accessed: frozenset[str]
+    open: bool
+
+    @property
+    def counts(self) -> bool:
+        """Empty segments (no assistant record, no tool call) are dropped."""
+        return self.assistant_parts > 0 or self.tool_calls > 0
+
+    @property
+    def weight(self) -> float:
+        """The max weight of the segment's signals (0 without signals)."""
+        return max((s.weight for s in self.signals), default=0.0)
+
+    @property
+    def duration(self) -> float:
+        if self.first_ts is None or self.last_ts is None:
+            return 0.0
+        return self.last_ts - self.first_ts
+
+
 @dataclass(slots=True)
 class Segment:
-    """A contiguous stretch of one stream attributed to one skill."""
+    """A contiguous stretch of one stream attributed to one skill, while it is being built."""
 
     stream: str
     role: str
@@ -73,38 +119,25 @@ class Segment:
     tokens: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     signals: list[Signal] = field(default_factory=list)
     accessed: set[str] = field(default_factory=set)
+    open: bool = True
     user_given_misses: int = 0
     deduplicated: int = 0
     hedged: bool = False
+    pending_calls: int = 0
     # failed_search de-duplication and repeated_failure runs (spec §3.1, §3.4)
-    _last_kept_miss: tuple[str, str] | None = None
-    _outcomes: list[str | None] = field(default_factory=list)
-    _cursor: int = 0
-    _run_tool: str = ""
-    _run_length: int = 0
-    _run_first_turn: int = 0
-    _run_first_ts: float | None = None
+    last_kept_miss: tuple[str, str] | None = None
+    run_tool: str = ""
+    run_length: int = 0
+    run_first_turn: int = 0
 
     @property
     def counts(self) -> bool:
-        """Empty segments (no assistant record, no tool call) are dropped."""
         return self.assistant_parts > 0 or self.tool_calls > 0
 
     @property
     def key(self) -> str:
         """Stable identity: the same for a batch pass and a live tail of the same file."""
         return f"{self.session_id or '-'}|{self.stream}|{self.ordinal}"
-
-    @property
-    def weight(self) -> float:
-        """The max weight of the segment's signals (0 without signals)."""
-        return max((s.weight for s in self.signals), default=0.0)
-
-    @property
-    def duration(self) -> float:
-        if self.first_ts is None or self.last_ts is None:
-            return 0.0
-        return self.last_ts - self.first_ts
 
     def touch(self, timestamp: float | None) -> None:
         if timestamp is None:
@@ -114,53 +147,58 @@ class Segment:
         if self.last_ts is None or timestamp > self.last_ts:
             self.last_ts = timestamp
 
-    def record_outcome(self, index: int, failed_tool: str | None, turn: int, timestamp: float | None) -> None:
-        """Resolve call ``index`` (``failed_tool`` set for a failed search) and walk the runs."""
-        self._outcomes[index] = failed_tool if failed_tool is not None else ""
-        self._walk_runs(turn, timestamp)
-
-    def flush_runs(self) -> None:
-        """At the end of the stream an unanswered call ends any run."""
-        for index in range(self._cursor, len(self._outcomes)):
-            if self._outcomes[index] is None:
-                self._outcomes[index] = ""
-        self._walk_runs(0, None)
-
-    def _walk_runs(self, turn: int, timestamp: float | None) -> None:
-        outcomes = self._outcomes
-        while self._cursor < len(outcomes) and outcomes[self._cursor] is not None:
-            tool = outcomes[self._cursor]
-            self._cursor += 1
-            if not tool:
-                self._run_tool, self._run_length = "", 0
-                continue
-            if tool == self._run_tool:
-                self._run_length += 1
-            else:
-                self._run_tool, self._run_length = tool, 1
-                self._run_first_turn, self._run_first_ts = turn, timestamp
-            if self._run_length == 3:
-                self.signals.append(
-                    Signal(
-                        patterns.REPEATED_FAILURE,
-                        self._run_first_turn,
-                        timestamp,
-                        f"{tool} found nothing 3 times in a row",
-                        {"tool": tool, "count": 3, "first_turn": self._run_first_turn},
-                    )
+    def note_outcome(self, failed_tool: str | None, turn: int, timestamp: float | None) -> None:
+        """Extend or reset the run of failed searches; the third in a row is a signal."""
+        if failed_tool is None:
+            self.run_tool, self.run_length = "", 0
+            return
+        if failed_tool == self.run_tool:
+            self.run_length += 1
+        else:
+            self.run_tool, self.run_length, self.run_first_turn = failed_tool, 1, turn
+        if self.run_length == 3:
+            self.signals.append(
+                Signal(
+                    patterns.REPEATED_FAILURE,
+                    self.run_first_turn,
+                    timestamp,
+                    f"{failed_tool} found nothing 3 times in a row",
+                    {"tool": failed_tool, "count": 3, "first_turn": self.run_first_turn},
                 )
+            )
+
+    def summary(self) -> SegmentSummary:
+        return SegmentSummary(
+            key=self.key,
+            stream=self.stream,
+            role=self.role,
+            skill=self.skill,
+            session_id=self.session_id,
+            cwd=self.cwd,
+            first_ts=self.first_ts,
+            last_ts=self.last_ts,
+            assistant_parts=self.assistant_parts,
+            turns=self.turns,
+            tool_calls=self.tool_calls,
+            tool_answered=self.tool_answered,
+            tool_failures=self.tool_failures,
+            tool_cancelled=self.tool_cancelled,
+            tokens=(self.tokens[0], self.tokens[1], self.tokens[2], self.tokens[3]),
+            signals=tuple(self.signals),
+            accessed=frozenset(self.accessed),
+            open=self.open,
+        )
 
 
 @dataclass(slots=True)
 class _PendingCall:
     segment: Segment
     call: ToolCall
-    index: int
     turn: int
 
 
 class StreamSegmenter:
-    """Segments of one stream; finished ones are handed out by ``take_closed``."""
+    """Segments of one stream. ``take_changed`` hands out the segments that changed."""
 
     def __init__(self, stream: str, role: str, context: StreamContext, rules: SegmenterRules) -> None:
         self.stream = stream
@@ -170,16 +208,25 @@ class StreamSegmenter:
         self._hedging = patterns.compile_hedging(rules.extra_hedging)
         self._ordinal = 0
         self._pending: dict[str, _PendingCall] = {}
-        self._prompts: list[str] = []
+        self._prompts: deque[str] = deque()
         self._prompt_chars = 0
-        self._seen_messages: set[str] = set()
+        self._recent_messages: deque[str] = deque()
+        self._recent_set: set[str] = set()
         self._turn = 0
-        self._closed: list[Segment] = []
-        self._finished: list[Segment] = []
+        self._changed: dict[int, Segment] = {}
         self.invalid_skill_names = 0
         self.orphan_results = 0
         self.compactions = 0
         self.current = self._open(skills.GENERAL)
+
+    def __getstate__(self) -> dict[str, object]:
+        state = {name: getattr(self, name) for name in vars(self)}
+        del state["_hedging"]  # compiled patterns are rebuilt from the rules
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        vars(self).update(state)
+        self._hedging = patterns.compile_hedging(self._rules.extra_hedging)
 
     # --- segment lifecycle -----------------------------------------------------------
 
@@ -191,8 +238,10 @@ class StreamSegmenter:
         return segment
 
     def _cut(self, skill: str) -> None:
-        if self.current.counts:
-            self._closed.append(self.current)
+        closing = self.current
+        closing.open = False
+        if closing.counts:
+            self._changed[closing.ordinal] = closing
         self.current = self._open(skill)
 
     def _start_skill(self, raw: str) -> None:
@@ -203,23 +252,24 @@ class StreamSegmenter:
         if name != self.current.skill:
             self._cut(name)
 
-    def take_closed(self) -> list[Segment]:
-        """Segments closed since the last call (results may still arrive for them)."""
-        closed, self._closed = self._closed, []
-        return closed
+    def take_changed(self) -> list[SegmentSummary]:
+        """Summaries of the counted segments that changed since the last call."""
+        changed = [s.summary() for s in self._changed.values() if s.counts]
+        self._changed.clear()
+        return changed
 
-    def finish(self) -> list[Segment]:
-        """End of stream: close the current segment and end every run."""
-        if self.current.counts:
-            self._closed.append(self.current)
-        self.current = self._open(skills.GENERAL)
-        closed = self.take_closed()
-        for pending in self._pending.values():
-            pending.segment.flush_runs()
-        for segment in closed:
-            segment.flush_runs()
+    def close(self) -> list[SegmentSummary]:
+        """The stream ended (idle, deleted, end of a batch read): close its open segment.
+
+        Closing changes no figure; pending calls are forgotten.
+        """
+        self._cut(skills.GENERAL)
         self._pending.clear()
-        return closed
+        return self.take_changed()
+
+    @property
+    def pending_calls(self) -> int:
+        return len(self._pending)
 
     # --- events ------------------------------------------------------------------------
 
@@ -239,12 +289,17 @@ class StreamSegmenter:
             self.compactions += 1
 
     def _prompt(self, event: UserPrompt) -> None:
-        if self._prompt_chars < MAX_PROMPT_CHARS:
-            self._prompts.append(event.text)
-            self._prompt_chars += len(event.text)
+        self._remember_prompt(event.text)
         if self.current.skill != skills.GENERAL:
             self._cut(skills.GENERAL)
-        self.current.touch(event.timestamp)
+        self._touch(self.current, event.timestamp)
+
+    def _remember_prompt(self, text: str) -> None:
+        text = text[-MAX_PROMPT_CHARS:]
+        self._prompts.append(text)
+        self._prompt_chars += len(text)
+        while self._prompt_chars > MAX_PROMPT_CHARS:
+            self._prompt_chars -= len(self._prompts.popleft())
 
     def _command(self, event: CommandInvoked) -> None:
         name = skills.normalise(event.name)
@@ -253,13 +308,20 @@ class StreamSegmenter:
                 self._cut(skills.GENERAL)
         else:
             self._start_skill(name)
-        self.current.touch(event.timestamp)
+        self._touch(self.current, event.timestamp)
+
+    def _touch(self, segment: Segment, timestamp: float | None) -> None:
+        segment.touch(timestamp)
+        self._changed[segment.ordinal] = segment
 
     def _assistant(self, message_id: str, tokens: tuple[int, int, int, int], timestamp: float | None) -> Segment:
         segment = self.current
         segment.assistant_parts += 1
-        if message_id not in self._seen_messages:
-            self._seen_messages.add(message_id)
+        if message_id not in self._recent_set:
+            self._recent_set.add(message_id)
+            self._recent_messages.append(message_id)
+            if len(self._recent_messages) > RECENT_MESSAGES:
+                self._recent_set.discard(self._recent_messages.popleft())
             self._turn += 1
             segment.turns += 1
             totals = segment.tokens
@@ -267,11 +329,11 @@ class StreamSegmenter:
             totals[1] += tokens[1]
             totals[2] += tokens[2]
             totals[3] += tokens[3]
-        segment.touch(timestamp)
         if segment.session_id is None:
             segment.session_id = self._context.session_id
         if segment.cwd is None:
             segment.cwd = self._context.cwd
+        self._touch(segment, timestamp)
         return segment
 
     def _assistant_text(self, event: AssistantText) -> None:
@@ -320,8 +382,7 @@ class StreamSegmenter:
                 self._start_skill(from_file)
         segment = self._assistant(event.message_id, event.tokens, event.timestamp)
         segment.tool_calls += 1
-        segment._outcomes.append(None)
-        self._pending[event.call_id] = _PendingCall(segment, event, len(segment._outcomes) - 1, self._turn)
+        self._pending[event.call_id] = _PendingCall(segment, event, self._turn)
 
     def _tool_result(self, event: ToolResult) -> None:
         pending = self._pending.pop(event.call_id, None)
@@ -329,7 +390,7 @@ class StreamSegmenter:
             self.orphan_results += 1
             return
         segment, call = pending.segment, pending.call
-        segment.touch(event.timestamp)
+        self._touch(segment, event.timestamp)
         segment.tool_answered += 1
         verdict = signals.judge(call, event, self._rules.extra_search_tools)
         outcome = verdict.outcome
@@ -348,14 +409,14 @@ class StreamSegmenter:
                 else:
                     failed_tool = call.tool
                     self._failed_search(segment, pending, event, verdict.search_key)
-        segment.record_outcome(pending.index, failed_tool, pending.turn, event.timestamp)
+        segment.note_outcome(failed_tool, pending.turn, event.timestamp)
 
     def _failed_search(self, segment: Segment, pending: _PendingCall, result: ToolResult, key: str) -> None:
         identity = (pending.call.tool, key)
-        if identity == segment._last_kept_miss:
+        if identity == segment.last_kept_miss:
             segment.deduplicated += 1
             return
-        segment._last_kept_miss = identity
+        segment.last_kept_miss = identity
         answer = signals.collapse(result.text, 80) or "(no output)"
         segment.signals.append(
             Signal(
@@ -375,8 +436,10 @@ class StreamSegmenter:
         return any(path in prompt or (base and base in prompt) for prompt in self._prompts)
 
     def _absolute(self, path: str) -> str:
-        if path.startswith("/") or _WINDOWS_PATH.match(path):
-            return posixpath.normpath(path) if path.startswith("/") else path
+        if path.startswith("/"):
+            return posixpath.normpath(path)
+        if _WINDOWS_PATH.match(path):
+            return path
         cwd = self._context.cwd
         if cwd and cwd.startswith("/"):
             return posixpath.normpath(posixpath.join(cwd, path))

@@ -260,6 +260,8 @@ def find_markers(text: str) -> list[re.Match[str]]:
         if stripped.startswith((">", "|")):
             continue
         masked = patterns.INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
-        for match in patterns.MARKER_PATTERN.finditer(masked):
-            found.append(patterns.MARKER_PATTERN.match(text, line_start + match.start()) or match)
+        found.extend(
+            patterns.MARKER_PATTERN.match(text, line_start + match.start()) or match
+            for match in patterns.MARKER_PATTERN.finditer(masked)
+        )
     return found
