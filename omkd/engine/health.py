@@ -64,7 +64,6 @@ class SkillTotals:
     """Running sums over the counted segments of one skill (or of all, for overall)."""
 
     segments: int = 0
-    open_segments: int = 0
     gap_segments: int = 0
     weight_sum: float = 0.0
     by_type: Counter[str] = field(default_factory=Counter)
@@ -81,8 +80,6 @@ class SkillTotals:
 
     def add(self, segment: SegmentSummary, sign: int = 1) -> None:
         self.segments += sign
-        if segment.open:
-            self.open_segments += sign
         if segment.signals:
             self.gap_segments += sign
         self.weight_sum += sign * segment.weight

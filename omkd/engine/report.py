@@ -6,6 +6,7 @@ One schema serves ``omkd scan --json`` and the daemon's ``/api/v1/status``. Bump
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Final, Protocol
@@ -150,7 +151,9 @@ def iso(timestamp: float | None) -> str | None:
     return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def skill_health(name: str, totals: SkillTotals, knowledge_files: frozenset[str]) -> SkillHealth:
+def skill_health(
+    name: str, totals: SkillTotals, knowledge_files: frozenset[str], open_segments: int = 0
+) -> SkillHealth:
     tier = health.confidence_tier(totals.segments)
     gap_rate = totals.gap_rate
     weighted = totals.weighted_gap_rate
@@ -160,7 +163,7 @@ def skill_health(name: str, totals: SkillTotals, knowledge_files: frozenset[str]
     return SkillHealth(
         skill=name,
         segments=totals.segments,
-        open_segments=totals.open_segments,
+        open_segments=open_segments,
         sessions=len(totals.sessions),
         gap_segments=totals.gap_segments,
         gap_rate=gap_rate,
@@ -270,15 +273,23 @@ def build_report(
     knowledge: KnowledgeIndex | None = None,
     top_patterns: int = 10,
     gap_limit: int | None = 100,
+    open_after: float | None = None,
 ) -> Report:
-    """Derive the report from a fold; ``gap_limit`` keeps the newest gaps (``None``: all)."""
+    """Derive the report from a fold; ``gap_limit`` keeps the newest gaps (``None``: all).
+
+    A segment counts as open while its stream is open and, when ``open_after`` is given,
+    its last record is newer than that (spec §2: idle segments close).
+    """
     index = knowledge or NoKnowledge()
+    inside = list(fold.in_window())
+    open_by_skill: Counter[str] = Counter(
+        s.skill for s in inside if s.open and (open_after is None or (s.last_ts or 0.0) >= open_after)
+    )
     skills = [
-        skill_health(name, totals, _knowledge_of(totals, index))
+        skill_health(name, totals, _knowledge_of(totals, index), open_by_skill[name])
         for name, totals in sorted(fold.skills.items(), key=lambda item: (-item[1].segments, item[0]))
     ]
-    overall = skill_health(OVERALL, fold.overall, _knowledge_of(fold.overall, index))
-    inside = list(fold.in_window())
+    overall = skill_health(OVERALL, fold.overall, _knowledge_of(fold.overall, index), open_by_skill.total())
     window = fold.window
     starts = [s.first_ts for s in inside if s.first_ts is not None]
     ends = [s.last_ts for s in inside if s.last_ts is not None]

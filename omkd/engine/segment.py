@@ -57,6 +57,9 @@ class StreamContext(Protocol):
     @property
     def session_id(self) -> str | None: ...
 
+    @property
+    def first_uuid(self) -> str | None: ...
+
 
 @dataclass(frozen=True, slots=True)
 class SegmentSummary:
@@ -134,11 +137,6 @@ class Segment:
     def counts(self) -> bool:
         return self.assistant_parts > 0 or self.tool_calls > 0
 
-    @property
-    def key(self) -> str:
-        """Stable identity: the same for a batch pass and a live tail of the same file."""
-        return f"{self.session_id or '-'}|{self.stream}|{self.ordinal}"
-
     def touch(self, timestamp: float | None) -> None:
         if timestamp is None:
             return
@@ -167,9 +165,10 @@ class Segment:
                 )
             )
 
-    def summary(self) -> SegmentSummary:
+    def summary(self, stream_key: str) -> SegmentSummary:
+        """The figures now; ``stream_key`` names the stream by its content (see ``key_of``)."""
         return SegmentSummary(
-            key=self.key,
+            key=f"{self.session_id or '-'}|{stream_key}|{self.ordinal}",
             stream=self.stream,
             role=self.role,
             skill=self.skill,
@@ -254,7 +253,8 @@ class StreamSegmenter:
 
     def take_changed(self) -> list[SegmentSummary]:
         """Summaries of the counted segments that changed since the last call."""
-        changed = [s.summary() for s in self._changed.values() if s.counts]
+        stream_key = self._context.first_uuid or self.stream
+        changed = [s.summary(stream_key) for s in self._changed.values() if s.counts]
         self._changed.clear()
         return changed
 

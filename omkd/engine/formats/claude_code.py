@@ -98,7 +98,7 @@ def flatten_text(content: object) -> str:
 class ClaudeCodeAdapter:
     """Decodes one stream's lines; keeps the stream's context (cwd, session) and counts."""
 
-    __slots__ = ("bad_lines", "cwd", "ignored", "records", "session_id", "unknown_types")
+    __slots__ = ("bad_lines", "cwd", "first_uuid", "ignored", "records", "session_id", "unknown_types")
 
     def __init__(self) -> None:
         self.records = 0
@@ -108,6 +108,8 @@ class ClaudeCodeAdapter:
         self.ignored: Counter[str] = Counter()
         self.cwd: str | None = None
         self.session_id: str | None = None
+        #: the uuid of the stream's first conversation record: names the stream by content.
+        self.first_uuid: str | None = None
 
     def decode(self, line: bytes) -> list[Event]:
         """Events of one complete line (without its newline)."""
@@ -153,9 +155,13 @@ class ClaudeCodeAdapter:
         cwd = record.get("cwd")
         if isinstance(cwd, str) and cwd:
             self.cwd = cwd
-        session = record.get("sessionId")
-        if isinstance(session, str) and session and self.session_id is None:
-            self.session_id = session
+        if self.first_uuid is None:
+            uuid = record.get("uuid")
+            if isinstance(uuid, str) and uuid:
+                self.first_uuid = uuid
+            session = record.get("sessionId")
+            if isinstance(session, str) and session:
+                self.session_id = session
 
     def _assistant(self, record: dict[str, Any]) -> list[Event]:
         message = record.get("message")
