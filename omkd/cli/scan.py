@@ -67,7 +67,7 @@ def _moment(option: str, value: str | None) -> float | None:
         raise click.BadParameter(str(error), param_hint=option) from None
 
 
-def _load_baseline(path: Path) -> dict[str, float]:
+def load_baseline(path: Path) -> dict[str, float]:
     try:
         return gates.baseline_rates(orjson.loads(path.read_bytes()))
     except OSError as error:
@@ -138,7 +138,7 @@ def scan_command(
         if not root.is_dir():
             raise click.BadParameter(f"{root}: no such directory", param_hint="--kb")
     window = Window(_moment("--since", since), _moment("--until", until))
-    baseline_rates = _load_baseline(baseline) if baseline is not None else None
+    baseline_rates = load_baseline(baseline) if baseline is not None else None
     err = Console(stderr=True)
     try:
         files = discover(paths)

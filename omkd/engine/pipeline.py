@@ -99,9 +99,11 @@ class PipelineCounters:
     orphan_results: int = 0
     compactions: int = 0
 
-    def add_stream(self, stream: StreamProcessor, sign: int = 1) -> None:
+    def add_stream(self, stream: StreamProcessor, sign: int = 1, *, count_file: bool = True) -> None:
+        """Add (or with ``sign=-1`` take away) one stream's counts."""
         adapter, segmenter, splitter = stream.adapter, stream.segmenter, stream.splitter
-        self.files += sign
+        if count_file:
+            self.files += sign
         self.bytes += sign * splitter.consumed
         self.lines += sign * stream.lines
         self.records += sign * adapter.records
@@ -173,6 +175,18 @@ class Fold:
             summary = self.segments.get(key)
             if summary is not None and summary.first_ts == start and leaving.contains(start):
                 self._count(summary, -1)
+
+    def rewindow(self, window: Window) -> None:
+        """Use another window, recounting every segment (for a changed window length)."""
+        self.window = window
+        self.skills.clear()
+        self.overall = SkillTotals()
+        self.fingerprint = 0
+        self._by_start = [(s.first_ts, k) for k, s in self.segments.items() if s.first_ts is not None]
+        heapq.heapify(self._by_start)
+        for summary in self.segments.values():
+            if window.contains(summary.first_ts):
+                self._count(summary, 1)
 
     def _count(self, summary: SegmentSummary, sign: int) -> None:
         totals = self.skills.get(summary.skill)

@@ -1,0 +1,1 @@
+"""The long-running service: tail transcripts, keep exact state, export metrics, answer status."""

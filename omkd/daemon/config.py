@@ -1,0 +1,209 @@
+"""Daemon configuration: one TOML file, validated by pydantic, immutable once loaded.
+
+Durations are written as ``"30s"``, ``"5m"``, ``"24h"``, ``"7d"`` (or a number of
+seconds); sizes as ``"16MiB"``, ``"512KiB"`` (or a number of bytes). Every bad key is
+reported by its dotted name, e.g. ``tail.rescan_interval: …``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+
+from omkd.engine import skills
+
+DEFAULT_PORT: Final = 9717
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?\s*$")
+_DURATION_UNITS: Final = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, None: 1}
+_SIZE = re.compile(r"^\s*(\d+)\s*(B|KiB|MiB|GiB|KB|MB|GB)?\s*$")
+_SIZE_UNITS: Final = {
+    None: 1,
+    "B": 1,
+    "KiB": 1024,
+    "MiB": 1 << 20,
+    "GiB": 1 << 30,
+    "KB": 1000,
+    "MB": 10**6,
+    "GB": 10**9,
+}
+
+
+def _duration(value: Any) -> Any:
+    if isinstance(value, str):
+        found = _DURATION.match(value)
+        if not found:
+            raise ValueError(f"{value!r} is not a duration like 30s, 5m, 24h, 7d")
+        return float(found.group(1)) * _DURATION_UNITS[found.group(2)]
+    return value
+
+
+def _size(value: Any) -> Any:
+    if isinstance(value, str):
+        found = _SIZE.match(value)
+        if not found:
+            raise ValueError(f"{value!r} is not a size like 512KiB or 16MiB")
+        return int(found.group(1)) * _SIZE_UNITS[found.group(2)]
+    return value
+
+
+Seconds = Annotated[float, BeforeValidator(_duration), Field(gt=0)]
+Bytes = Annotated[int, BeforeValidator(_size), Field(gt=0)]
+
+
+def _default_state_dir() -> Path:
+    state = os.environ.get("STATE_DIRECTORY")
+    if state:
+        return Path(state.split(":")[0])
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "omkd"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Sources(_Section):
+    roots: list[Path] = Field(default_factory=lambda: [Path("~/.claude/projects")], min_length=1)
+    """Directories searched recursively for ``*.jsonl`` transcripts."""
+    knowledge_roots: list[Path] = Field(default_factory=list)
+    """Extra knowledge roots: every text file below them counts for coverage."""
+    home: Path = Path("~")
+    """Where the user-level ``~/.claude`` knowledge lives."""
+
+
+class Tail(_Section):
+    mode: Literal["auto", "events", "polling"] = "auto"
+    """events: filesystem events wake the reader; polling: only rescans; auto: events, or
+    polling when a watch cannot be added."""
+    rescan_interval: Seconds = 30.0
+    """Full rescan of the roots in events mode: the source of truth, events are a hint."""
+    poll_interval: Seconds = 1.0
+    """Rescan interval in polling mode."""
+    max_line_bytes: Bytes = 16 << 20
+    max_open_files: int = Field(default=128, ge=1)
+    idle_after: Seconds = 300.0
+    """A file unchanged this long gets its descriptor closed and its state evicted."""
+    read_chunk: Bytes = 1 << 20
+
+
+class Segments(_Section):
+    idle_close: Seconds = 1800.0
+    include_thinking: bool = False
+    extra_hedging: list[str] = Field(default_factory=list)
+    extra_search_tools: list[str] = Field(default_factory=list)
+    builtin_commands: list[str] = Field(default_factory=lambda: sorted(skills.BUILTIN_COMMANDS))
+
+
+class Window(_Section):
+    length: Seconds = 7 * 86400.0
+    """The event-time window of the gauges and the status report."""
+    retention: Seconds = 30 * 86400.0
+    """How long segments and their gaps are kept (at least the window)."""
+    rollup_days: int = Field(default=90, ge=1)
+    """How many days of daily per-skill roll-ups are kept."""
+
+
+class State(_Section):
+    directory: Path | None = None
+    """Default: $STATE_DIRECTORY (systemd), else $XDG_STATE_HOME/omkd or ~/.local/state/omkd."""
+    checkpoint_interval: Seconds = 1.0
+    checkpoint_bytes: Bytes = 8 << 20
+
+
+class Http(_Section):
+    listen: str = f"127.0.0.1:{DEFAULT_PORT}"
+    """host:port; port 0 picks a free port (tests). Keep it on loopback: status and gaps
+    expose transcript snippets."""
+
+    @model_validator(mode="after")
+    def _host_port(self) -> Http:
+        host, sep, port = self.listen.rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+            raise ValueError(f"{self.listen!r} is not host:port")
+        return self
+
+    @property
+    def host(self) -> str:
+        return self.listen.rpartition(":")[0].strip("[]")
+
+    @property
+    def port(self) -> int:
+        return int(self.listen.rpartition(":")[2])
+
+
+class Metrics(_Section):
+    max_skills: int = Field(default=200, ge=1)
+    """Distinct skill label values; further skills are folded into ``__other__``."""
+    snapshot_interval: Seconds = 0.05
+    """Least time between two rebuilds of the /metrics snapshot."""
+
+
+class Config(_Section):
+    sources: Sources = Field(default_factory=Sources)
+    tail: Tail = Field(default_factory=Tail)
+    segments: Segments = Field(default_factory=Segments)
+    window: Window = Field(default_factory=Window)
+    state: State = Field(default_factory=State)
+    http: Http = Field(default_factory=Http)
+    metrics: Metrics = Field(default_factory=Metrics)
+
+    @model_validator(mode="after")
+    def _retention_covers_window(self) -> Config:
+        if self.window.retention < self.window.length:
+            raise ValueError("window.retention must be at least window.length")
+        return self
+
+    def roots(self) -> list[Path]:
+        return [root.expanduser() for root in self.sources.roots]
+
+    def state_dir(self) -> Path:
+        return (self.state.directory or _default_state_dir()).expanduser()
+
+
+class ConfigError(Exception):
+    """The config file is unreadable or invalid; ``problems`` lists each bad key."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.source = source
+        self.problems = problems
+        super().__init__(f"{source}: " + "; ".join(problems))
+
+
+def _problems(error: ValidationError) -> list[str]:
+    problems = []
+    for issue in error.errors():
+        key = ".".join(str(part) for part in issue["loc"]) or "(top level)"
+        message = issue["msg"].removeprefix("Value error, ")
+        if issue["type"] == "extra_forbidden":
+            message = "unknown key"
+        problems.append(f"{key}: {message}")
+    return problems
+
+
+def parse_config(text: str, source: str = "<config>") -> Config:
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(source, [f"not valid TOML: {error}"]) from None
+    try:
+        return Config.model_validate(document)
+    except ValidationError as error:
+        raise ConfigError(source, _problems(error)) from None
+
+
+def load_config(path: Path | None) -> Config:
+    """The config at ``path``, or the embedded default when ``path`` is None."""
+    if path is None:
+        return Config()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(str(path), [error.strerror or str(error)]) from None
+    except UnicodeDecodeError:
+        raise ConfigError(str(path), ["not UTF-8 text"]) from None
+    return parse_config(text, str(path))

@@ -1,0 +1,304 @@
+"""The state store: offsets and the folded state they produced, saved in one transaction.
+
+SQLite in WAL mode, ``synchronous=FULL``: a checkpoint is one transaction holding every
+changed file offset (with the stream's parser state at that offset), every changed
+segment summary, the per-skill counters, the daily roll-ups and the pipeline counters.
+Offsets can therefore never run ahead of the state or behind it: kill -9 at any moment,
+restart, and the figures equal those of one clean pass.
+
+A lock file keeps two daemons off the same state. A store that cannot be read (corrupt,
+or written by an incompatible version) is moved aside with a log line and omkd starts
+afresh, reading every file again from the start.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import pickle
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import orjson
+import structlog
+
+from omkd.engine.live import DailyRollup, SkillCounters
+from omkd.engine.pipeline import PipelineCounters
+from omkd.engine.segment import SegmentSummary
+
+SCHEMA_VERSION: Final = 1
+DB_NAME: Final = "state.db"
+LOCK_NAME: Final = "lock"
+
+log = structlog.get_logger("omkd.state")
+
+_SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    stream_id TEXT PRIMARY KEY, path TEXT NOT NULL, dev INTEGER NOT NULL, ino INTEGER NOT NULL,
+    head_len INTEGER NOT NULL, head_hash BLOB NOT NULL, offset INTEGER NOT NULL,
+    marker_hash BLOB NOT NULL, state BLOB
+);
+CREATE TABLE IF NOT EXISTS segments (key TEXT PRIMARY KEY, summary BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS counters (skill TEXT PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS rollups (
+    day INTEGER NOT NULL, skill TEXT NOT NULL, segments INTEGER NOT NULL,
+    gap_segments INTEGER NOT NULL, weight_sum REAL NOT NULL, PRIMARY KEY (day, skill)
+);
+"""
+
+
+class StateLockedError(Exception):
+    """Another omkd holds the lock on this state directory."""
+
+
+@dataclass(slots=True)
+class FileCheckpoint:
+    """Where one file was read to, how to recognise it, and the parser state there."""
+
+    stream_id: str
+    path: str
+    dev: int
+    ino: int
+    head_len: int
+    head_hash: bytes
+    offset: int
+    marker_hash: bytes
+    state: bytes | None = None
+    """Pickled stream processor at ``offset``; ``None`` keeps the saved one."""
+
+
+@dataclass(slots=True)
+class Restored:
+    files: list[FileCheckpoint] = field(default_factory=list)
+    segments: list[SegmentSummary] = field(default_factory=list)
+    counters: dict[str, SkillCounters] = field(default_factory=dict)
+    rollups: dict[tuple[int, str], DailyRollup] = field(default_factory=dict)
+    pipeline: PipelineCounters = field(default_factory=PipelineCounters)
+    meta: dict[str, Any] = field(default_factory=dict)
+    fresh: bool = True
+    moved_aside: Path | None = None
+
+
+@dataclass(slots=True)
+class Checkpoint:
+    """Everything that changed since the last checkpoint."""
+
+    files: list[FileCheckpoint] = field(default_factory=list)
+    dropped_files: list[str] = field(default_factory=list)
+    segments: list[SegmentSummary] = field(default_factory=list)
+    forgotten_segments: list[str] = field(default_factory=list)
+    counters: dict[str, SkillCounters] = field(default_factory=dict)
+    rollups: dict[tuple[int, str], DailyRollup | None] = field(default_factory=dict)
+    pipeline: PipelineCounters | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def _counters_json(counters: SkillCounters) -> bytes:
+    return orjson.dumps(
+        {
+            "segments": counters.segments,
+            "gap_segments": counters.gap_segments,
+            "weighted_gap_sum": counters.weighted_gap_sum,
+            "signals": dict(counters.signals),
+            "tool_calls": counters.tool_calls,
+            "tool_failures": counters.tool_failures,
+        }
+    )
+
+
+def _counters_of(data: bytes) -> SkillCounters:
+    doc = orjson.loads(data)
+    counters = SkillCounters(
+        segments=doc["segments"],
+        gap_segments=doc["gap_segments"],
+        weighted_gap_sum=doc["weighted_gap_sum"],
+        tool_calls=doc["tool_calls"],
+        tool_failures=doc["tool_failures"],
+    )
+    counters.signals.update(doc["signals"])
+    return counters
+
+
+def _pipeline_json(p: PipelineCounters) -> str:
+    return orjson.dumps(
+        {
+            "files": p.files,
+            "bytes": p.bytes,
+            "lines": p.lines,
+            "records": p.records,
+            "bad_lines": dict(p.bad_lines),
+            "unknown_types": dict(p.unknown_types),
+            "ignored": dict(p.ignored),
+            "partial_at_end": p.partial_at_end,
+            "invalid_skill_names": p.invalid_skill_names,
+            "orphan_results": p.orphan_results,
+            "compactions": p.compactions,
+        }
+    ).decode()
+
+
+def _pipeline_of(text: str) -> PipelineCounters:
+    doc = orjson.loads(text)
+    p = PipelineCounters()
+    for name in ("files", "bytes", "lines", "records", "partial_at_end", "invalid_skill_names",
+                 "orphan_results", "compactions"):  # fmt: skip
+        setattr(p, name, doc[name])
+    p.bad_lines.update(doc["bad_lines"])
+    p.unknown_types.update(doc["unknown_types"])
+    p.ignored.update(doc["ignored"])
+    return p
+
+
+class StateStore:
+    """One state directory: its lock and its SQLite database."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.path = directory / DB_NAME
+        self._lock_fd: int | None = None
+        self._db: sqlite3.Connection | None = None
+
+    # --- lifecycle -----------------------------------------------------------------------
+
+    def open(self) -> Restored:
+        """Lock the directory and load what it holds (moving a bad store aside)."""
+        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self._lock()
+        try:
+            return self._load()
+        except (sqlite3.DatabaseError, KeyError, ValueError, TypeError, EOFError,
+                pickle.UnpicklingError, AttributeError, ImportError) as error:  # fmt: skip
+            aside = self._move_aside(str(error))
+            restored = self._load()
+            restored.moved_aside = aside
+            return restored
+
+    def _lock(self) -> None:
+        fd = os.open(self.directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise StateLockedError(f"another omkd is running with the state directory {self.directory}") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._lock_fd = fd
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        return db
+
+    def _load(self) -> Restored:
+        existed = self.path.exists()
+        db = self._connect()
+        self._db = db
+        if existed:
+            check = db.execute("PRAGMA quick_check").fetchone()
+            if check is None or check[0] != "ok":
+                raise sqlite3.DatabaseError(f"quick_check: {check}")
+        db.executescript(_SCHEMA)
+        meta = {key: orjson.loads(value) for key, value in db.execute("SELECT key, value FROM meta")}
+        if not meta:
+            db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            db.execute("INSERT INTO meta VALUES ('created_at', ?)", (orjson.dumps(time.time()).decode(),))
+            return Restored(meta={"schema_version": SCHEMA_VERSION})
+        if meta.get("schema_version") != SCHEMA_VERSION:
+            raise ValueError(f"state schema {meta.get('schema_version')} is not {SCHEMA_VERSION}")
+        restored = Restored(fresh=False, meta=meta)
+        for row in db.execute(
+            "SELECT stream_id, path, dev, ino, head_len, head_hash, offset, marker_hash, state FROM files"
+        ):
+            restored.files.append(FileCheckpoint(*row))
+        restored.segments = [pickle.loads(blob) for (blob,) in db.execute("SELECT summary FROM segments")]  # noqa: S301 (our own state file)
+        restored.counters = {
+            skill: _counters_of(data) for skill, data in db.execute("SELECT skill, data FROM counters")
+        }
+        restored.rollups = {
+            (day, skill): DailyRollup(segments, gaps, weight)
+            for day, skill, segments, gaps, weight in db.execute("SELECT * FROM rollups")
+        }
+        pipeline = meta.get("pipeline")
+        if pipeline is not None:
+            restored.pipeline = _pipeline_of(orjson.dumps(pipeline).decode())
+        return restored
+
+    def _move_aside(self, reason: str) -> Path:
+        if self._db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.close()
+            self._db = None
+        aside = self.directory / f"{DB_NAME}.corrupt-{int(time.time())}"
+        for suffix in ("", "-wal", "-shm"):
+            source = Path(f"{self.path}{suffix}")
+            if source.exists():
+                source.rename(Path(f"{aside}{suffix}"))
+        log.error("state_moved_aside", reason=reason, moved_to=str(aside), action="reading every file from the start")
+        return aside
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    # --- checkpoints ---------------------------------------------------------------------
+
+    def save(self, checkpoint: Checkpoint) -> None:
+        """Write one checkpoint atomically (all of it, or none of it)."""
+        db = self._db
+        if db is None:
+            raise RuntimeError("state store is not open")
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for f in checkpoint.files:
+                db.execute(
+                    "INSERT INTO files VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(stream_id) DO UPDATE SET "
+                    "path=excluded.path, dev=excluded.dev, ino=excluded.ino, head_len=excluded.head_len, "
+                    "head_hash=excluded.head_hash, offset=excluded.offset, marker_hash=excluded.marker_hash, "
+                    "state=COALESCE(excluded.state, files.state)",
+                    (f.stream_id, f.path, f.dev, f.ino, f.head_len, f.head_hash, f.offset, f.marker_hash, f.state),
+                )
+            db.executemany("DELETE FROM files WHERE stream_id = ?", [(s,) for s in checkpoint.dropped_files])
+            db.executemany(
+                "INSERT OR REPLACE INTO segments VALUES (?, ?)",
+                [(s.key, pickle.dumps(s, protocol=pickle.HIGHEST_PROTOCOL)) for s in checkpoint.segments],
+            )
+            db.executemany("DELETE FROM segments WHERE key = ?", [(k,) for k in checkpoint.forgotten_segments])
+            db.executemany(
+                "INSERT OR REPLACE INTO counters VALUES (?, ?)",
+                [(skill, _counters_json(c)) for skill, c in checkpoint.counters.items()],
+            )
+            for (day, skill), rollup in checkpoint.rollups.items():
+                if rollup is None or rollup.segments <= 0:
+                    db.execute("DELETE FROM rollups WHERE day = ? AND skill = ?", (day, skill))
+                else:
+                    db.execute(
+                        "INSERT OR REPLACE INTO rollups VALUES (?,?,?,?,?)",
+                        (day, skill, rollup.segments, rollup.gap_segments, rollup.weight_sum),
+                    )
+            meta = dict(checkpoint.meta)
+            if checkpoint.pipeline is not None:
+                meta["pipeline"] = orjson.loads(_pipeline_json(checkpoint.pipeline))
+            db.executemany(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)", [(k, orjson.dumps(v).decode()) for k, v in meta.items()]
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def load_stream_state(self, stream_id: str) -> bytes | None:
+        """The saved parser state of one file (for a stream evicted from memory)."""
+        if self._db is None:
+            return None
+        row = self._db.execute("SELECT state FROM files WHERE stream_id = ?", (stream_id,)).fetchone()
+        return None if row is None else row[0]

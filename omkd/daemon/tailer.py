@@ -1,0 +1,323 @@
+"""Find transcript files and read what was appended to them, keyed by identity, not path.
+
+A file is known by (device, inode) plus a hash of its first bytes (up to 1 KiB); on
+restore the hash of the 64 bytes before the saved offset is checked too (the offset
+marker). A rescan of the roots (``os.scandir``, one ``stat`` per file) is the source of
+truth; filesystem events only make it come sooner for the files they name.
+
+What the tailer reports, the ingest acts on:
+- a new file is read from offset 0;
+- a renamed file keeps its identity and stream; one renamed out of the roots, or deleted,
+  is drained through its open descriptor, then its stream ends;
+- a file shorter than the saved offset, or whose head or marker changed (replaced,
+  truncated, inode reused), ends its old stream and is read again from 0 as a new one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import os
+import stat
+import uuid
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Final
+
+HEAD_BYTES: Final = 1024
+MARKER_BYTES: Final = 64
+TRANSCRIPT_SUFFIX: Final = ".jsonl"
+
+
+def digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def new_stream_id() -> str:
+    return uuid.uuid4().hex
+
+
+@dataclass(slots=True)
+class TrackedFile:
+    """One transcript file being followed."""
+
+    stream_id: str
+    path: str
+    dev: int
+    ino: int
+    read_offset: int = 0
+    """Bytes handed to the stream so far (the checkpoint may be behind: a partial line)."""
+    head_len: int = 0
+    head_hash: bytes = field(default=digest(b""))
+    size: int = 0
+    mtime_ns: int = 0
+    fd: int | None = None
+    last_read: float = 0.0
+    """Monotonic time of the last read that returned bytes."""
+
+    @property
+    def identity(self) -> tuple[int, int]:
+        return (self.dev, self.ino)
+
+
+class EndReason(Enum):
+    DELETED = "deleted"
+    ROTATED = "rotated"  # renamed out of the roots
+    TRUNCATED = "truncated"  # shorter than what was read, or its head changed
+    VANISHED = "vanished"  # gone while omkd was down or its descriptor was closed
+
+
+@dataclass(frozen=True, slots=True)
+class Ended:
+    file: TrackedFile
+    reason: EndReason
+
+
+@dataclass(slots=True)
+class ScanResult:
+    started: list[TrackedFile] = field(default_factory=list)
+    grown: list[TrackedFile] = field(default_factory=list)
+    ended: list[Ended] = field(default_factory=list)
+    renamed: int = 0
+    missing_roots: list[Path] = field(default_factory=list)
+
+
+def walk_transcripts(roots: Iterable[Path], missing: list[Path] | None = None) -> Iterator[tuple[str, os.stat_result]]:
+    """``(path, stat)`` of every ``*.jsonl`` regular file below the roots (no symlinked dirs)."""
+    stack: list[str] = []
+    for root in roots:
+        if root.is_dir():
+            stack.append(str(root))
+        elif missing is not None:
+            missing.append(root)
+    while stack:
+        directory = stack.pop()
+        try:
+            with os.scandir(directory) as entries:
+                for entry in entries:
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append(entry.path)
+                        elif entry.name.endswith(TRANSCRIPT_SUFFIX):
+                            info = entry.stat()
+                            if stat.S_ISREG(info.st_mode):
+                                yield entry.path, info
+                    except FileNotFoundError:
+                        continue
+        except (FileNotFoundError, NotADirectoryError, PermissionError):
+            continue
+
+
+def pread_exact(fd: int, length: int, offset: int) -> bytes:
+    parts: list[bytes] = []
+    while length > 0:
+        chunk = os.pread(fd, length, offset)
+        if not chunk:
+            break
+        parts.append(chunk)
+        length -= len(chunk)
+        offset += len(chunk)
+    return b"".join(parts)
+
+
+class Tailer:
+    """Tracks the transcript files below the roots and reads their new bytes."""
+
+    def __init__(self, roots: list[Path], max_open_files: int) -> None:
+        self.roots = roots
+        self.max_open_files = max_open_files
+        self.files: dict[str, TrackedFile] = {}
+        self._by_identity: dict[tuple[int, int], str] = {}
+        self._by_path: dict[str, str] = {}
+        self._open: OrderedDict[str, None] = OrderedDict()
+
+    # --- bookkeeping -------------------------------------------------------------------------
+
+    def track(self, file: TrackedFile) -> None:
+        self.files[file.stream_id] = file
+        self._by_identity[file.identity] = file.stream_id
+        self._by_path[file.path] = file.stream_id
+
+    def untrack(self, file: TrackedFile) -> None:
+        self.close_fd(file)
+        self.files.pop(file.stream_id, None)
+        if self._by_identity.get(file.identity) == file.stream_id:
+            del self._by_identity[file.identity]
+        if self._by_path.get(file.path) == file.stream_id:
+            del self._by_path[file.path]
+
+    def _move(self, file: TrackedFile, path: str) -> None:
+        if self._by_path.get(file.path) == file.stream_id:
+            del self._by_path[file.path]
+        file.path = path
+        self._by_path[path] = file.stream_id
+
+    @property
+    def open_files(self) -> int:
+        return len(self._open)
+
+    def lag_bytes(self) -> int:
+        return sum(max(0, f.size - f.read_offset) for f in self.files.values())
+
+    # --- descriptors ---------------------------------------------------------------------------
+
+    def _fd(self, file: TrackedFile) -> int:
+        if file.fd is None:
+            while len(self._open) >= self.max_open_files:
+                oldest, _ = self._open.popitem(last=False)
+                victim = self.files.get(oldest)
+                if victim is not None and victim.fd is not None:
+                    os.close(victim.fd)
+                    victim.fd = None
+            file.fd = os.open(file.path, os.O_RDONLY | os.O_CLOEXEC)
+            info = os.fstat(file.fd)
+            if (info.st_dev, info.st_ino) != file.identity:
+                os.close(file.fd)
+                file.fd = None
+                raise FileNotFoundError(errno.ENOENT, "replaced since it was seen", file.path)
+        self._open[file.stream_id] = None
+        self._open.move_to_end(file.stream_id)
+        return file.fd
+
+    def close_fd(self, file: TrackedFile) -> None:
+        if file.fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(file.fd)
+            file.fd = None
+        self._open.pop(file.stream_id, None)
+
+    def close_all(self) -> None:
+        for file in self.files.values():
+            self.close_fd(file)
+
+    # --- identity --------------------------------------------------------------------------------
+
+    def head_matches(self, file: TrackedFile) -> bool:
+        """The first bytes are those seen before (the file was not replaced)."""
+        if file.head_len == 0:
+            return True
+        fd = self._fd(file)
+        return digest(pread_exact(fd, file.head_len, 0)) == file.head_hash
+
+    def marker(self, file: TrackedFile, offset: int) -> bytes:
+        """Hash of the bytes just before ``offset`` (the offset marker)."""
+        if offset == 0:
+            return digest(b"")
+        start = max(0, offset - MARKER_BYTES)
+        return digest(pread_exact(self._fd(file), offset - start, start))
+
+    def _note_head(self, file: TrackedFile, fd: int) -> None:
+        if file.head_len < HEAD_BYTES and file.read_offset > file.head_len:
+            file.head_len = min(HEAD_BYTES, file.read_offset)
+            file.head_hash = digest(pread_exact(fd, file.head_len, 0))
+
+    # --- reading ----------------------------------------------------------------------------------
+
+    def read(self, file: TrackedFile, chunk: int, budget: int) -> Iterator[bytes]:
+        """New bytes of ``file`` from ``read_offset``, up to ``budget`` bytes."""
+        fd = self._fd(file)
+        remaining = budget
+        while remaining > 0:
+            data = os.pread(fd, min(chunk, remaining), file.read_offset)
+            if not data:
+                break
+            file.read_offset += len(data)
+            remaining -= len(data)
+            self._note_head(file, fd)
+            yield data
+        file.size = max(file.size, file.read_offset)
+
+    # --- discovery ---------------------------------------------------------------------------
+
+    def new_file(self, path: str, info: os.stat_result) -> TrackedFile:
+        file = TrackedFile(
+            new_stream_id(), path, info.st_dev, info.st_ino, size=info.st_size, mtime_ns=info.st_mtime_ns
+        )
+        self.track(file)
+        return file
+
+    def _examine(self, file: TrackedFile, path: str, info: os.stat_result, result: ScanResult) -> None:
+        if path != file.path:
+            self._move(file, path)
+            result.renamed += 1
+        changed = info.st_size != file.size or info.st_mtime_ns != file.mtime_ns
+        file.size, file.mtime_ns = info.st_size, info.st_mtime_ns
+        if not changed and info.st_size <= file.read_offset:
+            return
+        try:
+            replaced = info.st_size < file.read_offset or not self.head_matches(file)
+        except OSError:
+            replaced = True
+        if replaced:
+            result.ended.append(Ended(file, EndReason.TRUNCATED))
+        elif info.st_size > file.read_offset:
+            result.grown.append(file)
+
+    def rescan(self) -> ScanResult:
+        """Walk the roots: new, grown, renamed, replaced and vanished files."""
+        result = ScanResult()
+        seen: set[str] = set()
+        for path, info in walk_transcripts(self.roots, result.missing_roots):
+            stream_id = self._by_identity.get((info.st_dev, info.st_ino))
+            if stream_id is None:
+                result.started.append(self.new_file(path, info))
+                seen.add(result.started[-1].stream_id)
+                continue
+            seen.add(stream_id)
+            self._examine(self.files[stream_id], path, info, result)
+        for file in list(self.files.values()):
+            if file.stream_id not in seen:
+                result.ended.append(Ended(file, self._why_gone(file)))
+        return result
+
+    def poke(self, path: str) -> ScanResult | None:
+        """A filesystem event named ``path``: look at that file now.
+
+        Returns ``None`` when a full rescan is needed (a file omkd does not know, or one
+        that is gone).
+        """
+        try:
+            info = os.stat(path)
+        except OSError:
+            return None
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        result = ScanResult()
+        stream_id = self._by_identity.get((info.st_dev, info.st_ino))
+        if stream_id is not None:
+            self._examine(self.files[stream_id], path, info, result)
+            return result
+        if path in self._by_path or not path.endswith(TRANSCRIPT_SUFFIX):
+            return None  # a known path with a new identity (replaced): let a rescan sort it out
+        if not any(path.startswith(os.path.join(str(root), "")) for root in self.roots):
+            return None
+        result.started.append(self.new_file(path, info))
+        return result
+
+    def _why_gone(self, file: TrackedFile) -> EndReason:
+        if file.fd is None:
+            return EndReason.VANISHED
+        try:
+            info = os.fstat(file.fd)
+        except OSError:
+            return EndReason.VANISHED
+        file.size = max(file.size, info.st_size)
+        return EndReason.DELETED if info.st_nlink == 0 else EndReason.ROTATED
+
+    def find_in_directory(self, path: str, identity: tuple[int, int]) -> str | None:
+        """A file with this identity next to ``path`` (renamed while omkd was down)."""
+        directory = os.path.dirname(path)
+        try:
+            with os.scandir(directory) as entries:
+                for entry in entries:
+                    with contextlib.suppress(OSError):
+                        info = entry.stat(follow_symlinks=False)
+                        if (info.st_dev, info.st_ino) == identity and stat.S_ISREG(info.st_mode):
+                            return entry.path
+        except OSError:
+            return None
+        return None

@@ -1,0 +1,121 @@
+"""The live fold: what the daemon keeps on top of ``Fold`` (still pure: no I/O, no clock).
+
+- all-time per-skill counters for Prometheus, which only ever rise: a segment's figures
+  only grow, and when a replaced file is read again from the start its segments' smaller
+  early figures are not subtracted (only what exceeds the earlier high-water mark counts);
+- daily roll-ups per skill (by the UTC day a segment starts) for trends;
+- a window that moves with the clock and a retention that forgets old segments.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Final
+
+from omkd.engine.pipeline import Fold, Window
+from omkd.engine.segment import SegmentSummary
+
+DAY: Final = 86400.0
+
+
+@dataclass(slots=True)
+class SkillCounters:
+    """Monotone totals of one skill since the state was created."""
+
+    segments: int = 0
+    gap_segments: int = 0
+    weighted_gap_sum: float = 0.0
+    signals: Counter[str] = field(default_factory=Counter)
+    tool_calls: int = 0
+    tool_failures: int = 0
+
+
+@dataclass(slots=True)
+class DailyRollup:
+    segments: int = 0
+    gap_segments: int = 0
+    weight_sum: float = 0.0
+
+
+def _signal_counts(summary: SegmentSummary | None) -> Counter[str]:
+    return Counter(s.type for s in summary.signals) if summary is not None else Counter()
+
+
+def day_of(timestamp: float) -> int:
+    """Days since the epoch (UTC) of a timestamp."""
+    return int(timestamp // DAY)
+
+
+class LiveFold:
+    """Per-skill counters, the windowed fold and daily roll-ups, kept in step."""
+
+    def __init__(self, window_length: float, retention: float, rollup_days: int, now: float) -> None:
+        self.window_length = window_length
+        self.retention = retention
+        self.rollup_days = rollup_days
+        self.fold = Fold(Window(since=now - window_length))
+        self.counters: dict[str, SkillCounters] = {}
+        self.rollups: dict[tuple[int, str], DailyRollup] = {}
+        self.last_event_ts: float | None = None
+        #: keys of segments changed or forgotten since the last checkpoint took them.
+        self.changed_segments: set[str] = set()
+        self.changed_rollups: set[tuple[int, str]] = set()
+        self.changed_skills: set[str] = set()
+
+    def apply(self, summary: SegmentSummary) -> None:
+        """Fold a segment's latest summary."""
+        fold = self.fold
+        old = fold.segments.get(summary.key)
+        self._count(old, summary)
+        self._rollup(old, -1)
+        self._rollup(summary, 1)
+        fold.upsert(summary)
+        self.changed_segments.add(summary.key)
+        if summary.last_ts is not None and (self.last_event_ts is None or summary.last_ts > self.last_event_ts):
+            self.last_event_ts = summary.last_ts
+
+    def _count(self, old: SegmentSummary | None, new: SegmentSummary) -> None:
+        counters = self.counters.get(new.skill)
+        if counters is None:
+            counters = self.counters[new.skill] = SkillCounters()
+        self.changed_skills.add(new.skill)
+        if old is None or old.skill != new.skill:
+            counters.segments += 1
+            old = None
+        if new.signals and (old is None or not old.signals):
+            counters.gap_segments += 1
+        counters.weighted_gap_sum += max(0.0, new.weight - (old.weight if old is not None else 0.0))
+        old_signals = _signal_counts(old)
+        for kind, count in _signal_counts(new).items():
+            counters.signals[kind] += max(0, count - old_signals[kind])
+        counters.tool_calls += max(0, new.tool_calls - (old.tool_calls if old is not None else 0))
+        counters.tool_failures += max(0, new.tool_failures - (old.tool_failures if old is not None else 0))
+
+    def _rollup(self, summary: SegmentSummary | None, sign: int) -> None:
+        if summary is None or summary.first_ts is None:
+            return
+        key = (day_of(summary.first_ts), summary.skill)
+        rollup = self.rollups.get(key)
+        if rollup is None:
+            rollup = self.rollups[key] = DailyRollup()
+        rollup.segments += sign
+        rollup.gap_segments += sign * (1 if summary.signals else 0)
+        rollup.weight_sum += sign * summary.weight
+        self.changed_rollups.add(key)
+
+    def advance(self, now: float) -> None:
+        """Move the window to end at ``now``; forget segments and roll-ups past retention."""
+        self.fold.advance(now - self.window_length)
+        horizon = now - self.retention
+        stale = [key for key, s in self.fold.segments.items() if (s.last_ts or s.first_ts or now) < horizon]
+        for key in stale:
+            self.fold.forget(key)
+            self.changed_segments.add(key)
+        oldest_day = day_of(now) - self.rollup_days
+        for day_key in [k for k in self.rollups if k[0] < oldest_day]:
+            del self.rollups[day_key]
+            self.changed_rollups.add(day_key)
+
+    def window(self) -> Window:
+        return self.fold.window

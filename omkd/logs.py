@@ -1,0 +1,28 @@
+"""structlog setup: JSON lines when stderr is not a terminal, readable output when it is."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import structlog
+
+
+def configure(level: str = "info", json: bool | None = None) -> None:
+    if json is None:
+        json = not sys.stderr.isatty()
+    renderer: structlog.typing.Processor = (
+        structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
+    )
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=False,
+    )
