@@ -19,7 +19,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColu
 from omkd.cli import render
 from omkd.engine import gates
 from omkd.engine.pipeline import Window
-from omkd.engine.report import build_report
+from omkd.engine.report import build_report, restrict
 from omkd.engine.timespec import parse_moment
 from omkd.shell.knowledge import FileKnowledgeIndex
 from omkd.shell.scan import ScanInputError, discover, scan
@@ -150,13 +150,12 @@ def scan_command(
             if progress is not None:
                 progress.close()
     except ScanInputError as error:
-        err.print(f"omkd scan: {error}", style="red", highlight=False)
+        click.echo(f"omkd scan: {error}", err=True)
         sys.exit(EXIT_INPUT)
     knowledge = FileKnowledgeIndex(home=home, extra_roots=knowledge_roots)
     report = build_report(fold, [str(p) for p in paths], knowledge, gap_limit=gap_limit or None)
     if only_skills:
-        wanted = set(only_skills)
-        report = report.model_copy(update={"skills": [s for s in report.skills if s.skill in wanted]})
+        report = restrict(report, set(only_skills))
     failures = gates.check(
         report.skills,
         gates.Gates(max_gap_rate, max_weighted_gap_rate, baseline_rates, gap_rate_regression),
@@ -174,5 +173,5 @@ def scan_command(
     if failures:
         if as_json:
             for failure in failures:
-                err.print(f"gate failed: {failure.describe()}", highlight=False)
+                click.echo(f"gate failed: {failure.describe()}", err=True)
         sys.exit(EXIT_GATE)

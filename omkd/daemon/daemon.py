@@ -103,10 +103,7 @@ class Daemon:
             open_after=now - self.config.segments.idle_close,
         )
         built = built.model_copy(update={"pipeline": _pipeline_report(ingest.pipeline, built)})
-        if skills:
-            wanted = set(skills)
-            built = built.model_copy(update={"skills": [s for s in built.skills if s.skill in wanted]})
-        return built
+        return reports.restrict(built, set(skills)) if skills else built
 
     def gaps(self, skill: str | None, kind: str | None, since: float | None, limit: int) -> list[GapEntry]:
         segments = [

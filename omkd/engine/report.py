@@ -311,3 +311,14 @@ def build_report(
         gaps=gaps if gap_limit is None else gaps[:gap_limit],
         pipeline=_pipeline(fold.counters, len(fold.segments) - fold.overall.segments),
     )
+
+
+def restrict(report: Report, skills: set[str]) -> Report:
+    """The report restricted to these skills; the overall row and the watermark stay whole."""
+    return report.model_copy(
+        update={
+            "skills": [s for s in report.skills if s.skill in skills],
+            "top_failed_searches": [p for p in report.top_failed_searches if p.skill in skills],
+            "gaps": [g for g in report.gaps if g.skill in skills],
+        }
+    )

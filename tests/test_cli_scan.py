@@ -1,0 +1,367 @@
+"""``omkd scan`` end to end: exit codes, JSON, window, skill filter, gates and baselines (spec §1, §7; README).
+
+Transcripts are written by hand into ``tmp_path``; each skill segment is a typed prompt, a
+``Skill`` call and its result, and one Glob call whose result is a miss ("No files found",
+numFiles 0) or a hit, sometimes preceded by a hedging sentence. Expected rates are worked
+out by hand from those recipes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from omkd.cli import main
+from tests import claude_lines as cl
+
+WATERMARK_STATEMENT = (
+    "These figures describe only the traces observed in this window; "
+    "they do not measure the completeness of the knowledge base."
+)
+TOP_LEVEL_KEYS = {
+    "schema_version",
+    "watermark",
+    "overall",
+    "skills",
+    "top_failed_searches",
+    "gaps",
+    "pipeline",
+    "gate_failures",
+}
+
+_calls = itertools.count(1)
+
+
+def skill_segment(skill: str, outcome: str, timestamp: str = cl.TS) -> list[cl.Record]:
+    """One segment of ``skill``: prompt, Skill call, then a Glob that misses or hits ("hedge": hit + hedging text)."""
+    n = next(_calls)
+    records = [
+        cl.user(f"task number {n}", timestamp),
+        cl.tool_use(f"toolu_s{n}", "Skill", {"skill": skill}, f"msg_s{n}", timestamp),
+        cl.tool_result(
+            f"toolu_s{n}", f"Launching skill: {skill}", {"success": True, "commandName": skill}, timestamp=timestamp
+        ),
+    ]
+    if outcome == "hedge":
+        records.append(cl.text("I'm not sure which config file applies here.", f"msg_t{n}", timestamp))
+    pattern = f"docs/**/missing-{n}.md" if outcome == "miss" else "src/**/*.py"
+    records.append(cl.tool_use(f"toolu_g{n}", "Glob", {"pattern": pattern}, f"msg_g{n}", timestamp))
+    if outcome == "miss":
+        records.append(cl.tool_result(f"toolu_g{n}", "No files found", cl.GLOB_EMPTY, timestamp=timestamp))
+    else:
+        records.append(
+            cl.tool_result(f"toolu_g{n}", "/p/src/app.py", cl.glob_hit("/p/src/app.py"), timestamp=timestamp)
+        )
+    return records
+
+
+def transcript(path: Path, plan: list[tuple[str, str]], timestamp: str = cl.TS) -> Path:
+    """Write one session file whose segments follow ``plan`` (skill, outcome), in order."""
+    records = [record for skill, outcome in plan for record in skill_segment(skill, outcome, timestamp)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(cl.jsonl(records))
+    return path
+
+
+# alpha: 5 segments, 2 misses        -> gap rate 2/5 = 0.4, weighted (1.0 + 1.0) / 5 = 0.4, confidence low
+# beta:  5 segments, 1 hedging only  -> gap rate 1/5 = 0.2, weighted 0.5 / 5 = 0.1,          confidence low
+# gamma: 1 segment, 1 miss           -> gap rate 1.0, weighted 1.0, underpowered (< 5 segments): never gated
+GATES_PLAN = [
+    *[("alpha", o) for o in ("miss", "miss", "hit", "hit", "hit")],
+    *[("beta", o) for o in ("hedge", "hit", "hit", "hit", "hit")],
+    ("gamma", "miss"),
+]
+# alpha again, now with 3 misses in 5 segments -> gap rate 0.6 (a rise of 0.2); beta and gamma unchanged.
+WORSE_PLAN = [
+    *[("alpha", o) for o in ("miss", "miss", "miss", "hit", "hit")],
+    *[("beta", o) for o in ("hedge", "hit", "hit", "hit", "hit")],
+    ("gamma", "miss"),
+]
+
+
+def run(*args: str | Path) -> Result:
+    return CliRunner().invoke(main, ["scan", *(str(a) for a in args)])
+
+
+def scan_json(*args: str | Path) -> dict[str, Any]:
+    result = run(*args, "--json")
+    assert result.exit_code == 0, result.output
+    document: dict[str, Any] = json.loads(result.stdout)
+    return document
+
+
+def rates(document: dict[str, Any]) -> dict[str, tuple[int, float, float, str]]:
+    return {
+        s["skill"]: (s["segments"], s["gap_rate"], s["weighted_gap_rate"], s["confidence"]) for s in document["skills"]
+    }
+
+
+def gate_lines(text: str) -> list[str]:
+    """Lines like ``gate failed: alpha: gap_rate 0.400 exceeds 0.300``."""
+    return [line for line in text.splitlines() if line.startswith("gate failed")]
+
+
+def failing_skills(lines: list[str]) -> list[str]:
+    return [line.split(": ")[1] for line in lines]
+
+
+def skill_table_rows(text: str) -> list[str]:
+    """First-column cells of the "Skill health" table's body rows (rich box drawing)."""
+    table = text.split("└", maxsplit=1)[0]
+    return [line.split("│")[1].strip() for line in table.splitlines() if line.startswith("│")]
+
+
+@pytest.fixture
+def gates_file(tmp_path: Path) -> Path:
+    return transcript(tmp_path / "projects" / "-p" / f"{cl.SESSION}.jsonl", GATES_PLAN)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """An empty home: no user-level knowledge leaks in from the machine running the tests."""
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+def test_hand_made_figures(gates_file: Path, home: Path) -> None:
+    """The hand-made transcript gives the rates worked out by hand."""
+    document = scan_json(gates_file, "--home", home)
+    assert rates(document) == {
+        "alpha": (5, 0.4, 0.4, "low"),
+        "beta": (5, 0.2, 0.1, "low"),
+        "gamma": (1, 1.0, 1.0, "underpowered"),
+    }
+    # 11 segments; the general stretches before each Skill call hold only a prompt, so they do not count.
+    assert (
+        document["overall"]["segments"],
+        document["overall"]["gap_segments"],
+        document["overall"]["by_type"]["failed_search"],
+    ) == (11, 4, 3)
+
+
+def test_exit_0_on_real_fixtures(real_fixtures: Path, home: Path) -> None:
+    """Scanning the real fixture directory succeeds and reports what it read."""
+    result = run(real_fixtures, "--home", home)
+    assert (result.exit_code, "Skill health" in result.stdout) == (0, True)
+
+
+def test_non_claude_files_given_explicitly_exit_0(real_fixtures: Path, home: Path) -> None:
+    """Gemini ``.json`` documents and Codex streams named on the command line are read and counted, exit 0."""
+    agentcmd = real_fixtures / "jnarowski__agentcmd"
+    files = sorted((agentcmd / "gemini").rglob("*.json")) + sorted((agentcmd / "codex").rglob("*.jsonl"))
+    document = scan_json(*files, "--home", home)
+    # 6 Gemini files and 11 Codex files (`find`); none holds a Claude Code conversation record.
+    assert (len(files), document["pipeline"]["files"], document["skills"]) == (17, 17, [])
+
+
+def test_json_has_schema_version_and_documented_keys(real_fixtures: Path, home: Path) -> None:
+    """``--json`` prints one object with ``schema_version`` 1 and the README's top-level keys."""
+    document = scan_json(real_fixtures, "--home", home)
+    assert (document["schema_version"], set(document)) == (1, TOP_LEVEL_KEYS)
+
+
+def test_json_watermark_carries_the_statement(gates_file: Path, home: Path) -> None:
+    """The JSON watermark names roots, window, sessions, segments, fingerprint and the spec §1 sentence."""
+    watermark = scan_json(gates_file, "--home", home)["watermark"]
+    assert {"roots", "window_from", "window_to", "sessions", "segments", "fingerprint", "statement"} <= set(watermark)
+    # All records of the file are at 2026-01-01T00:00:00.000Z, in one session.
+    actual = (watermark["roots"], watermark["window_from"], watermark["sessions"], watermark["segments"])
+    assert actual == ([str(gates_file)], "2026-01-01T00:00:00.000Z", 1, 11)
+    assert watermark["statement"] == WATERMARK_STATEMENT
+
+
+def test_text_report_carries_the_watermark_statement(gates_file: Path, home: Path) -> None:
+    """The terminal report shows the watermark sentence next to the rates (spec §1)."""
+    result = run(gates_file, "--home", home)
+    assert (result.exit_code, WATERMARK_STATEMENT in " ".join(result.stdout.split())) == (0, True)
+
+
+def test_real_subprocess_json(real_fixtures: Path, home: Path) -> None:
+    """``python -m omkd scan --json`` as a real process exits 0 and prints the documented object."""
+    completed = subprocess.run(
+        [sys.executable, "-m", "omkd", "scan", str(real_fixtures), "--json", "--home", str(home)],
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
+    document = json.loads(completed.stdout)
+    assert (completed.returncode, document["schema_version"], set(document)) == (0, 1, TOP_LEVEL_KEYS)
+
+
+def test_missing_path_exits_2_naming_it(tmp_path: Path, home: Path) -> None:
+    """A path that does not exist is an input error: exit 2, and the message names the path."""
+    missing = tmp_path / "no-such-dir" / "session.jsonl"
+    result = run(missing, "--home", home)
+    assert (result.exit_code, str(missing) in result.stderr) == (2, True), result.stderr
+
+
+def test_missing_path_exits_2_naming_it_in_a_real_process(tmp_path: Path, home: Path) -> None:
+    """The same from a real process: exit 2 and the path, whole, on stderr."""
+    missing = tmp_path / "no-such-dir" / "session.jsonl"
+    completed = subprocess.run(
+        [sys.executable, "-m", "omkd", "scan", str(missing), "--home", str(home)],
+        capture_output=True,
+        check=False,
+        timeout=60,
+        text=True,
+    )
+    assert (completed.returncode, str(missing) in completed.stderr) == (2, True), completed.stderr
+
+
+@pytest.mark.parametrize("value", ["yesterday", "7 days", "2026-13-01", "d7"])
+def test_bad_since_exits_2(gates_file: Path, home: Path, value: str) -> None:
+    """A ``--since`` that is neither ISO-8601 nor an age is bad usage: exit 2 naming the option."""
+    result = run(gates_file, "--since", value, "--home", home)
+    assert (result.exit_code, "--since" in result.stderr) == (2, True)
+
+
+def test_bad_until_exits_2(gates_file: Path, home: Path) -> None:
+    """A bad ``--until`` is bad usage too."""
+    result = run(gates_file, "--until", "soon", "--home", home)
+    assert (result.exit_code, "--until" in result.stderr) == (2, True)
+
+
+def iso_z(moment: float) -> str:
+    return datetime.fromtimestamp(moment, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@pytest.fixture
+def dated_files(tmp_path: Path) -> Path:
+    """Two sessions: skill ``old`` on 2001-01-01 (1 segment) and skill ``recent`` one hour ago (2 segments)."""
+    root = tmp_path / "dated"
+    transcript(root / "old.jsonl", [("old", "miss")], "2001-01-01T00:00:00.000Z")
+    transcript(root / "recent.jsonl", [("recent", "hit"), ("recent", "miss")], iso_z(time.time() - 3600))
+    return root
+
+
+@pytest.mark.parametrize(
+    ("window", "expected"),
+    [
+        pytest.param([], {"old": 1, "recent": 2}, id="no-window"),
+        pytest.param(["--since", "7d"], {"recent": 2}, id="since-age"),
+        pytest.param(["--until", "7d"], {"old": 1}, id="until-age"),
+        pytest.param(["--since", "2000-06-01", "--until", "2001-06-01"], {"old": 1}, id="iso-dates"),
+        pytest.param(["--since", "2001-01-01T00:00:00Z"], {"old": 1, "recent": 2}, id="since-is-inclusive"),
+        pytest.param(["--until", "2001-01-01T00:00:00Z"], {}, id="until-is-exclusive"),
+        pytest.param(["--since", "2999-01-01"], {}, id="far-future"),
+        pytest.param(["--until", "1990-01-01T00:00:00+00:00"], {}, id="far-past"),
+    ],
+)
+def test_since_until_keep_segments_starting_in_the_window(
+    dated_files: Path, home: Path, window: list[str], expected: dict[str, int]
+) -> None:
+    """``--since``/``--until`` keep the segments that start in ``[since, until)``, ISO or age."""
+    document = scan_json(dated_files, *window, "--home", home)
+    assert {s["skill"]: s["segments"] for s in document["skills"]} == expected
+
+
+def test_skill_option_filters_rows(gates_file: Path, home: Path) -> None:
+    """``--skill NAME`` (repeatable) reports only those skills; the overall row still covers everything."""
+    document = scan_json(gates_file, "--skill", "beta", "--skill", "gamma", "--home", home)
+    assert (sorted(s["skill"] for s in document["skills"]), document["overall"]["segments"]) == (["beta", "gamma"], 11)
+
+
+def test_skill_option_filters_text_rows(gates_file: Path, home: Path) -> None:
+    """In the terminal table too, only the chosen skill has a row."""
+    result = run(gates_file, "--skill", "beta", "--home", home)
+    assert (result.exit_code, skill_table_rows(result.stdout)) == (0, ["beta", "overall"])
+
+
+def test_skill_option_filters_failed_searches_and_gaps(gates_file: Path, home: Path) -> None:
+    """README: ``--skill`` reports only these skills, so the failed-search patterns and gaps are theirs alone."""
+    document = scan_json(gates_file, "--skill", "beta", "--home", home)
+    # beta's only signal is one hedging sentence; alpha's and gamma's Glob misses are not beta's.
+    assert (
+        document["top_failed_searches"],
+        sorted({gap["skill"] for gap in document["gaps"]}),
+    ) == ([], ["beta"])
+
+
+def test_max_gap_rate_fails_offending_skill(gates_file: Path, home: Path) -> None:
+    """``--max-gap-rate 0.3``: alpha (0.4) fails, beta (0.2) passes, gamma (1.0, underpowered) is not gated."""
+    result = run(gates_file, "--max-gap-rate", "0.3", "--home", home)
+    assert (result.exit_code, failing_skills(gate_lines(result.stdout))) == (1, ["alpha"])
+
+
+def test_max_gap_rate_json_lists_gate_failures(gates_file: Path, home: Path) -> None:
+    """With ``--json`` the gate failures are in the document and printed on stderr; exit 1."""
+    result = run(gates_file, "--max-gap-rate", "0.3", "--json", "--home", home)
+    failures = json.loads(result.stdout)["gate_failures"]
+    assert (
+        result.exit_code,
+        [(f["skill"], f["gate"], f["value"], f["limit"]) for f in failures],
+    ) == (1, [("alpha", "gap_rate", 0.4, 0.3)])
+    assert failing_skills(gate_lines(result.stderr)) == ["alpha"]
+
+
+def test_underpowered_skill_never_fails_a_gate(gates_file: Path, home: Path) -> None:
+    """``--max-gap-rate 0.5``: only gamma (1 segment, rate 1.0) exceeds it, and it is underpowered: exit 0."""
+    result = run(gates_file, "--max-gap-rate", "0.5", "--max-weighted-gap-rate", "0.5", "--home", home)
+    assert (result.exit_code, gate_lines(result.stdout)) == (0, [])
+
+
+def test_max_weighted_gap_rate_fails_on_the_weighted_rate(gates_file: Path, home: Path) -> None:
+    """``--max-weighted-gap-rate 0.15``: alpha (0.4) fails; beta passes (gap rate 0.2, but weighted only 0.1)."""
+    result = run(gates_file, "--max-weighted-gap-rate", "0.15", "--json", "--home", home)
+    failures = json.loads(result.stdout)["gate_failures"]
+    assert (result.exit_code, [(f["skill"], f["gate"]) for f in failures]) == (1, [("alpha", "weighted_gap_rate")])
+
+
+def test_baseline_regression_gate(tmp_path: Path, gates_file: Path, home: Path) -> None:
+    """After ``--save-baseline``, a rise of alpha's rate from 0.4 to 0.6 fails ``--gap-rate-regression 0.1``."""
+    baseline = tmp_path / "baseline.json"
+    saved = run(gates_file, "--save-baseline", baseline, "--home", home)
+    worse = transcript(tmp_path / "later" / f"{cl.SESSION}.jsonl", WORSE_PLAN)
+    result = run(worse, "--baseline", baseline, "--gap-rate-regression", "0.1", "--home", home)
+    failed = gate_lines(result.stdout)
+    assert (saved.exit_code, result.exit_code, failing_skills(failed)) == (0, 1, ["alpha"])
+    assert "gap_rate_rise" in failed[0]
+
+
+@pytest.mark.parametrize(
+    ("later_plan", "allowed_rise"),
+    [
+        pytest.param(WORSE_PLAN, "0.25", id="rise-0.2-within-0.25"),
+        pytest.param(GATES_PLAN, "0", id="unchanged-with-zero-allowance"),
+    ],
+)
+def test_baseline_regression_passes_when_within_allowance(
+    tmp_path: Path, gates_file: Path, home: Path, later_plan: list[tuple[str, str]], allowed_rise: str
+) -> None:
+    """No skill's rate rose by more than D: the regression gate passes with exit 0."""
+    baseline = tmp_path / "baseline.json"
+    saved = run(gates_file, "--save-baseline", baseline, "--home", home)
+    later = transcript(tmp_path / "later" / f"{cl.SESSION}.jsonl", later_plan)
+    result = run(later, "--baseline", baseline, "--gap-rate-regression", allowed_rise, "--home", home)
+    assert (saved.exit_code, result.exit_code, gate_lines(result.stdout)) == (0, 0, [])
+
+
+def test_saved_baseline_holds_per_skill_rates(tmp_path: Path, gates_file: Path, home: Path) -> None:
+    """The saved baseline holds each skill's gap rate."""
+    baseline = tmp_path / "baseline.json"
+    run(gates_file, "--save-baseline", baseline, "--home", home)
+    skills = json.loads(baseline.read_text())["skills"]
+    assert {name: entry["gap_rate"] for name, entry in skills.items()} == {"alpha": 0.4, "beta": 0.2, "gamma": 1.0}
+
+
+def test_missing_kb_dir_exits_2_naming_it(tmp_path: Path, gates_file: Path, home: Path) -> None:
+    """``--kb`` pointing at a missing directory is bad usage: exit 2, naming the directory."""
+    missing = tmp_path / "no-such-knowledge"
+    result = run(gates_file, "--kb", missing, "--home", home)
+    assert (result.exit_code, str(missing) in result.stderr) == (2, True), result.stderr
+
+
+def test_regression_without_baseline_is_bad_usage(gates_file: Path, home: Path) -> None:
+    """``--gap-rate-regression`` without ``--baseline`` is bad usage: exit 2."""
+    result = run(gates_file, "--gap-rate-regression", "0.1", "--home", home)
+    assert (result.exit_code, "--baseline" in result.stderr) == (2, True)

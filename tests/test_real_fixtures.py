@@ -1,0 +1,213 @@
+"""Every real fixture file scans cleanly, and a few figures agree with a hand count.
+
+Expected figures here come from reading the files with other tools (python ``json``, jq,
+grep), never from omkd; each comment says how a figure was established.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from omkd.engine.events import Event, ToolCall, UserPrompt
+from omkd.engine.formats.claude_code import ClaudeCodeAdapter
+from omkd.engine.lines import LineSplitter
+from omkd.engine.report import Report, build_report
+from omkd.shell.scan import scan
+from tests.conftest import REAL_FIXTURES
+
+# Record types documented in trace-format §1.3; any other type is "unknown" (spec §2).
+DOCUMENTED_TYPES = frozenset(
+    {
+        "assistant", "user", "system", "progress", "attachment", "queue-operation",
+        "file-history-snapshot", "last-prompt", "ai-title", "custom-title", "agent-name",
+        "permission-mode", "summary", "pr-link",
+    }
+)  # fmt: skip
+
+SMALL_GLOB = Path(
+    "iansherr__claude-code-log/-Users-dain-workspace-danieldemmel-me-next/5ed31c36-bca8-40fd-8d24-f1a1f0af7901.jsonl"
+)
+SKILL_SESSION = Path("marot__spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl")
+GEMINI = Path("jnarowski__agentcmd/gemini/full/session-2025-10-29T10-39-a63242d9.json")
+EMPTY = Path(
+    "iansherr__claude-code-log/-Users-dain-workspace-danieldemmel-me-next/7864f562-717b-4d70-a1cb-b588f7826a1a.jsonl"
+)
+CODEX = Path("kvsankar__agent-history/real_sessions/codex/session-01.jsonl")
+
+
+def every_file() -> list[Path]:
+    """All files under the fixture root, relative to it.
+
+    Without the root, one placeholder keeps the test collected, so that ``real_fixtures`` fails it
+    instead of pytest skipping an empty parameter set.
+    """
+    if not REAL_FIXTURES.is_dir():
+        return [Path("fixtures-missing")]
+    return sorted(p.relative_to(REAL_FIXTURES) for p in REAL_FIXTURES.rglob("*") if p.is_file())
+
+
+def report_of(paths: list[Path]) -> Report:
+    return build_report(scan(paths), [str(p) for p in paths], gap_limit=None)
+
+
+def events_of(path: Path) -> list[Event]:
+    """Every event the adapter makes of a file, read in one pass."""
+    adapter = ClaudeCodeAdapter()
+    return [event for one in LineSplitter().feed(path.read_bytes()) for event in adapter.decode(one)]
+
+
+def independent_line_census(data: bytes) -> tuple[int, int, Counter[str], Counter[str], int]:
+    """(complete lines, objects, bad lines by reason, unknown named types, untyped objects) via python ``json``."""
+    complete = data.split(b"\n")[:-1]
+    bad: Counter[str] = Counter()
+    unknown: Counter[str] = Counter()
+    objects = untyped = 0
+    for one in complete:
+        if not one.strip():
+            continue
+        try:
+            value = json.loads(one.decode("utf-8"))
+        except UnicodeDecodeError:
+            bad["invalid_utf8"] += 1
+            continue
+        except ValueError:
+            bad["invalid_json"] += 1
+            continue
+        if not isinstance(value, dict):
+            bad["not_object"] += 1
+            continue
+        objects += 1
+        kind = value.get("type")
+        if not isinstance(kind, str):
+            untyped += 1
+        elif kind not in DOCUMENTED_TYPES:
+            unknown[kind] += 1
+    return len(complete), objects, bad, unknown, untyped
+
+
+def test_fixture_set_is_complete(real_fixtures: Path) -> None:
+    """The fixture directory holds the 81 files SOURCES.md describes (plus SOURCES.md itself)."""
+    # `find . -type f | wc -l` in the fixture directory: 81.
+    assert len(every_file()) == 81
+
+
+@pytest.mark.parametrize("relative", every_file(), ids=str)
+def test_every_real_file_scans_with_everything_accounted_for(real_fixtures: Path, relative: Path) -> None:
+    """Any file (Claude, Codex, Gemini .json, meta.json) scans without error, every line accounted for."""
+    path = real_fixtures / relative
+    data = path.read_bytes()
+    lines, objects, bad, unknown, untyped = independent_line_census(data)
+    pipeline = report_of([path]).pipeline
+    partial = 1 if data and not data.endswith(b"\n") else 0
+    actual = (pipeline.files, pipeline.lines, pipeline.records, pipeline.bad_lines, pipeline.partial_at_end)
+    assert actual == (1, lines, objects, dict(bad), partial)
+    assert sum(pipeline.unknown_types.values()) == sum(unknown.values()) + untyped
+    assert {kind: n for kind, n in pipeline.unknown_types.items() if kind in unknown} == dict(unknown)
+
+
+def test_all_files_together_scan_without_error(real_fixtures: Path) -> None:
+    """All files passed at once, each explicitly, are folded in one scan: one stream per file."""
+    paths = [real_fixtures / relative for relative in every_file()]
+    report = report_of(paths)
+    newlines = sum(p.read_bytes().count(b"\n") for p in paths)
+    assert (report.pipeline.files, report.pipeline.lines) == (81, newlines)
+
+
+def test_bad_lines_and_unknown_types_do_not_disturb_claude_streams(real_fixtures: Path) -> None:
+    """A Gemini document and a Codex rollout scanned alongside a Claude transcript leave its figures unchanged."""
+    claude = real_fixtures / SMALL_GLOB
+    alone = report_of([claude])
+    mixed = report_of([real_fixtures / GEMINI, claude, real_fixtures / CODEX])
+    assert [s.model_dump() for s in mixed.skills] == [s.model_dump() for s in alone.skills]
+    # 67 invalid lines from the Gemini file and 11 unknown records from the Codex file (see the tests below).
+    assert (mixed.pipeline.bad_lines["invalid_json"], sum(mixed.pipeline.unknown_types.values())) == (67, 11)
+
+
+def test_hand_count_small_glob_session(real_fixtures: Path) -> None:
+    """5ed31c36 (2.0.28): 12 records, 1 typed prompt, 3 Glob misses: 3 failed searches and 1 repeated failure."""
+    path = real_fixtures / SMALL_GLOB
+    # Records: `jq -s length` = 12 (`jq -r .type | uniq -c`: 7 assistant, 5 user).
+    # Typed prompts: the only user record with text parts is line 1 (an <ide_opened_file> part plus the
+    #   question); the other 4 user records hold one tool_result each.
+    # Tool calls (`jq '.message.content[] | select(.type=="tool_use") | [.name, .input.pattern]'`):
+    #   Glob "**/.markdownlint*", Glob "**/markdownlint.*", Glob "**/.markdownlintrc*", Write.
+    # `grep -o '"content":"No files found"' | wc -l` = 3: every Glob found nothing (toolUseResult numFiles 0).
+    # Spec §3.1: 3 failed searches (distinct patterns, so none de-duplicated); §3.4: 3 misses of the same
+    #   tool in a row, so 1 repeated_failure. No Skill call, no command frame: one `general` segment.
+    report = report_of([path])
+    events = events_of(path)
+    [general] = report.skills
+    assert (report.pipeline.records, sum(isinstance(e, UserPrompt) for e in events)) == (12, 1)
+    assert (general.skill, general.segments, general.gap_segments, general.tools.calls) == ("general", 1, 1, 4)
+    assert (general.by_type["failed_search"], general.by_type["repeated_failure"]) == (3, 1)
+
+
+def test_hand_count_session_with_skill_and_compaction(real_fixtures: Path) -> None:
+    """ae4a77f8 (2.1.39): 2,385 records, 1,697 progress mirrors, 2 typed prompts, 1 Skill call, 3 segments."""
+    path = real_fixtures / SKILL_SESSION
+    # Records: `jq -s length` = 2385; `jq -r .type | sort | uniq -c`: 408 assistant, 249 user,
+    #   1697 progress, 26 file-history-snapshot, 5 system.
+    # Skill calls: `jq 'select(.type=="assistant") | .message.content[] | select(.name=="Skill") | .input'`
+    #   gives one: {"skill":"elixir:hex-docs-search","args":"opentelemetry_bandit setup"} (line 73).
+    # User records with string content or text parts (jq), in order: line 7 "Work on bead spotter-4te..."
+    #   (typed), an isMeta "Base directory for this skill", line 1482 the isCompactSummary summary, an isMeta
+    #   caveat, line 1484 the /compact frame, line 1485 <local-command-stdout>, line 1491 "continue
+    #   implementation" (typed): 2 typed prompts.
+    # Segments (spec §2): general from line 7; the Skill call at 73 opens elixir:hex-docs-search; /compact is
+    #   built-in and compaction is not a typed prompt, so the skill runs until the typed prompt at 1491, which
+    #   opens a second general segment (assistant records at 2364..2380 make it count). `grep -c SKILL.md` = 0.
+    report = report_of([path])
+    events = events_of(path)
+    skill_calls = [e.input.get("skill") for e in events if isinstance(e, ToolCall) and e.tool == "Skill"]
+    assert (report.pipeline.records, report.pipeline.ignored["progress"]) == (2385, 1697)
+    assert (sum(isinstance(e, UserPrompt) for e in events), skill_calls) == (2, ["elixir:hex-docs-search"])
+    assert {s.skill: s.segments for s in report.skills} == {"general": 2, "elixir:hex-docs-search": 1}
+
+
+def test_hand_count_gemini_document_is_bad_lines_only(real_fixtures: Path) -> None:
+    """A Gemini chat file (one pretty-printed JSON document) is 67 invalid lines and 1 partial line, no records."""
+    path = real_fixtures / GEMINI
+    # `wc -c` = 2766, `wc -l` = 67 newlines; the file ends with "}" and no newline (`tail -c 1 | xxd`).
+    # Each of the 67 newline-terminated lines ("{", '  "sessionId": "...",', ...) fails python json.loads.
+    report = report_of([path])
+    pipeline = report.pipeline
+    assert (
+        pipeline.lines,
+        pipeline.records,
+        pipeline.bad_lines,
+        pipeline.partial_at_end,
+    ) == (67, 0, {"invalid_json": 67}, 1)
+    assert (report.overall.segments, report.skills) == (0, [])
+
+
+def test_hand_count_codex_rollout_is_unknown_types_only(real_fixtures: Path) -> None:
+    """A Codex rollout is 11 objects of 4 types Claude Code never writes: counted as unknown, no segments."""
+    path = real_fixtures / CODEX
+    # `jq -r .type | sort | uniq -c`: 5 event_msg, 4 response_item, 1 session_meta, 1 turn_context (11 lines,
+    # all objects); none of these is a Claude Code record type (trace-format §1.3 vs §3).
+    report = report_of([path])
+    pipeline = report.pipeline
+    assert (
+        pipeline.records,
+        pipeline.bad_lines,
+        pipeline.unknown_types,
+    ) == (11, {}, {"event_msg": 5, "response_item": 4, "session_meta": 1, "turn_context": 1})
+    assert (report.overall.segments, report.skills) == (0, [])
+
+
+def test_folding_order_does_not_change_the_report(real_fixtures: Path) -> None:
+    """Folding the same files in reverse order gives the same per-skill figures."""
+    paths = [real_fixtures / r for r in every_file() if r.suffix == ".jsonl"]
+    forward, backward = report_of(paths), report_of(paths[::-1])
+    assert [s.model_dump() for s in backward.skills] == [s.model_dump() for s in forward.skills]
+    assert backward.overall.model_dump() == forward.overall.model_dump()
+
+
+def test_empty_transcript_is_a_stream_without_segments(real_fixtures: Path) -> None:
+    """The 0-byte transcript (7864f562, `wc -c` = 0) is one stream with no lines and no segments."""
+    report = report_of([real_fixtures / EMPTY])
+    assert (report.pipeline.files, report.pipeline.lines, report.overall.segments, report.skills) == (1, 0, 0, [])
