@@ -1,0 +1,176 @@
+"""Run the real ``omkd run`` as a subprocess for integration tests, and talk to it over HTTP.
+
+Synchronisation is by observation only: the bound port is read from the daemon's
+``started`` log line, readiness from ``/readyz``, progress from ``/metrics`` counters,
+each with a deadline.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+from prometheus_client.parser import text_string_to_metric_families
+
+DEADLINE_SECONDS = 30.0
+
+
+class DaemonProcess:
+    """One omkd daemon with its own config, state directory and log file."""
+
+    def __init__(self, workdir: Path, roots: list[Path], extra_config: str = "", env: dict[str, str] | None = None):
+        self.workdir = workdir
+        self.roots = roots
+        self.state_dir = workdir / "state"
+        self.config_path = workdir / "omkd.toml"
+        self.log_path = workdir / "omkd.log"
+        self.extra_config = extra_config
+        self.env = env or {}
+        self.process: subprocess.Popen[bytes] | None = None
+        self.port: int | None = None
+        self._log_offset = 0
+
+    def write_config(self, extra: str | None = None) -> None:
+        roots = ", ".join(f'"{root}"' for root in self.roots)
+        self.config_path.write_text(
+            "[sources]\n"
+            f"roots = [{roots}]\n"
+            f'home = "{self.workdir / "home"}"\n'
+            "[state]\n"
+            f'directory = "{self.state_dir}"\n'
+            "[http]\n"
+            'listen = "127.0.0.1:0"\n'
+            "[window]\n"
+            'length = "3650d"\n'
+            'retention = "3650d"\n' + (self.extra_config if extra is None else extra)
+        )
+
+    def start(self, wait_ready: bool = True) -> DaemonProcess:
+        if not self.config_path.exists():
+            self.write_config()
+        env = {**os.environ, **self.env}
+        if "NOTIFY_SOCKET" not in self.env:
+            env.pop("NOTIFY_SOCKET", None)
+        with self.log_path.open("ab") as log:
+            self._log_offset = log.tell()
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "omkd", "run", "--config", str(self.config_path), "--log-json"],
+                stdout=log,
+                stderr=log,
+                env=env,
+            )
+        if wait_ready:
+            self.port = int(self.wait_log_event("started")["listen"].rsplit(":", 1)[1])
+            self.wait_for(lambda: self.get("/readyz", raw=True) == b"ready\n", "readyz")
+        return self
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def log_events(self) -> list[dict[str, Any]]:
+        events = []
+        with self.log_path.open("rb") as log:
+            log.seek(self._log_offset)
+            for line in log:
+                try:
+                    events.append(orjson.loads(line))
+                except orjson.JSONDecodeError:
+                    events.append({"event": "(not json)", "line": line.decode(errors="replace")})
+        return events
+
+    def wait_log_event(self, name: str, deadline: float = DEADLINE_SECONDS) -> dict[str, Any]:
+        end = time.monotonic() + deadline
+        while time.monotonic() < end:
+            for event in self.log_events():
+                if event.get("event") == name:
+                    return event
+            if self.process is not None and self.process.poll() is not None:
+                raise AssertionError(f"omkd exited ({self.process.returncode}) before {name!r}:\n{self.log_text()}")
+            time.sleep(0.02)
+        raise AssertionError(f"no {name!r} log event within {deadline}s:\n{self.log_text()}")
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace")[-4000:]
+
+    def get(self, path: str, raw: bool = False) -> Any:
+        try:
+            with urllib.request.urlopen(self.url + path, timeout=10) as response:  # noqa: S310 (loopback)
+                body = response.read()
+        except urllib.error.HTTPError as error:
+            body = error.read()
+            if not raw:
+                raise
+        except (urllib.error.URLError, ConnectionError):
+            return None
+        return body if raw else orjson.loads(body)
+
+    def metrics(self) -> dict[str, float]:
+        """Every sample of /metrics, keyed by ``name{label="v",...}`` (labels sorted)."""
+        text = self.get("/metrics", raw=True)
+        samples: dict[str, float] = {}
+        if text is None:
+            return samples
+        for family in text_string_to_metric_families(text.decode()):
+            for sample in family.samples:
+                labels = ",".join(f'{k}="{v}"' for k, v in sorted(sample.labels.items()))
+                samples[f"{sample.name}{{{labels}}}" if labels else sample.name] = sample.value
+        return samples
+
+    def wait_for(self, predicate: Callable[[], bool], what: str, deadline: float = DEADLINE_SECONDS) -> None:
+        end = time.monotonic() + deadline
+        while time.monotonic() < end:
+            if predicate():
+                return
+            if self.process is not None and self.process.poll() is not None:
+                raise AssertionError(f"omkd exited ({self.process.returncode}) waiting for {what}:\n{self.log_text()}")
+            time.sleep(0.02)
+        raise AssertionError(f"timed out waiting for {what}:\n{self.log_text()}")
+
+    def wait_caught_up(self, deadline: float = DEADLINE_SECONDS) -> dict[str, float]:
+        """Wait until every file is read, nothing is replaying and a checkpoint holds it all."""
+        seen: dict[str, float] = {}
+
+        def done() -> bool:
+            nonlocal seen
+            seen = self.metrics()
+            return (
+                seen.get("omkd_lag_bytes") == 0
+                and seen.get("omkd_replaying") == 0
+                and seen.get("omkd_last_checkpoint_timestamp_seconds", 0) > 0
+            )
+
+        self.wait_for(done, "catch-up", deadline)
+        return seen
+
+    def stop(self, timeout: float = DEADLINE_SECONDS) -> int:
+        """SIGTERM; the exit code."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGTERM)
+        code = self.process.wait(timeout)
+        self.process = None
+        return code
+
+    def kill(self) -> None:
+        """SIGKILL: no chance to checkpoint."""
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait(DEADLINE_SECONDS)
+        self.process = None
+
+    def __enter__(self) -> DaemonProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(DEADLINE_SECONDS)
