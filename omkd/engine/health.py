@@ -77,6 +77,7 @@ class SkillTotals:
     sessions: Counter[str] = field(default_factory=Counter)
     accessed: Counter[str] = field(default_factory=Counter)
     cwds: Counter[str] = field(default_factory=Counter)
+    user_given_misses: int = 0
 
     def add(self, segment: SegmentSummary, sign: int = 1) -> None:
         self.segments += sign
@@ -93,6 +94,7 @@ class SkillTotals:
             self.tokens[i] += sign * value
         self.duration += sign * segment.duration
         self.turns += sign * segment.turns
+        self.user_given_misses += sign * len(segment.user_given)
         self.sessions[segment.session_id or "-"] += sign
         for path in segment.accessed:
             self.accessed[path] += sign

@@ -117,6 +117,8 @@ MARKER_PATTERN: Final = re.compile(
 # Where a marker is quoted rather than used: fenced blocks, inline code.
 FENCED_BLOCK: Final = re.compile(r"^[ \t]*(```|~~~).*?(^[ \t]*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
 INLINE_CODE: Final = re.compile(r"`[^`\n]*`")
+# A markdown table's separator row (``--- | ---``, ``|:---|---:|``): its block's rows are quoted.
+TABLE_SEPARATOR: Final = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")
 
 # --- hedging ------------------------------------------------------------------------------
 
@@ -150,4 +152,4 @@ NOT_TYPED_PREFIXES: Final = (
     "[Request interrupted by user",
 )
 COMPACTION_PREFIX: Final = "This session is being continued from a previous conversation"
-SKILL_FILE: Final = re.compile(r"[/\\]\.(?:claude|agents|codex)[/\\]skills[/\\]([^/\\]+)[/\\]SKILL\.md$")
+SKILL_FILE: Final = re.compile(r"(?:^|[/\\])\.(?:claude|agents|codex)[/\\]skills[/\\]([^/\\]+)[/\\]SKILL\.md$")

@@ -79,6 +79,7 @@ class SkillHealth(_Model):
     soft_share: float
     soft_share_warning: bool
     by_type: dict[str, int]
+    user_given_misses: int
     confidence: str
     health: str
     health_indicative: bool
@@ -171,6 +172,7 @@ def skill_health(
         soft_share=soft_share,
         soft_share_warning=totals.segments > 0 and soft_share >= health.SOFT_SHARE_WARN_AT,
         by_type={kind: totals.by_type.get(kind, 0) for kind in patterns.SIGNAL_TYPES},
+        user_given_misses=totals.user_given_misses,
         confidence=tier,
         health=health.health_band(weighted),
         health_indicative=tier == "underpowered",

@@ -83,6 +83,8 @@ class SegmentSummary:
     signals: tuple[Signal, ...]
     accessed: frozenset[str]
     open: bool
+    user_given: tuple[str, ...] = ()
+    """Paths the person named whose Read failed: recorded, never a gap (spec §3.1)."""
 
     @property
     def counts(self) -> bool:
@@ -123,7 +125,7 @@ class Segment:
     signals: list[Signal] = field(default_factory=list)
     accessed: set[str] = field(default_factory=set)
     open: bool = True
-    user_given_misses: int = 0
+    user_given: list[str] = field(default_factory=list)
     deduplicated: int = 0
     hedged: bool = False
     pending_calls: int = 0
@@ -186,6 +188,7 @@ class Segment:
             signals=tuple(self.signals),
             accessed=frozenset(self.accessed),
             open=self.open,
+            user_given=tuple(self.user_given),
         )
 
 
@@ -405,7 +408,7 @@ class StreamSegmenter:
                 segment.tool_failures += 1
             if outcome is Outcome.MISSED:
                 if call.tool == "Read" and self._user_gave(verdict.search_key):
-                    segment.user_given_misses += 1
+                    segment.user_given.append(verdict.search_key)
                 else:
                     failed_tool = call.tool
                     self._failed_search(segment, pending, event, verdict.search_key)

@@ -239,29 +239,35 @@ def skill_file_read(call: ToolCall) -> str | None:
     return None
 
 
-def find_markers(text: str) -> list[re.Match[str]]:
-    """Explicit markers used (not quoted) in an assistant text (spec §3.2)."""
-    if patterns.MARKER_PATTERN.search(text) is None:
-        return []
-    found: list[re.Match[str]] = []
+def _quoted_spans(text: str) -> list[tuple[int, int]]:
+    """Where a marker is quoted, not used: fenced blocks, ``>`` quotes, table rows, inline code."""
+    spans: list[tuple[int, int]] = []
+    lines = text.split("\n")
+    has_table = "|" in text and any(patterns.TABLE_SEPARATOR.match(line) for line in lines)
     fence: str | None = None
-    offset = 0
-    for line in text.split("\n"):
-        line_start = offset
-        offset += len(line) + 1
+    start = 0
+    for line in lines:
+        end = start + len(line) + 1
         stripped = line.lstrip()
         if fence is not None:
+            spans.append((start, end))
             if stripped.startswith(fence):
                 fence = None
-            continue
-        if stripped.startswith(("```", "~~~")):
+        elif stripped.startswith(("```", "~~~")):
             fence = stripped[:3]
-            continue
-        if stripped.startswith((">", "|")):
-            continue
-        masked = patterns.INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
-        found.extend(
-            patterns.MARKER_PATTERN.match(text, line_start + match.start()) or match
-            for match in patterns.MARKER_PATTERN.finditer(masked)
-        )
-    return found
+            spans.append((start, end))
+        elif stripped.startswith((">", "|")) or (has_table and "|" in line):
+            spans.append((start, end))
+        else:
+            spans.extend((start + m.start(), start + m.end()) for m in patterns.INLINE_CODE.finditer(line))
+        start = end
+    return spans
+
+
+def find_markers(text: str) -> list[re.Match[str]]:
+    """Explicit markers used (not quoted) in an assistant text (spec §3.2)."""
+    matches = list(patterns.MARKER_PATTERN.finditer(text))
+    if not matches:
+        return []
+    spans = _quoted_spans(text)
+    return [m for m in matches if not any(a <= m.start() < b for a, b in spans)]
