@@ -234,6 +234,7 @@ def test_read_of_a_path_the_person_gave_is_not_a_gap(prompt: str, path: str) -> 
     report = report_of(t)
     assert signal_counts(report.overall) == {}
     assert report.gaps == []
+    assert health_of(report, "http-client").user_given_misses == 1
 
 
 def test_user_given_path_only_counts_from_an_earlier_typed_prompt() -> None:
