@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Set up and run the whole test suite on a fresh machine (Debian/Ubuntu, Python 3.11+):
+# Debian's prometheus package (promtool, prometheus) for the metrics and rules tests, a
+# virtual environment with omkd and its test tools, then pytest. Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v promtool >/dev/null || ! command -v prometheus >/dev/null; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq prometheus >/dev/null
+fi
+
+python3 -m venv .venv
+.venv/bin/pip install -q -e '.[test]'
+exec .venv/bin/pytest "$@"
