@@ -1,39 +1,52 @@
 """Typed events: what a transcript record means to omkd, whatever format wrote it.
 
 A format adapter turns each record into zero or more of these; the segmenter consumes
-them in order. Timestamps are event time (seconds since the epoch, from the transcript),
-``None`` where the record carried none.
+them in order. They are named tuples: a scan makes one per content part, and a tuple is
+several times cheaper to build than a frozen dataclass. Timestamps are event time
+(seconds since the epoch, from the transcript), ``None`` where the record had none.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 Tokens = tuple[int, int, int, int]
 """(input, output, cache read, cache creation)."""
 
 NO_TOKENS: Tokens = (0, 0, 0, 0)
 
+Usage = dict[str, Any] | None
+"""The message's ``usage`` object as written: repeated on every record of a message, so
+it is turned into ``Tokens`` only for the first record of each message (``tokens_of``)."""
 
-@dataclass(slots=True, frozen=True)
-class UserPrompt:
+
+def tokens_of(usage: Usage) -> Tokens:
+    if usage is None:
+        return NO_TOKENS
+    values = (
+        usage.get("input_tokens", 0),
+        usage.get("output_tokens", 0),
+        usage.get("cache_read_input_tokens", 0),
+        usage.get("cache_creation_input_tokens", 0),
+    )
+    return tuple(v if isinstance(v, int) else 0 for v in values)  # type: ignore[return-value]
+
+
+class UserPrompt(NamedTuple):
     """A prompt the person typed."""
 
     timestamp: float | None
     text: str
 
 
-@dataclass(slots=True, frozen=True)
-class CommandInvoked:
+class CommandInvoked(NamedTuple):
     """A slash-command frame (``<command-name>/X</command-name>``); ``name`` as written."""
 
     timestamp: float | None
     name: str
 
 
-@dataclass(slots=True, frozen=True)
-class AssistantText:
+class AssistantText(NamedTuple):
     """One text (or thinking) part of an assistant message."""
 
     timestamp: float | None
@@ -41,11 +54,10 @@ class AssistantText:
     text: str
     thinking: bool
     attribution_skill: str | None
-    tokens: Tokens
+    usage: Usage
 
 
-@dataclass(slots=True, frozen=True)
-class ToolCall:
+class ToolCall(NamedTuple):
     """One ``tool_use`` part of an assistant message."""
 
     timestamp: float | None
@@ -54,23 +66,21 @@ class ToolCall:
     tool: str
     input: dict[str, Any]
     attribution_skill: str | None
-    tokens: Tokens
+    usage: Usage
 
 
-@dataclass(slots=True, frozen=True)
-class ToolResult:
+class ToolResult(NamedTuple):
     """The answer to a tool call; ``text`` is the result content flattened to text."""
 
     timestamp: float | None
     call_id: str
     is_error: bool
     text: str
-    detail: Any = field(default=None)
+    detail: Any = None
     """The structured ``toolUseResult`` when the transcript has one."""
 
 
-@dataclass(slots=True, frozen=True)
-class Compaction:
+class Compaction(NamedTuple):
     """The conversation was compacted (boundary record or summary prompt)."""
 
     timestamp: float | None

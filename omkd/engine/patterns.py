@@ -134,6 +134,22 @@ HEDGING_PHRASES: Final = (
 )
 
 
+# The built-in phrases as lower-case literals: a substring test per phrase on the lowered
+# text is several times faster than the alternation, and tells whether to run it at all.
+HEDGING_LITERALS: Final = (
+    "我不确定",
+    "没有足够信息",
+    "需要查证",
+    "无法确认",
+    "i'm not sure",
+    "i’m not sure",
+    "im not sure",
+    "insufficient information",
+    "need to verify",
+    "presumably",
+)
+
+
 def compile_hedging(extra: tuple[str, ...] = ()) -> re.Pattern[str]:
     """One case-insensitive alternation of the built-in and configured phrases."""
     return re.compile("|".join(f"(?:{p})" for p in (*HEDGING_PHRASES, *extra)), re.IGNORECASE)

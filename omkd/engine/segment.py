@@ -26,7 +26,9 @@ from omkd.engine.events import (
     Event,
     ToolCall,
     ToolResult,
+    Usage,
     UserPrompt,
+    tokens_of,
 )
 from omkd.engine.signals import Outcome, Signal
 
@@ -317,7 +319,7 @@ class StreamSegmenter:
         segment.touch(timestamp)
         self._changed[segment.ordinal] = segment
 
-    def _assistant(self, message_id: str, tokens: tuple[int, int, int, int], timestamp: float | None) -> Segment:
+    def _assistant(self, message_id: str, usage: Usage, timestamp: float | None) -> Segment:
         segment = self.current
         segment.assistant_parts += 1
         if message_id not in self._recent_set:
@@ -327,6 +329,7 @@ class StreamSegmenter:
                 self._recent_set.discard(self._recent_messages.popleft())
             self._turn += 1
             segment.turns += 1
+            tokens = tokens_of(usage)
             totals = segment.tokens
             totals[0] += tokens[0]
             totals[1] += tokens[1]
@@ -342,7 +345,7 @@ class StreamSegmenter:
     def _assistant_text(self, event: AssistantText) -> None:
         if event.attribution_skill:
             self._start_skill(event.attribution_skill)
-        segment = self._assistant(event.message_id, event.tokens, event.timestamp)
+        segment = self._assistant(event.message_id, event.usage, event.timestamp)
         if event.thinking and not self._rules.include_thinking:
             return
         text = event.text
@@ -358,7 +361,7 @@ class StreamSegmenter:
                     {"text": match.group(0), "thinking": event.thinking},
                 )
             )
-        if not segment.hedged:
+        if not segment.hedged and self._may_hedge(text):
             hedge = self._hedging.search(text)
             if hedge is not None:
                 segment.hedged = True
@@ -372,6 +375,12 @@ class StreamSegmenter:
                     )
                 )
 
+    def _may_hedge(self, text: str) -> bool:
+        if self._rules.extra_hedging:
+            return True
+        lowered = text.lower()
+        return any(phrase in lowered for phrase in patterns.HEDGING_LITERALS)
+
     def _tool_call(self, event: ToolCall) -> None:
         if event.attribution_skill:
             self._start_skill(event.attribution_skill)
@@ -383,7 +392,7 @@ class StreamSegmenter:
             from_file = signals.skill_file_read(event)
             if from_file is not None:
                 self._start_skill(from_file)
-        segment = self._assistant(event.message_id, event.tokens, event.timestamp)
+        segment = self._assistant(event.message_id, event.usage, event.timestamp)
         segment.tool_calls += 1
         self._pending[event.call_id] = _PendingCall(segment, event, self._turn)
 

@@ -215,7 +215,7 @@ def read_paths(call: ToolCall) -> list[str]:
         return [path] if path else []
     if call.tool in patterns.SHELL_TOOLS:
         command = call.input.get("command")
-        if isinstance(command, str):
+        if isinstance(command, str) and any(reader in command for reader in patterns.SHELL_READERS):
             return shell_reads(command)
     return []
 
@@ -266,6 +266,8 @@ def _quoted_spans(text: str) -> list[tuple[int, int]]:
 
 def find_markers(text: str) -> list[re.Match[str]]:
     """Explicit markers used (not quoted) in an assistant text (spec §3.2)."""
+    if "【" not in text and "[" not in text:
+        return []
     matches = list(patterns.MARKER_PATTERN.finditer(text))
     if not matches:
         return []

@@ -19,12 +19,10 @@ import orjson
 
 from omkd.engine import patterns
 from omkd.engine.events import (
-    NO_TOKENS,
     AssistantText,
     CommandInvoked,
     Compaction,
     Event,
-    Tokens,
     ToolCall,
     ToolResult,
     UserPrompt,
@@ -45,6 +43,11 @@ QUIET_TYPES: Final = frozenset(
         "attachment",
     }
 )
+# Records skipped without parsing when their top-level type can be read safely (below).
+_SKIPPED_UNPARSED: Final = {t.encode(): t for t in QUIET_TYPES | {"progress"}}
+_TYPE_KEY: Final = b'"type":"'
+_TYPE_SEARCH_WINDOW: Final = 1024
+_OPEN_BRACE: Final = ord("{")
 MAX_DISTINCT_UNKNOWN: Final = 64
 OTHER_TYPE: Final = "__other__"
 
@@ -68,19 +71,6 @@ def parse_timestamp(value: object) -> float | None:
     return moment.timestamp()
 
 
-def _tokens(message: dict[str, Any]) -> Tokens:
-    usage = message.get("usage")
-    if not isinstance(usage, dict):
-        return NO_TOKENS
-    values = (
-        usage.get("input_tokens"),
-        usage.get("output_tokens"),
-        usage.get("cache_read_input_tokens"),
-        usage.get("cache_creation_input_tokens"),
-    )
-    return tuple(v if isinstance(v, int) else 0 for v in values)  # type: ignore[return-value]
-
-
 def flatten_text(content: object) -> str:
     """A tool result's content as one text: strings as they are, text parts joined."""
     if isinstance(content, str):
@@ -93,6 +83,27 @@ def flatten_text(content: object) -> str:
         ]
         return "\n".join(texts)
     return ""
+
+
+def _quiet_type(line: bytes) -> str | None:
+    """The record's type when it is one omkd ignores and can be known without parsing.
+
+    ``"type":"`` cannot occur inside a JSON string (its quotes would be escaped), so its
+    first occurrence, with no ``{`` or ``[`` before it, is the top-level key. Half of a
+    2.1.x transcript's records are ``progress`` mirrors, and they are the largest lines:
+    not parsing them is most of the speed of a scan. The cheap tests come first: most
+    lines are not skipped and leave after one search.
+    """
+    at = line.find(_TYPE_KEY, 1, _TYPE_SEARCH_WINDOW)
+    if at < 0:
+        return None
+    start = at + len(_TYPE_KEY)
+    kind = _SKIPPED_UNPARSED.get(line[start : line.find(b'"', start, start + 32)])
+    if kind is None or line[0] != _OPEN_BRACE or not line.endswith(b"}"):
+        return None
+    if line.find(b"{", 1, at) >= 0 or line.find(b"[", 1, at) >= 0:
+        return None
+    return kind
 
 
 class ClaudeCodeAdapter:
@@ -113,6 +124,11 @@ class ClaudeCodeAdapter:
 
     def decode(self, line: bytes) -> list[Event]:
         """Events of one complete line (without its newline)."""
+        quiet = _quiet_type(line)
+        if quiet is not None:
+            self.records += 1
+            self.ignored[quiet] += 1
+            return []
         if not line.strip():
             return []
         try:
@@ -178,7 +194,9 @@ class ClaudeCodeAdapter:
             message_id = str(record.get("requestId") or record.get("uuid") or "")
         attribution = record.get("attributionSkill")
         skill = attribution if isinstance(attribution, str) and attribution else None
-        tokens = _tokens(message)
+        usage = message.get("usage")
+        if not isinstance(usage, dict):
+            usage = None
         events: list[Event] = []
         for part in message["content"]:
             if not isinstance(part, dict):
@@ -187,17 +205,17 @@ class ClaudeCodeAdapter:
             if part_type == "text":
                 text = part.get("text")
                 if isinstance(text, str):
-                    events.append(AssistantText(timestamp, message_id, text, False, skill, tokens))
+                    events.append(AssistantText(timestamp, message_id, text, False, skill, usage))
             elif part_type == "tool_use":
                 name, call_id, tool_input = part.get("name"), part.get("id"), part.get("input")
                 if isinstance(name, str) and isinstance(call_id, str):
                     if not isinstance(tool_input, dict):
                         tool_input = {}
-                    events.append(ToolCall(timestamp, message_id, call_id, name, tool_input, skill, tokens))
+                    events.append(ToolCall(timestamp, message_id, call_id, name, tool_input, skill, usage))
             elif part_type == "thinking":
                 text = part.get("thinking")
                 events.append(
-                    AssistantText(timestamp, message_id, text if isinstance(text, str) else "", True, skill, tokens)
+                    AssistantText(timestamp, message_id, text if isinstance(text, str) else "", True, skill, usage)
                 )
         return events
 
