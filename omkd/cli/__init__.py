@@ -1,20 +1,41 @@
-"""The ``omkd`` command line."""
+"""The ``omkd`` command line.
+
+Each command's module is imported only when that command runs, so ``omkd scan`` does not
+pay for the daemon's imports (aiohttp, structlog, prometheus_client) at start-up.
+"""
 
 from __future__ import annotations
+
+import importlib
+from typing import Final
 
 import click
 
 from omkd import __version__
-from omkd.cli.remote import gaps_command, status_command
-from omkd.cli.run import check_config_command, run_command
-from omkd.cli.scan import scan_command
+
+COMMANDS: Final = {
+    "scan": ("omkd.cli.scan", "scan_command"),
+    "run": ("omkd.cli.run", "run_command"),
+    "check-config": ("omkd.cli.run", "check_config_command"),
+    "status": ("omkd.cli.remote", "status_command"),
+    "gaps": ("omkd.cli.remote", "gaps_command"),
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module, name = target
+        command: click.Command = getattr(importlib.import_module(module), name)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="omkd")
 def main() -> None:
     """omkd finds where the knowledge you give AI coding agents runs out."""
-
-
-for command in (scan_command, run_command, check_config_command, status_command, gaps_command):
-    main.add_command(command)
