@@ -74,6 +74,8 @@ class Sources(_Section):
     """Extra knowledge roots: every text file below them counts for coverage."""
     home: Path = Path("~")
     """Where the user-level ``~/.claude`` knowledge lives."""
+    knowledge_refresh: Seconds = 15.0
+    """How often the knowledge files are listed again (coverage, change detection)."""
 
 
 class Tail(_Section):

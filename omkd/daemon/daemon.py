@@ -31,6 +31,7 @@ from omkd.engine import report as reports
 from omkd.engine.pipeline import PipelineCounters, Window
 from omkd.engine.report import GapEntry, Report
 from omkd.shell.knowledge import FileKnowledgeIndex
+from omkd.shell.knowledge_watch import KnowledgeWatcher
 
 log = structlog.get_logger("omkd.daemon")
 
@@ -39,7 +40,6 @@ READ_BUDGET: Final = 4 << 20
 REPLAY_LAG_BYTES: Final = 8 << 20
 EVICT_EVERY: Final = 60.0
 WINDOW_EVERY: Final = 10.0
-KNOWLEDGE_EVERY: Final = 60.0
 HINT_RESCAN_DELAY: Final = 0.2
 
 
@@ -74,6 +74,7 @@ class Daemon:
         self._metrics_built = 0.0
         self._labels = metrics.SkillLabels(config.metrics.max_skills)
         self._knowledge = self._knowledge_index()
+        self._knowledge_watch = KnowledgeWatcher()
         self._knowledge_at = time.monotonic()
         self.bound_port: int | None = None
         self._caught_up = False
@@ -151,6 +152,7 @@ class Daemon:
             restored_files=self._ingest.stats.restored_files,
         )
         self._rescan()
+        self._refresh_knowledge()
         self._ready = True
         self._rebuild_metrics(force=True)
         self.notifier.send("READY=1", f"STATUS=following {len(self.ingest.tailer.files)} transcript files")
@@ -180,10 +182,9 @@ class Daemon:
                 if now >= next_evict:
                     self.ingest.evict_idle()
                     next_evict = now + EVICT_EVERY
-                if now - self._knowledge_at >= KNOWLEDGE_EVERY:
-                    self._knowledge = self._knowledge_index()
+                if now - self._knowledge_at >= self.config.sources.knowledge_refresh:
+                    self._refresh_knowledge()
                     self._knowledge_at = now
-                    self._metrics_dirty = True
                 self._rebuild_metrics()
                 if worked or self._ready_files:
                     await asyncio.sleep(0)
@@ -270,7 +271,7 @@ class Daemon:
         ingest.live.retention = new.window.retention
         ingest.live.rollup_days = new.window.rollup_days
         self._labels.cap = new.metrics.max_skills
-        self._knowledge = self._knowledge_index()
+        self._refresh_knowledge()
         self._rescan_due = 0.0
         self._metrics_dirty = True
         self._wake.set()
@@ -409,6 +410,14 @@ class Daemon:
         sockets = getattr(server, "sockets", None) or []
         self.bound_port = sockets[0].getsockname()[1] if sockets else self.config.http.port
 
+    def _refresh_knowledge(self) -> None:
+        """List the knowledge files again and note which bases changed."""
+        self._knowledge = self._knowledge_index()
+        cwds = list(self.ingest.live.fold.overall.cwds) if self._ingest is not None else []
+        if self._knowledge_watch.update(self._knowledge.bases(cwds)):
+            log.info("knowledge_changed", bases=sorted(self._knowledge_watch.figures))
+        self._metrics_dirty = True
+
     def _knowledge_index(self) -> FileKnowledgeIndex:
         sources = self.config.sources
         return FileKnowledgeIndex(sources.home.expanduser(), [p.expanduser() for p in sources.knowledge_roots])
@@ -459,7 +468,14 @@ class Daemon:
             window_length=self.config.window.length,
         )
         exposition = metrics.Exposition(
-            ingest.live.counters, fold.skills, fold.overall, open_by_skill, self._knowledge, self._labels, view
+            ingest.live.counters,
+            fold.skills,
+            fold.overall,
+            open_by_skill,
+            self._knowledge,
+            self._labels,
+            view,
+            self._knowledge_watch.figures,
         )
         self._metrics = metrics.render(exposition)
         ingest.meta["skill_labels"] = list(self._labels.labelled)

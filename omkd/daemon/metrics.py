@@ -25,6 +25,7 @@ from omkd.engine import health, patterns
 from omkd.engine.health import SkillTotals
 from omkd.engine.live import SkillCounters
 from omkd.engine.report import KnowledgeIndex
+from omkd.shell.knowledge_watch import BaseFigures
 
 OTHER: Final = "__other__"
 PARSE_ERROR_REASONS: Final = ("invalid_json", "invalid_utf8", "not_object", "bad_shape")
@@ -92,6 +93,10 @@ DECLARED: Final[dict[str, tuple[str, str]]] = {
     "omkd_last_checkpoint_timestamp_seconds": ("gauge", "When the state was last checkpointed."),
     "omkd_skill_labels": ("gauge", "Distinct skill label values in use (capped)."),
     "omkd_skills_overflowed": ("gauge", "Skills folded into the __other__ label by the cap."),
+    "omkd_knowledge_files": ("gauge", "Knowledge files per knowledge base (user ~, extra roots, projects)."),
+    "omkd_knowledge_changes": ("counter", "Changes seen in a knowledge base's files (added, removed, edited)."),
+    "omkd_knowledge_last_change_timestamp_seconds": ("gauge", "Newest modification time among a base's files."),
+    "omkd_knowledge_revision": ("info", "Git revision checked out where a knowledge base lives."),
     "omkd_build": ("info", "omkd build information."),
 }
 
@@ -181,6 +186,7 @@ class Exposition(Collector):
         knowledge: KnowledgeIndex,
         labels: SkillLabels,
         pipeline: PipelineView,
+        knowledge_bases: dict[str, BaseFigures] | None = None,
     ) -> None:
         self._counters = counters
         self._window = window
@@ -189,6 +195,7 @@ class Exposition(Collector):
         self._knowledge = knowledge
         self._labels = labels
         self._pipeline = pipeline
+        self._bases = knowledge_bases or {}
 
     def describe(self) -> list[object]:
         return []
@@ -197,6 +204,7 @@ class Exposition(Collector):
         yield from self._skill_counters()
         yield from self._window_gauges()
         yield from self._pipeline_metrics()
+        yield from self._knowledge_metrics()
 
     @staticmethod
     def _family(name: str, labels: tuple[str, ...] = ()) -> CounterMetricFamily | GaugeMetricFamily:
@@ -325,6 +333,20 @@ class Exposition(Collector):
         info = InfoMetricFamily("omkd_build", DECLARED["omkd_build"][1])
         info.add_metric([], {"version": __version__, "python": platform.python_version()})
         yield info
+
+    def _knowledge_metrics(self) -> Iterator[CounterMetricFamily | GaugeMetricFamily | InfoMetricFamily]:
+        files = self._family("omkd_knowledge_files", ("base",))
+        changes = self._family("omkd_knowledge_changes", ("base",))
+        last = self._family("omkd_knowledge_last_change_timestamp_seconds", ("base",))
+        revision = InfoMetricFamily("omkd_knowledge_revision", DECLARED["omkd_knowledge_revision"][1], labels=("base",))
+        for base, figures in sorted(self._bases.items()):
+            files.add_metric([base], figures.files)
+            changes.add_metric([base], figures.changes)
+            if figures.last_change is not None:
+                last.add_metric([base], figures.last_change)
+            if figures.revision is not None:
+                revision.add_metric([base], {"revision": figures.revision})
+        yield from (files, changes, last, revision)
 
 
 def render(exposition: Exposition) -> bytes:

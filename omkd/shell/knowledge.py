@@ -37,6 +37,9 @@ def _layout(base: Path, trees: Iterable[str]) -> frozenset[str]:
     return frozenset(files)
 
 
+USER_BASE: Final = "~"
+
+
 class FileKnowledgeIndex:
     """Knowledge files found on this machine for the projects transcripts name."""
 
@@ -62,3 +65,17 @@ class FileKnowledgeIndex:
             found = _layout(path, (".claude/knowledge", ".claude/skills")) if path.is_absolute() else frozenset()
             cached = self._projects[cwd] = found
         return cached
+
+    def bases(self, cwds: Iterable[str]) -> list[tuple[str, Path, frozenset[str]]]:
+        """Each knowledge base as (name, directory, files): the user's (``~``), each extra
+        root and each project directory (named by its last component)."""
+        found: list[tuple[str, Path, frozenset[str]]] = []
+        if self._home is not None:
+            user = self._home / ".claude"
+            found.append((USER_BASE, user, _layout(user, ("skills",))))
+        found.extend((root.name or str(root), root, frozenset(_text_files(root))) for root in self._extra)
+        for cwd in sorted(set(cwds)):
+            path = Path(cwd)
+            if path.is_absolute():
+                found.append((path.name or cwd, path, self.files_for(cwd)))
+        return found
