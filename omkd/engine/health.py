@@ -66,6 +66,8 @@ class SkillTotals:
     segments: int = 0
     gap_segments: int = 0
     weight_sum: float = 0.0
+    half_weight_segments: int = 0
+    """Segments whose strongest signal is weak (weight 0.5); the rest of the gap segments weigh 1."""
     by_type: Counter[str] = field(default_factory=Counter)
     tool_calls: int = 0
     tool_answered: int = 0
@@ -83,7 +85,10 @@ class SkillTotals:
         self.segments += sign
         if segment.signals:
             self.gap_segments += sign
-        self.weight_sum += sign * segment.weight
+        weight = segment.weight
+        self.weight_sum += sign * weight
+        if weight == 0.5:
+            self.half_weight_segments += sign
         for signal in segment.signals:
             self.by_type[signal.type] += sign
         self.tool_calls += sign * segment.tool_calls
@@ -115,6 +120,12 @@ class SkillTotals:
     def weighted_gap_rate(self) -> float:
         # Rounded so that sums folded in another order (or with removals) compare equal.
         return round(self.weight_sum / self.segments, 9) if self.segments else 0.0
+
+    @property
+    def weight_counts(self) -> tuple[int, int, int]:
+        """Segments of weight 0, 0.5 and 1: all a bootstrap of the weighted rate needs."""
+        full = self.gap_segments - self.half_weight_segments
+        return (self.segments - self.gap_segments, self.half_weight_segments, full)
 
     @property
     def comparable_calls(self) -> int:
