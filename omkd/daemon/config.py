@@ -13,7 +13,7 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from omkd.engine import skills
 
@@ -122,12 +122,13 @@ class Http(_Section):
     """host:port; port 0 picks a free port (tests). Keep it on loopback: status and gaps
     expose transcript snippets."""
 
-    @model_validator(mode="after")
-    def _host_port(self) -> Http:
-        host, sep, port = self.listen.rpartition(":")
+    @field_validator("listen")
+    @classmethod
+    def _host_port(cls, listen: str) -> str:
+        host, sep, port = listen.rpartition(":")
         if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-            raise ValueError(f"{self.listen!r} is not host:port")
-        return self
+            raise ValueError(f"{listen!r} is not host:port")
+        return listen
 
     @property
     def host(self) -> str:
@@ -153,12 +154,6 @@ class Config(_Section):
     state: State = Field(default_factory=State)
     http: Http = Field(default_factory=Http)
     metrics: Metrics = Field(default_factory=Metrics)
-
-    @model_validator(mode="after")
-    def _retention_covers_window(self) -> Config:
-        if self.window.retention < self.window.length:
-            raise ValueError("window.retention must be at least window.length")
-        return self
 
     def roots(self) -> list[Path]:
         return [root.expanduser() for root in self.sources.roots]
@@ -187,15 +182,37 @@ def _problems(error: ValidationError) -> list[str]:
     return problems
 
 
+_SECONDS: Final = TypeAdapter(Seconds)
+
+
+def _cross_checks(document: dict[str, Any]) -> list[str]:
+    """Rules between keys, checked even when other keys are bad so every problem is named."""
+    window = document.get("window", {})
+    if not isinstance(window, dict):
+        return []
+    try:
+        length = _SECONDS.validate_python(window.get("length", Window().length))
+        retention = _SECONDS.validate_python(window.get("retention", Window().retention))
+    except ValidationError:
+        return []
+    if retention < length:
+        return ["window.retention: must be at least window.length"]
+    return []
+
+
 def parse_config(text: str, source: str = "<config>") -> Config:
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(source, [f"not valid TOML: {error}"]) from None
+    problems = _cross_checks(document)
     try:
-        return Config.model_validate(document)
+        config = Config.model_validate(document)
     except ValidationError as error:
-        raise ConfigError(source, _problems(error)) from None
+        raise ConfigError(source, _problems(error) + problems) from None
+    if problems:
+        raise ConfigError(source, problems)
+    return config
 
 
 def load_config(path: Path | None) -> Config:

@@ -170,6 +170,12 @@ class Daemon:
                 if now >= self._rescan_due:
                     self._rescan()
                 worked = await self._read_ready()
+                if not worked and not self._ready_files and self.ingest.dirty:
+                    # A burst has been read: save it now, so /metrics (which shows only saved
+                    # counters) is current within milliseconds of the write.
+                    self.ingest.checkpoint()
+                    self._metrics_dirty = True
+                    next_checkpoint = time.monotonic() + self.config.state.checkpoint_interval
                 if now >= next_window:
                     self.ingest.live.advance(self.clock())
                     self._metrics_dirty = True
@@ -436,7 +442,7 @@ class Daemon:
         for summary in fold.in_window():
             if summary.open and (summary.last_ts or 0.0) >= open_after:
                 open_by_skill[summary.skill] = open_by_skill.get(summary.skill, 0) + 1
-        pipeline = ingest.pipeline
+        pipeline = ingest.exported_pipeline
         stats = ingest.stats
         discarded = dict(stats.discarded)
         discarded["oversize"] = pipeline.bad_lines.get("oversize", 0)
@@ -468,7 +474,7 @@ class Daemon:
             window_length=self.config.window.length,
         )
         exposition = metrics.Exposition(
-            ingest.live.counters,
+            ingest.exported_counters,
             fold.skills,
             fold.overall,
             open_by_skill,

@@ -13,14 +13,14 @@ import pickle
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import structlog
 
 from omkd.daemon.config import Config
 from omkd.daemon.state import Checkpoint, FileCheckpoint, Restored, StateStore
 from omkd.daemon.tailer import Ended, EndReason, ScanResult, Tailer, TrackedFile
-from omkd.engine.live import LiveFold
+from omkd.engine.live import LiveFold, SkillCounters
 from omkd.engine.pipeline import PipelineCounters, StreamProcessor
 from omkd.engine.segment import SegmenterRules
 
@@ -60,6 +60,19 @@ def rules_of(config: Config) -> SegmenterRules:
     )
 
 
+def _copy_counters(counters: SkillCounters) -> SkillCounters:
+    return replace(counters, signals=Counter(counters.signals))
+
+
+def _copy_pipeline(pipeline: PipelineCounters) -> PipelineCounters:
+    return replace(
+        pipeline,
+        bad_lines=Counter(pipeline.bad_lines),
+        unknown_types=Counter(pipeline.unknown_types),
+        ignored=Counter(pipeline.ignored),
+    )
+
+
 class Ingest:
     """The daemon's reading and folding side."""
 
@@ -86,6 +99,11 @@ class Ingest:
         self.live.changed_segments.clear()
         self.live.changed_rollups.clear()
         self.live.changed_skills.clear()
+        #: The persistent counters as of the last checkpoint: what /metrics exports, so an
+        #: exported counter never runs ahead of the saved state and a kill -9 can never make
+        #: one go backwards (Prometheus would take that for a reset and count twice).
+        self.exported_counters: dict[str, SkillCounters] = {k: _copy_counters(v) for k, v in restored.counters.items()}
+        self.exported_pipeline: PipelineCounters = _copy_pipeline(restored.pipeline)
         self._restore_files(restored.files)
 
     # --- restore -------------------------------------------------------------------------------
@@ -295,6 +313,10 @@ class Ingest:
             return False
         self.stats.checkpoint_writes += 1
         self.stats.last_checkpoint = self.clock()
+        for skill in live.changed_skills:
+            if skill in live.counters:
+                self.exported_counters[skill] = _copy_counters(live.counters[skill])
+        self.exported_pipeline = _copy_pipeline(self.pipeline)
         self._dirty_files.clear()
         self._dropped_files.clear()
         live.changed_segments.clear()
