@@ -1,0 +1,222 @@
+"""The daemon's HTTP API and the commands that use it (operating.md §3, §4; README).
+
+One real ``omkd run`` per module follows a hand-made session (``tests/live_helpers.py``
+recipes), one segment a minute from 2026-01-01T00:00Z:
+
+- deploy: miss, hit, miss, hit, miss, hit at minutes 0-5 -> 6 segments, 3 with a failed
+  search (gap rate 3/6 = 0.5, weighted (1 + 1 + 1) / 6 = 0.5), confidence low;
+- lint: hedge at minute 6 -> 1 segment with one hedging signal, underpowered.
+
+Gaps, newest first: lint hedging 00:06, deploy failed_search 00:04, 00:02, 00:00.
+"""
+
+from __future__ import annotations
+
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import Any, Final
+
+import orjson
+import pytest
+from click.testing import CliRunner, Result
+
+from omkd.cli import main
+from omkd.engine.report import Report
+from tests.daemon_process import DaemonProcess
+from tests.live_helpers import append, omkd, session_bytes, wait_lines
+
+PLAN: Final = [
+    *[("deploy", outcome) for outcome in ("miss", "hit", "miss", "hit", "miss", "hit")],
+    ("lint", "hedge"),
+]
+
+
+@pytest.fixture(scope="module")
+def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaemonProcess]:
+    workdir = tmp_path_factory.mktemp("http-api")
+    root = workdir / "projects"
+    data = session_bytes(PLAN)
+    append(root / "-home-dev-shop" / "session.jsonl", data)
+    with DaemonProcess(workdir, [root]) as process:
+        process.start()
+        wait_lines(process, data.count(b"\n"))
+        yield process
+        assert process.stop() == 0
+
+
+def fetch(daemon: DaemonProcess, path: str) -> tuple[int, bytes]:
+    """Status code and body of a GET, errors included."""
+    try:
+        with urllib.request.urlopen(daemon.url + path, timeout=10) as response:  # noqa: S310 (loopback)
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def gaps(daemon: DaemonProcess, query: str) -> list[tuple[str, str, str | None]]:
+    """(skill, type, timestamp) of each gap /api/v1/gaps returns for ``query``."""
+    code, body = fetch(daemon, f"/api/v1/gaps?{query}")
+    assert code == 200, body
+    document = orjson.loads(body)
+    assert document["count"] == len(document["gaps"])
+    return [(g["skill"], g["type"], g["timestamp"]) for g in document["gaps"]]
+
+
+def cli(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def skill_rows(document: dict[str, Any]) -> dict[str, tuple[int, int, float, float, str]]:
+    return {
+        s["skill"]: (s["segments"], s["gap_segments"], s["gap_rate"], s["weighted_gap_rate"], s["confidence"])
+        for s in document["skills"]
+    }
+
+
+def test_healthz_answers_200(daemon: DaemonProcess) -> None:
+    """/healthz says the process is alive."""
+    assert fetch(daemon, "/healthz") == (200, b"ok\n")
+
+
+def test_readyz_answers_200_once_ready(daemon: DaemonProcess) -> None:
+    """/readyz answers 200 once the initial scan is done and the state loaded."""
+    assert fetch(daemon, "/readyz") == (200, b"ready\n")
+
+
+def test_status_is_a_valid_schema_1_report(daemon: DaemonProcess) -> None:
+    """/api/v1/status serves a Report of schema_version 1 with the hand-counted figures."""
+    code, body = fetch(daemon, "/api/v1/status")
+    document = orjson.loads(body)
+    report = Report.model_validate(document)
+    assert (code, document["schema_version"], report.schema_version) == (200, 1, 1)
+    assert skill_rows(document) == {"deploy": (6, 3, 0.5, 0.5, "low"), "lint": (1, 1, 1.0, 0.5, "underpowered")}
+    assert (report.overall.segments, report.overall.gap_segments, report.watermark.segments) == (7, 4, 7)
+
+
+def test_status_skill_parameter_filters_skills(daemon: DaemonProcess) -> None:
+    """?skill= keeps only that skill's row, failed searches and gaps; overall and watermark stay whole."""
+    whole = orjson.loads(fetch(daemon, "/api/v1/status")[1])
+    code, body = fetch(daemon, "/api/v1/status?skill=lint")
+    only = orjson.loads(body)
+    assert (code, [s["skill"] for s in only["skills"]]) == (200, ["lint"])
+    assert ([g["type"] for g in only["gaps"]], only["top_failed_searches"]) == (["hedging"], [])
+    assert (only["overall"], only["watermark"]["segments"]) == (whole["overall"], whole["watermark"]["segments"])
+
+
+def test_status_rejects_unknown_parameter(daemon: DaemonProcess) -> None:
+    """An unknown /api/v1/status parameter gets a 400 naming it."""
+    code, body = fetch(daemon, "/api/v1/status?skil=deploy")
+    assert (code, "skil" in orjson.loads(body)["error"]) == (400, True)
+
+
+def test_gaps_newest_first(daemon: DaemonProcess) -> None:
+    """/api/v1/gaps lists every signal, newest first."""
+    assert gaps(daemon, "") == [
+        ("lint", "hedging", "2026-01-01T00:06:00.000Z"),
+        ("deploy", "failed_search", "2026-01-01T00:04:00.000Z"),
+        ("deploy", "failed_search", "2026-01-01T00:02:00.000Z"),
+        ("deploy", "failed_search", "2026-01-01T00:00:00.000Z"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("skill=lint", [("lint", "hedging", "2026-01-01T00:06:00.000Z")]),
+        ("type=hedging", [("lint", "hedging", "2026-01-01T00:06:00.000Z")]),
+        (
+            "type=failed_search",
+            [
+                ("deploy", "failed_search", "2026-01-01T00:04:00.000Z"),
+                ("deploy", "failed_search", "2026-01-01T00:02:00.000Z"),
+                ("deploy", "failed_search", "2026-01-01T00:00:00.000Z"),
+            ],
+        ),
+        (
+            "since=2026-01-01T00:02:00Z",
+            [
+                ("lint", "hedging", "2026-01-01T00:06:00.000Z"),
+                ("deploy", "failed_search", "2026-01-01T00:04:00.000Z"),
+                ("deploy", "failed_search", "2026-01-01T00:02:00.000Z"),
+            ],
+        ),
+        (
+            "limit=2",
+            [("lint", "hedging", "2026-01-01T00:06:00.000Z"), ("deploy", "failed_search", "2026-01-01T00:04:00.000Z")],
+        ),
+        (
+            "skill=deploy&type=failed_search&since=2026-01-01T00:01:00Z&limit=1",
+            [("deploy", "failed_search", "2026-01-01T00:04:00.000Z")],
+        ),
+        ("skill=nobody", []),
+        ("type=explicit_marker", []),
+    ],
+)
+def test_gaps_filters(daemon: DaemonProcess, query: str, expected: list[tuple[str, str, str]]) -> None:
+    """/api/v1/gaps filters by skill, type, since and limit, alone and together."""
+    assert gaps(daemon, query) == expected
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [
+        ("kind=hedging", "kind"),
+        ("type=guess", "type"),
+        ("since=yesterday", "since"),
+        ("since=", "since"),
+        ("limit=0", "limit"),
+        ("limit=10001", "limit"),
+        ("limit=x", "limit"),
+        ("limit=-1", "limit"),
+    ],
+)
+def test_gaps_rejects_bad_parameter(daemon: DaemonProcess, query: str, named: str) -> None:
+    """Every bad /api/v1/gaps parameter gets a 400 whose message names it."""
+    code, body = fetch(daemon, f"/api/v1/gaps?{query}")
+    message = orjson.loads(body)["error"]
+    assert (code, named in message) == (400, True), message
+
+
+def test_status_command_prints_the_table(daemon: DaemonProcess) -> None:
+    """``omkd status --url`` prints each skill of the running daemon, exit 0."""
+    result = cli("status", "--url", daemon.url)
+    assert (result.exit_code, "deploy" in result.stdout, "lint" in result.stdout) == (0, True, True), result.output
+
+
+def test_status_command_json_is_the_daemon_report(daemon: DaemonProcess) -> None:
+    """``omkd status --json`` prints the daemon's report."""
+    result = cli("status", "--url", daemon.url, "--json")
+    printed = orjson.loads(result.stdout)
+    served = daemon.get("/api/v1/status")
+    assert result.exit_code == 0, result.output
+    assert (printed["schema_version"], printed["skills"], printed["overall"]) == (
+        served["schema_version"],
+        served["skills"],
+        served["overall"],
+    )
+
+
+@pytest.mark.parametrize(("limit", "exit_code"), [("0.4", 1), ("0.49", 1), ("0.5", 0), ("0.6", 0)])
+def test_status_command_weighted_gap_gate(daemon: DaemonProcess, limit: str, exit_code: int) -> None:
+    """``--max-weighted-gap-rate`` exits 1 when a confident skill exceeds it (deploy: 0.5), 0 otherwise;
+    underpowered lint (weighted 0.5) never fails it."""
+    result = cli("status", "--url", daemon.url, "--max-weighted-gap-rate", limit)
+    failed = [line for line in result.output.splitlines() if "weighted_gap_rate" in line and "exceeds" in line]
+    assert (result.exit_code, ["deploy" in line for line in failed]) == (exit_code, [True] * exit_code), result.output
+
+
+def test_gaps_command_filters_by_type(daemon: DaemonProcess) -> None:
+    """``omkd gaps --type failed_search`` lists only failed searches."""
+    result = cli("gaps", "--url", daemon.url, "--type", "failed_search", "--json")
+    document = orjson.loads(result.stdout)
+    assert result.exit_code == 0, result.output
+    assert [(g["skill"], g["type"]) for g in document["gaps"]] == [("deploy", "failed_search")] * 3
+    table = cli("gaps", "--url", daemon.url, "--type", "failed_search")
+    assert (table.exit_code, "Gaps (3)" in table.stdout, "hedging" in table.stdout) == (0, True, False)
+
+
+def test_status_command_unreachable_daemon_exits_2() -> None:
+    """``omkd status`` against a port nobody listens on exits 2 with a message naming the URL."""
+    completed = omkd("status", "--url", "http://127.0.0.1:1")
+    assert (completed.returncode, "http://127.0.0.1:1" in completed.stderr) == (2, True), completed.stderr

@@ -1,0 +1,228 @@
+"""The /metrics exposition of the real daemon (operating.md §3, §6).
+
+Hand-made sessions follow the recipes of ``tests/live_helpers.py``; the figures each test
+expects are counted by hand from its plan, in the comments next to it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from omkd.daemon.metrics import DECLARED
+from tests import claude_lines as cl
+from tests.daemon_process import DaemonProcess
+from tests.live_helpers import append, family, samples_of, session_bytes, wait_lines
+
+# deploy: miss, miss, hedge, marker, hit, misses3 -> 6 segments; 5 with a signal (all but hit);
+#   weights 1 + 1 + 0.5 + 0.5 + 0 + 1 = 4.0; failed_search 1 + 1 + 3 = 5, repeated_failure 1
+#   (the three misses in a row), hedging 1, explicit_marker 1; gap rate 5/6; tier 1 (low: 5 <= 6 < 20).
+# lint: hedge -> 1 segment, 1 with a signal, weight 0.5, hedging 1; gap rate 1.0; tier 0 (underpowered).
+GOLDEN_PLAN: Final = [
+    *[("deploy", outcome) for outcome in ("miss", "miss", "hedge", "marker", "hit", "misses3")],
+    ("lint", "hedge"),
+]
+GOLDEN: Final = {
+    'omkd_segments_total{skill="deploy"}': 6.0,
+    'omkd_segments_total{skill="lint"}': 1.0,
+    'omkd_gap_segments_total{skill="deploy"}': 5.0,
+    'omkd_gap_segments_total{skill="lint"}': 1.0,
+    'omkd_weighted_gap_sum_total{skill="deploy"}': 4.0,
+    'omkd_weighted_gap_sum_total{skill="lint"}': 0.5,
+    'omkd_signals_total{skill="deploy",type="failed_search"}': 5.0,
+    'omkd_signals_total{skill="deploy",type="repeated_failure"}': 1.0,
+    'omkd_signals_total{skill="deploy",type="explicit_marker"}': 1.0,
+    'omkd_signals_total{skill="deploy",type="hedging"}': 1.0,
+    'omkd_signals_total{skill="lint",type="failed_search"}': 0.0,
+    'omkd_signals_total{skill="lint",type="repeated_failure"}': 0.0,
+    'omkd_signals_total{skill="lint",type="explicit_marker"}': 0.0,
+    'omkd_signals_total{skill="lint",type="hedging"}': 1.0,
+    'omkd_window_gap_rate{skill="deploy"}': 5 / 6,
+    'omkd_window_gap_rate{skill="lint"}': 1.0,
+    'omkd_window_confidence_tier{skill="deploy"}': 1.0,
+    'omkd_window_confidence_tier{skill="lint"}': 0.0,
+    # all skills: 7 segments, 6 with a signal, weights 4.0 + 0.5; tier 1 (low).
+    "omkd_window_overall_segments": 7.0,
+    "omkd_window_overall_gap_segments": 6.0,
+    "omkd_window_overall_weighted_gap_sum": 4.5,
+    "omkd_window_overall_confidence_tier": 1.0,
+}
+# Four skills, max_skills = 2: alpha 1 segment (miss), beta 2 (hit, hedge), gamma 3 (miss, hit, hit),
+# delta 4 (hit, hit, hit, marker). Per skill (segments, gap segments, weight sum):
+CAP_PLAN: Final = [
+    ("alpha", "miss"),
+    ("beta", "hit"),
+    ("beta", "hedge"),
+    ("gamma", "miss"),
+    ("gamma", "hit"),
+    ("gamma", "hit"),
+    *[("delta", outcome) for outcome in ("hit", "hit", "hit", "marker")],
+]
+CAP_FIGURES: Final = {"alpha": (1, 1, 1.0), "beta": (2, 1, 0.5), "gamma": (3, 1, 1.0), "delta": (4, 1, 0.5)}
+# Counters kept in the state file, so a restart must never lower them (the pipeline
+# self-metrics such as omkd_read_bytes_total count for one process and restart from 0).
+PERSISTENT_COUNTERS: Final = (
+    "omkd_segments_total",
+    "omkd_gap_segments_total",
+    "omkd_weighted_gap_sum_total",
+    "omkd_signals_total",
+    "omkd_tool_calls_total",
+    "omkd_tool_failures_total",
+    "omkd_lines_total",
+    "omkd_records_total",
+    "omkd_parse_errors_total",
+    "omkd_unknown_records_total",
+    "omkd_invalid_skill_names_total",
+)
+
+
+@contextlib.contextmanager
+def started(workdir: Path, data: bytes, extra_config: str = "") -> Iterator[DaemonProcess]:
+    """A daemon following one session file holding ``data``, every line of it read."""
+    root = workdir / "projects"
+    append(root / "-home-dev-shop" / "session.jsonl", data)
+    with DaemonProcess(workdir, [root], extra_config) as daemon:
+        daemon.start()
+        wait_lines(daemon, data.count(b"\n"))
+        yield daemon
+
+
+def exported_names(text: bytes) -> set[str]:
+    """Names of the samples in an exposition."""
+    return {sample.name for fam in text_string_to_metric_families(text.decode()) for sample in fam.samples}
+
+
+def promtool() -> str:
+    path = shutil.which("promtool")
+    if path is None:
+        pytest.fail(
+            "promtool not found on PATH: install Debian's `prometheus` package (CI does) to check the exposition",
+            pytrace=False,
+        )
+    return path
+
+
+@pytest.fixture(scope="module")
+def golden_scrape(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """/metrics once the golden session is read. A user-level knowledge file makes the coverage
+    ratio defined, a git HEAD above it gives that knowledge base a revision, and a record of an
+    unknown type fills omkd_unknown_records, so every declared family has samples."""
+    workdir = tmp_path_factory.mktemp("golden")
+    append(workdir / "home" / ".claude" / "CLAUDE.md", b"# house rules\n")
+    append(workdir / "home" / ".git" / "HEAD", b"0123456789abcdef0123456789abcdef01234567\n")
+    unknown = cl.line({"type": "mystery-record", "timestamp": cl.TS, "sessionId": cl.SESSION}) + b"\n"
+    with started(workdir, session_bytes(GOLDEN_PLAN) + unknown) as daemon:
+        text: bytes = daemon.get("/metrics", raw=True)
+        assert daemon.stop() == 0
+    return text
+
+
+def test_every_declared_metric_is_exported(golden_scrape: bytes) -> None:
+    """Each metric in DECLARED has samples in /metrics (counters as ``_total``, the info as ``omkd_build_info``)."""
+    suffix = {"counter": "_total", "info": "_info", "gauge": ""}
+    expected = {name + suffix[kind] for name, (kind, _) in DECLARED.items()}
+    assert sorted(expected - exported_names(golden_scrape)) == []
+
+
+def test_promtool_check_metrics_passes(golden_scrape: bytes) -> None:
+    """``promtool check metrics`` accepts the scraped exposition without a problem."""
+    checked = subprocess.run(
+        [promtool(), "check", "metrics"], input=golden_scrape, capture_output=True, check=False, timeout=30
+    )
+    output = (checked.stdout + checked.stderr).decode()
+    assert (checked.returncode, output) == (0, ""), output
+
+
+def test_golden_figures_of_a_hand_made_session(golden_scrape: bytes) -> None:
+    """The alert-input counters and window gauges of a hand-made session are the figures counted by hand."""
+    samples = samples_of(golden_scrape)
+    names = {key.split("{")[0] for key in GOLDEN}
+    actual = {key: value for name in names for key, value in family(samples, name).items()}
+    assert actual == pytest.approx(GOLDEN)
+
+
+def test_skill_label_cap_folds_extra_skills_into_other(tmp_path: Path) -> None:
+    """With ``max_skills = 2`` and four skills, two keep their label, the rest share ``__other__``, sums preserved."""
+    with started(tmp_path, session_bytes(CAP_PLAN), "[metrics]\nmax_skills = 2\n") as daemon:
+        samples = daemon.metrics()
+        assert daemon.stop() == 0
+    segments = {key.split('"')[1]: value for key, value in family(samples, "omkd_segments_total").items()}
+    named = sorted(set(segments) - {"__other__"})
+    assert (len(named), set(named) <= set(CAP_FIGURES), "__other__" in segments) == (2, True, True), segments
+    others = [skill for skill in CAP_FIGURES if skill not in named]
+
+    def expected(position: int) -> dict[str, float]:
+        values: dict[str, float] = {skill: CAP_FIGURES[skill][position] for skill in named}
+        values["__other__"] = sum(CAP_FIGURES[skill][position] for skill in others)
+        return values
+
+    def by_label(name: str) -> dict[str, float]:
+        return {key.split('"')[1]: value for key, value in family(samples, name).items()}
+
+    assert by_label("omkd_segments_total") == expected(0)
+    assert by_label("omkd_gap_segments_total") == expected(1)
+    assert by_label("omkd_weighted_gap_sum_total") == expected(2)
+    assert by_label("omkd_window_segments") == expected(0)
+    assert by_label("omkd_window_gap_segments") == expected(1)
+    assert (samples["omkd_skill_labels"], samples["omkd_skills_overflowed"]) == (2, 2)
+    # 1 + 2 + 3 + 4 = 10 segments over all labels, and in the window.
+    assert (sum(segments.values()), samples["omkd_window_overall_segments"]) == (10, 10)
+
+
+def test_counters_never_decrease_across_a_restart(tmp_path: Path) -> None:
+    """After SIGTERM and a restart, no persistent counter is lower than before, first scrape included."""
+    first = session_bytes(GOLDEN_PLAN[:3])
+    second = session_bytes(GOLDEN_PLAN[3:], first_minute=3)
+    with started(tmp_path, first) as daemon:
+        before = daemon.metrics()
+        assert daemon.stop() == 0
+        append(tmp_path / "projects" / "-home-dev-shop" / "session.jsonl", second)
+        daemon.start()
+        first_scrape = daemon.metrics()
+        after = wait_lines(daemon, first.count(b"\n") + second.count(b"\n"))
+        assert daemon.stop() == 0
+    persistent = {key: value for name in PERSISTENT_COUNTERS for key, value in family(before, name).items()}
+    assert persistent
+    lower_at_first = {k: (v, first_scrape.get(k)) for k, v in persistent.items() if first_scrape.get(k, -1) < v}
+    lower_at_end = {k: (v, after.get(k)) for k, v in persistent.items() if after.get(k, -1) < v}
+    assert (lower_at_first, lower_at_end) == ({}, {})
+    # Once the rest is read, the counters hold both parts: the golden figures.
+    assert after['omkd_segments_total{skill="deploy"}'] == GOLDEN['omkd_segments_total{skill="deploy"}']
+
+
+def test_counters_never_decrease_across_a_kill(tmp_path: Path) -> None:
+    """After kill -9 and a restart, no persistent counter is lower than the last scrape before the kill showed."""
+    root = tmp_path / "projects"
+    first = session_bytes(GOLDEN_PLAN[:3])
+    second = session_bytes(GOLDEN_PLAN[3:], first_minute=3)
+    lines = first.count(b"\n") + second.count(b"\n")
+    with DaemonProcess(tmp_path, [root]) as daemon:
+        # Checkpoints only at SIGTERM: the second part is read and exported, never saved, when
+        # the kill comes (with the default 1 s interval the same happens whenever a crash falls
+        # within a second of a read).
+        daemon.write_config()
+        config = daemon.config_path.read_text()
+        assert "[state]\n" in config
+        daemon.config_path.write_text(config.replace("[state]\n", '[state]\ncheckpoint_interval = "1h"\n', 1))
+        append(root / "-home-dev-shop" / "session.jsonl", first)
+        daemon.start()
+        wait_lines(daemon, first.count(b"\n"))
+        assert daemon.stop() == 0
+        daemon.start()
+        append(root / "-home-dev-shop" / "session.jsonl", second)
+        before = wait_lines(daemon, lines)
+        daemon.kill()
+        daemon.start()
+        first_scrape = daemon.metrics()
+        wait_lines(daemon, lines)
+        assert daemon.stop() == 0
+    persistent = {key: value for name in PERSISTENT_COUNTERS for key, value in family(before, name).items()}
+    lower = {k: (v, first_scrape.get(k)) for k, v in persistent.items() if first_scrape.get(k, -1) < v}
+    assert lower == {}
