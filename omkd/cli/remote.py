@@ -6,11 +6,11 @@ import sys
 import urllib.error
 import urllib.parse
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import click
 import orjson
-from rich.console import Console
 from rich.table import Table
 
 from omkd.cli import render
@@ -63,6 +63,14 @@ url_option = click.option("--url", default=DEFAULT_URL, show_default=True, envva
 @click.option(
     "--gap-rate-regression", type=click.FloatRange(0, 1), help="With --baseline: exit 1 on a rise above this."
 )
+@click.option("--confident", is_flag=True, help="Gates fail only on a confident exceedance (see omkd scan --help).")
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=gates.DEFAULT_ALPHA,
+    show_default=True,
+    help="Family-wise false-alarm rate of --confident gates.",
+)
 def status_command(
     url: str,
     as_json: bool,
@@ -71,22 +79,24 @@ def status_command(
     max_weighted_gap_rate: float | None,
     baseline: str | None,
     gap_rate_regression: float | None,
+    confident: bool,
+    alpha: float,
 ) -> None:
     """Spot-check a running daemon: skill table, tiers and watermark; same gates as scan."""
     if gap_rate_regression is not None and baseline is None:
         raise click.UsageError("--gap-rate-regression needs --baseline")
-    from pathlib import Path
-
     rates = load_baseline(Path(baseline)) if baseline is not None else None
     document = fetch(url, "/api/v1/status", [("skill", s) for s in only_skills])
     report = Report.model_validate(document)
-    failures = gates.check(report.skills, gates.Gates(max_gap_rate, max_weighted_gap_rate, rates, gap_rate_regression))
+    chosen = gates.Gates(max_gap_rate, max_weighted_gap_rate, rates, gap_rate_regression, confident, alpha)
+    failures = gates.check(report.skills, chosen)
+    moved = gates.regressions(report.skills, chosen)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
         for failure in failures:
             click.echo(f"gate failed: {failure.describe()}", err=True)
     else:
-        render.render(report, Console(), failures)
+        render.render(report, render.stdout_console(), failures, moved)
     if failures:
         sys.exit(EXIT_GATE)
 
@@ -111,4 +121,4 @@ def gaps_command(url: str, skill: str | None, kind: str | None, since: str | Non
         table.add_column(column, overflow="fold")
     for gap in document["gaps"]:
         table.add_row(gap["timestamp"] or "—", gap["skill"], gap["type"], str(gap["turn"]), gap["context"])
-    Console().print(table)
+    render.stdout_console().print(table)

@@ -6,9 +6,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from omkd.engine.gates import GateFailure
+from omkd.engine import stats
+from omkd.engine.certainty import Interval
+from omkd.engine.gates import GateFailure, Regression
 from omkd.engine.report import Report, SkillHealth
 
+PIPE_WIDTH = 160
 BAND_STYLES = {"red": "bold red", "yellow": "yellow", "green": "green"}
 
 
@@ -17,9 +20,16 @@ def percent(value: float | None) -> str:
 
 
 def band(skill: SkillHealth) -> Text:
+    """Hard colour only when confident; indicative otherwise, and ``(red?)`` when underpowered."""
     if skill.health_indicative:
         return Text(f"({skill.health}?)", style="dim")
+    if not skill.certainty.health_confident:
+        return Text(f"{skill.health}~", style=BAND_STYLES[skill.health].replace("bold ", ""))
     return Text(skill.health, style=BAND_STYLES[skill.health])
+
+
+def with_interval(value: float, interval: Interval) -> Text:
+    return Text(f"{100 * value:.1f}% [{100 * interval.lower:.0f}–{100 * interval.upper:.0f}]")
 
 
 def tier(skill: SkillHealth) -> Text:
@@ -33,18 +43,28 @@ def coverage(skill: SkillHealth) -> str:
     return f"{percent(cov.ratio)} ({cov.accessed}/{cov.files})"
 
 
+def stdout_console() -> Console:
+    """The terminal's width on a terminal; wide enough for every column in a CI log."""
+    console = Console()
+    return console if console.is_terminal else Console(width=PIPE_WIDTH)
+
+
 def skill_table(report: Report) -> Table:
     table = Table(title="Skill health", title_justify="left")
     for column in ("skill", "segments", "gap rate", "weighted", "tier", "band", "coverage", "stability"):
-        table.add_column(column, justify="left" if column in ("skill", "tier", "band", "stability") else "right")
+        table.add_column(
+            column,
+            justify="left" if column in ("skill", "tier", "band", "stability") else "right",
+            no_wrap=column != "skill",
+        )
     rows = [*report.skills, report.overall]
     for skill in rows:
         name = Text("overall", style="bold") if skill is report.overall else Text(skill.skill)
         table.add_row(
             name,
             str(skill.segments),
-            percent(skill.gap_rate),
-            percent(skill.weighted_gap_rate),
+            with_interval(skill.gap_rate, skill.certainty.gap_rate_interval),
+            with_interval(skill.weighted_gap_rate, skill.certainty.weighted_gap_rate_interval),
             tier(skill),
             band(skill),
             coverage(skill),
@@ -64,6 +84,13 @@ def warnings(report: Report) -> list[str]:
             )
         if skill.confidence == "underpowered" and skill.segments > 0:
             lines.append(f"{label}: underpowered ({skill.segments} segments < 5) — its band is indicative only")
+        sure = skill.certainty
+        if sure.saturation.saturated:
+            lines.append(f"{label}: saturated — more segments will not change the conclusion")
+        if sure.trend.unstable and sure.trend.cv is not None:
+            lines.append(f"{label}: trend unstable — daily weighted gap rate varies by {percent(sure.trend.cv)} (CV)")
+        if sure.nudge:
+            lines.append(f"{label}: {stats.NUDGE_MESSAGE}")
     return lines
 
 
@@ -99,13 +126,53 @@ def pipeline_line(report: Report) -> str:
     return "Read " + ", ".join(parts)
 
 
-def render(report: Report, console: Console, failures: list[GateFailure]) -> None:
+def regression_json(moved: Regression) -> dict[str, object]:
+    return {
+        "skill": moved.skill,
+        "before": moved.before,
+        "after": moved.after,
+        "rise": moved.rise,
+        "interval": list(moved.interval) if moved.interval is not None else None,
+        "level": moved.level,
+        "significant": moved.significant,
+    }
+
+
+def regressions_table(moved: list[Regression]) -> Table:
+    table = Table(title="Gap rate against the baseline", title_justify="left")
+    for column in ("skill", "before", "now", "rise", "interval of the rise", "significant"):
+        table.add_column(column, justify="left" if column in ("skill", "significant") else "right")
+    for entry in moved:
+        interval = "—" if entry.interval is None else f"[{entry.interval[0]:+.3f}, {entry.interval[1]:+.3f}]"
+        verdict = "—" if entry.significant is None else ("yes" if entry.significant else "no")
+        level = stats.confidence_label(entry.level)
+        table.add_row(
+            entry.skill,
+            percent(entry.before),
+            percent(entry.after),
+            f"{entry.rise:+.3f}",
+            f"{interval} {level}",
+            verdict,
+        )
+    return table
+
+
+def render(
+    report: Report, console: Console, failures: list[GateFailure], moved: list[Regression] | None = None
+) -> None:
     console.print(skill_table(report))
+    console.print(
+        "gap rate [Wilson 95 %], weighted [bootstrap 95 %]; band~ = indicative (its interval crosses the threshold)",
+        style="dim",
+        markup=False,
+    )
     for line in warnings(report):
         console.print(Text("warning: ", style="yellow") + Text(line))
     table = patterns_table(report)
     if table is not None:
         console.print(table)
+    if moved:
+        console.print(regressions_table(moved))
     console.print(pipeline_line(report), style="dim")
     console.print(watermark(report))
     for failure in failures:

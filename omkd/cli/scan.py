@@ -67,7 +67,7 @@ def _moment(option: str, value: str | None) -> float | None:
         raise click.BadParameter(str(error), param_hint=option) from None
 
 
-def load_baseline(path: Path) -> dict[str, float]:
+def load_baseline(path: Path) -> dict[str, gates.BaselineSkill]:
     try:
         return gates.baseline_rates(orjson.loads(path.read_bytes()))
     except OSError as error:
@@ -101,6 +101,18 @@ def load_baseline(path: Path) -> dict[str, float]:
     type=click.FloatRange(0, 1),
     help="With --baseline: fail when a skill's gap rate rose by more than this.",
 )
+@click.option(
+    "--confident",
+    is_flag=True,
+    help="Gates fail only when the rate's lower bound exceeds the limit (Bonferroni over the skills).",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=gates.DEFAULT_ALPHA,
+    show_default=True,
+    help="Family-wise false-alarm rate of --confident gates.",
+)
 @click.option("--save-baseline", type=click.Path(path_type=Path, dir_okay=False), help="Write this scan's rates here.")
 @click.option(
     "--gap-limit",
@@ -127,6 +139,8 @@ def scan_command(
     max_weighted_gap_rate: float | None,
     baseline: Path | None,
     gap_rate_regression: float | None,
+    confident: bool,
+    alpha: float,
     save_baseline: Path | None,
     gap_limit: int,
     home: Path,
@@ -156,20 +170,21 @@ def scan_command(
     report = build_report(fold, [str(p) for p in paths], knowledge, gap_limit=gap_limit or None)
     if only_skills:
         report = restrict(report, set(only_skills))
-    failures = gates.check(
-        report.skills,
-        gates.Gates(max_gap_rate, max_weighted_gap_rate, baseline_rates, gap_rate_regression),
-    )
+    chosen = gates.Gates(max_gap_rate, max_weighted_gap_rate, baseline_rates, gap_rate_regression, confident, alpha)
+    failures = gates.check(report.skills, chosen)
+    moved = gates.regressions(report.skills, chosen)
     if save_baseline is not None:
         save_baseline.write_bytes(orjson.dumps(gates.baseline_of(report), option=orjson.OPT_INDENT_2))
     if as_json:
         document = report.model_dump(mode="json")
         document["gate_failures"] = [
-            {"skill": f.skill, "gate": f.gate, "value": f.value, "limit": f.limit} for f in failures
+            {"skill": f.skill, "gate": f.gate, "value": f.value, "limit": f.limit, "detail": f.detail} for f in failures
         ]
+        if baseline_rates is not None:
+            document["regressions"] = [render.regression_json(m) for m in moved]
         sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
     else:
-        render.render(report, Console(), failures)
+        render.render(report, render.stdout_console(), failures, moved)
     if failures:
         if as_json:
             for failure in failures:

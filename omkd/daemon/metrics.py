@@ -21,7 +21,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoM
 from prometheus_client.registry import Collector
 
 from omkd import __version__
-from omkd.engine import health, patterns
+from omkd.engine import health, patterns, stats
 from omkd.engine.health import SkillTotals
 from omkd.engine.live import SkillCounters
 from omkd.engine.report import KnowledgeIndex
@@ -51,6 +51,11 @@ DECLARED: Final[dict[str, tuple[str, str]]] = {
         "Confidence tier over the window: 0 underpowered (<5), 1 low (<20), 2 high.",
     ),
     "omkd_window_health": ("gauge", "Health band over the window: 0 green, 1 yellow, 2 red."),
+    "omkd_window_gap_rate_lower": ("gauge", "Lower bound of the gap rate's 95 % Wilson interval, per skill."),
+    "omkd_window_gap_rate_upper": ("gauge", "Upper bound of the gap rate's 95 % Wilson interval, per skill."),
+    "omkd_window_weighted_gap_rate_lower": ("gauge", "Lower bound of the weighted gap rate's 95 % bootstrap interval."),
+    "omkd_window_weighted_gap_rate_upper": ("gauge", "Upper bound of the weighted gap rate's 95 % bootstrap interval."),
+    "omkd_window_health_confident": ("gauge", "1 when the health band is backed by the interval, 0 when indicative."),
     "omkd_window_open_segments": ("gauge", "Segments still open (stream active, not idle), per skill."),
     "omkd_window_tool_calls_comparable": ("gauge", "Answered, not cancelled tool calls in the window, per skill."),
     "omkd_window_tool_failures": ("gauge", "Failed tool calls in the window, per skill."),
@@ -235,7 +240,9 @@ class Exposition(Collector):
             "omkd_window_gap_rate", "omkd_window_weighted_gap_rate", "omkd_window_confidence_tier",
             "omkd_window_health", "omkd_window_open_segments", "omkd_window_tool_calls_comparable",
             "omkd_window_tool_failures", "omkd_window_knowledge_files", "omkd_window_knowledge_files_accessed",
-            "omkd_window_coverage_ratio",
+            "omkd_window_coverage_ratio", "omkd_window_gap_rate_lower", "omkd_window_gap_rate_upper",
+            "omkd_window_weighted_gap_rate_lower", "omkd_window_weighted_gap_rate_upper",
+            "omkd_window_health_confident",
         )  # fmt: skip
         families = {name: self._family(name, ("skill",)) for name in names}
         open_by_label: dict[str, int] = {}
@@ -249,6 +256,12 @@ class Exposition(Collector):
             comparable = sum(t.comparable_calls for t in parts)
             failures = sum(t.tool_failures for t in parts)
             weighted_rate = weight / segments if segments else 0.0
+            half = sum(t.half_weight_segments for t in parts)
+            gap_lower, gap_upper = stats.wilson_interval(gaps, segments)
+            weight_lower, weight_upper = stats.bootstrap_weighted_interval(segments - gaps, half, gaps - half)
+            _, confident = stats.confident_band(
+                min(weight_lower, gap_lower), max(weight_upper, gap_upper), weighted_rate
+            )
             files: set[str] = set(self._knowledge.files_for(None))
             accessed: set[str] = set()
             for totals in parts:
@@ -270,6 +283,11 @@ class Exposition(Collector):
                 "omkd_window_tool_failures": failures,
                 "omkd_window_knowledge_files": len(files),
                 "omkd_window_knowledge_files_accessed": hit,
+                "omkd_window_gap_rate_lower": gap_lower,
+                "omkd_window_gap_rate_upper": gap_upper,
+                "omkd_window_weighted_gap_rate_lower": weight_lower,
+                "omkd_window_weighted_gap_rate_upper": weight_upper,
+                "omkd_window_health_confident": 1 if confident and segments else 0,
             }
             for name, value in values.items():
                 families[name].add_metric([label], value)

@@ -13,12 +13,14 @@ from typing import Final, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from omkd.engine import health, patterns
+from omkd.engine import certainty, health, patterns
+from omkd.engine.certainty import Certainty, Day
 from omkd.engine.health import SkillTotals
 from omkd.engine.pipeline import Fold, PipelineCounters
 from omkd.engine.segment import SegmentSummary
 
 SCHEMA_VERSION: Final = 1
+"""Fields are added without a bump; renaming or removing one bumps it."""
 WATERMARK_STATEMENT: Final = (
     "These figures describe only the traces observed in this window; "
     "they do not measure the completeness of the knowledge base."
@@ -74,6 +76,8 @@ class SkillHealth(_Model):
     open_segments: int
     sessions: int
     gap_segments: int
+    half_weight_segments: int
+    """Gap segments whose strongest signal is weak (0.5); the others weigh 1."""
     gap_rate: float
     weighted_gap_rate: float
     soft_share: float
@@ -88,6 +92,7 @@ class SkillHealth(_Model):
     duration_seconds: float
     turns: int
     coverage: CoverageReport
+    certainty: Certainty
 
 
 class FailedSearchPattern(_Model):
@@ -153,7 +158,11 @@ def iso(timestamp: float | None) -> str | None:
 
 
 def skill_health(
-    name: str, totals: SkillTotals, knowledge_files: frozenset[str], open_segments: int = 0
+    name: str,
+    totals: SkillTotals,
+    knowledge_files: frozenset[str],
+    open_segments: int = 0,
+    days: list[tuple[int, Day]] | None = None,
 ) -> SkillHealth:
     tier = health.confidence_tier(totals.segments)
     gap_rate = totals.gap_rate
@@ -167,6 +176,7 @@ def skill_health(
         open_segments=open_segments,
         sessions=len(totals.sessions),
         gap_segments=totals.gap_segments,
+        half_weight_segments=totals.half_weight_segments,
         gap_rate=gap_rate,
         weighted_gap_rate=weighted,
         soft_share=soft_share,
@@ -199,6 +209,7 @@ def skill_health(
             never_accessed=list(cov.never_accessed[:NEVER_ACCESSED_SHOWN]),
             never_accessed_total=len(cov.never_accessed),
         ),
+        certainty=certainty.assess(totals, days or []),
     )
 
 
@@ -287,11 +298,14 @@ def build_report(
     open_by_skill: Counter[str] = Counter(
         s.skill for s in inside if s.open and (open_after is None or (s.last_ts or 0.0) >= open_after)
     )
+    series = certainty.daily_series(inside)
     skills = [
-        skill_health(name, totals, _knowledge_of(totals, index), open_by_skill[name])
+        skill_health(name, totals, _knowledge_of(totals, index), open_by_skill[name], series.days(name))
         for name, totals in sorted(fold.skills.items(), key=lambda item: (-item[1].segments, item[0]))
     ]
-    overall = skill_health(OVERALL, fold.overall, _knowledge_of(fold.overall, index), open_by_skill.total())
+    overall = skill_health(
+        OVERALL, fold.overall, _knowledge_of(fold.overall, index), open_by_skill.total(), series.days(None)
+    )
     window = fold.window
     starts = [s.first_ts for s in inside if s.first_ts is not None]
     ends = [s.last_ts for s in inside if s.last_ts is not None]

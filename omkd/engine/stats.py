@@ -29,7 +29,10 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from omkd.engine.binomial import binomial_tail, exact_lower_bound, rate_exceeds
 from omkd.engine.health import RED_AT, YELLOW_AT, health_band
+
+__all__ = ["binomial_tail", "exact_lower_bound", "rate_exceeds"]
 
 DEFAULT_CONFIDENCE: Final = 0.95
 DEFAULT_RESAMPLES: Final = 1000
@@ -49,8 +52,6 @@ Counts = tuple[int, int, int]
 """Segments of weight 0, 0.5 and 1.0. A plain gap rate k/n is ``(n - k, 0, k)``."""
 
 _SEED_DOMAIN: Final = "omkd.stats.bootstrap.v1"
-_BETA_MAX_TERMS: Final = 10_000
-_BETA_TOLERANCE: Final = 1e-15
 
 
 # --- Wilson score interval ---------------------------------------------------------------------
@@ -259,68 +260,6 @@ def bonferroni(alpha: float, tests: int) -> float:
     if tests < 1:
         raise ValueError(f"tests must be at least 1, got {tests}")
     return alpha / tests
-
-
-def _continued_fraction(a: float, b: float, x: float) -> float:
-    """The continued fraction of the incomplete beta function (modified Lentz)."""
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    result = d
-    for m in range(1, _BETA_MAX_TERMS + 1):
-        for numerator in (
-            m * (b - m) * x / ((a + 2 * m - 1.0) * (a + 2 * m)),
-            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1.0)),
-        ):
-            d = 1.0 + numerator * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + numerator / c
-            c = c if abs(c) > tiny else tiny
-            step = c * d
-            result *= step
-        if abs(step - 1.0) < _BETA_TOLERANCE:
-            return result
-    raise ArithmeticError(f"incomplete beta did not converge for a={a}, b={b}, x={x}")
-
-
-def _regularized_beta(a: float, b: float, x: float) -> float:
-    """I_x(a, b), the regularized incomplete beta function, for a, b > 0 and 0 < x < 1."""
-    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    front = math.exp(log_front)
-    # The fraction converges fast on this side of the mean; use the symmetry on the other.
-    if x < (a + 1.0) / (a + b + 2.0):
-        return front * _continued_fraction(a, b, x) / a
-    return 1.0 - front * _continued_fraction(b, a, 1.0 - x) / b
-
-
-def binomial_tail(k: int, n: int, p: float) -> float:
-    """P(X >= k) for X ~ Binomial(n, p): the exact one-sided p-value of k gaps in n segments."""
-    if n < 0 or not 0 <= k <= n:
-        raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"p must lie in [0, 1], got {p!r}")
-    if k == 0 or p == 1.0:
-        return 1.0
-    if p == 0.0:
-        return 0.0
-    return min(1.0, max(0.0, _regularized_beta(k, n - k + 1, p)))
-
-
-def rate_exceeds(k: int, n: int, threshold: float, alpha: float) -> bool:
-    """k gaps in n segments are too many for a true rate at or under ``threshold``, at level alpha.
-
-    The exact one-sided binomial test, P(X >= k | n, threshold) <= alpha; the same as "the
-    one-sided Clopper-Pearson lower bound at 1 - alpha is above threshold". It never raises a
-    false alarm more often than alpha, whatever n is, so with ``alpha = bonferroni(a, K)`` a
-    gate over K skills keeps its family-wise false-alarm rate at or under a. Wilson's lower
-    bound does not: at a true rate of 0.10 and n = 5, "2 gaps of 5" already puts it at 0.118,
-    and that happens 8 % of the time.
-    """
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
-    if n == 0:
-        return False
-    return binomial_tail(k, n, threshold) <= alpha
 
 
 def corrected_confidence(alpha: float, tests: int) -> float:
