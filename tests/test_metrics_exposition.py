@@ -34,8 +34,8 @@ GOLDEN: Final = {
     'omkd_segments_total{skill="lint"}': 1.0,
     'omkd_gap_segments_total{skill="deploy"}': 5.0,
     'omkd_gap_segments_total{skill="lint"}': 1.0,
-    'omkd_weighted_gap_sum_total{skill="deploy"}': 4.0,
-    'omkd_weighted_gap_sum_total{skill="lint"}': 0.5,
+    'omkd_weighted_gap_segments_total{skill="deploy"}': 4.0,
+    'omkd_weighted_gap_segments_total{skill="lint"}': 0.5,
     'omkd_signals_total{skill="deploy",type="failed_search"}': 5.0,
     'omkd_signals_total{skill="deploy",type="repeated_failure"}': 1.0,
     'omkd_signals_total{skill="deploy",type="explicit_marker"}': 1.0,
@@ -51,7 +51,7 @@ GOLDEN: Final = {
     # all skills: 7 segments, 6 with a signal, weights 4.0 + 0.5; tier 1 (low).
     "omkd_window_overall_segments": 7.0,
     "omkd_window_overall_gap_segments": 6.0,
-    "omkd_window_overall_weighted_gap_sum": 4.5,
+    "omkd_window_overall_weighted_gap_segments": 4.5,
     "omkd_window_overall_confidence_tier": 1.0,
 }
 # Four skills, max_skills = 2: alpha 1 segment (miss), beta 2 (hit, hedge), gamma 3 (miss, hit, hit),
@@ -71,7 +71,7 @@ CAP_FIGURES: Final = {"alpha": (1, 1, 1.0), "beta": (2, 1, 0.5), "gamma": (3, 1,
 PERSISTENT_COUNTERS: Final = (
     "omkd_segments_total",
     "omkd_gap_segments_total",
-    "omkd_weighted_gap_sum_total",
+    "omkd_weighted_gap_segments_total",
     "omkd_signals_total",
     "omkd_tool_calls_total",
     "omkd_tool_failures_total",
@@ -168,7 +168,7 @@ def test_skill_label_cap_folds_extra_skills_into_other(tmp_path: Path) -> None:
 
     assert by_label("omkd_segments_total") == expected(0)
     assert by_label("omkd_gap_segments_total") == expected(1)
-    assert by_label("omkd_weighted_gap_sum_total") == expected(2)
+    assert by_label("omkd_weighted_gap_segments_total") == expected(2)
     assert by_label("omkd_window_segments") == expected(0)
     assert by_label("omkd_window_gap_segments") == expected(1)
     assert (samples["omkd_skill_labels"], samples["omkd_skills_overflowed"]) == (2, 2)

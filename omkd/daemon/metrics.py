@@ -37,13 +37,13 @@ BAND_VALUES: Final = {band: i for i, band in enumerate(health.BANDS)}
 DECLARED: Final[dict[str, tuple[str, str]]] = {
     "omkd_segments": ("counter", "Segments counted per skill since the state was created."),
     "omkd_gap_segments": ("counter", "Segments with at least one gap signal, per skill."),
-    "omkd_weighted_gap_sum": ("counter", "Sum of segment weights (max signal weight per segment), per skill."),
+    "omkd_weighted_gap_segments": ("counter", "Sum of segment weights (max signal weight per segment), per skill."),
     "omkd_signals": ("counter", "Gap signals per skill and type."),
     "omkd_tool_calls": ("counter", "Tool calls per skill."),
     "omkd_tool_failures": ("counter", "Failed tool calls per skill (cancelled calls excluded)."),
     "omkd_window_segments": ("gauge", "Segments starting in the event-time window, per skill."),
     "omkd_window_gap_segments": ("gauge", "Segments with a gap signal in the window, per skill."),
-    "omkd_window_weighted_gap_sum": ("gauge", "Sum of segment weights in the window, per skill."),
+    "omkd_window_weighted_gap_segments": ("gauge", "Sum of segment weights in the window, per skill."),
     "omkd_window_gap_rate": ("gauge", "Gap rate over the window, per skill."),
     "omkd_window_weighted_gap_rate": ("gauge", "Weighted gap rate over the window, per skill."),
     "omkd_window_confidence_tier": (
@@ -67,7 +67,7 @@ DECLARED: Final[dict[str, tuple[str, str]]] = {
     ),
     "omkd_window_overall_segments": ("gauge", "Segments in the window, all skills."),
     "omkd_window_overall_gap_segments": ("gauge", "Segments with a gap signal in the window, all skills."),
-    "omkd_window_overall_weighted_gap_sum": ("gauge", "Sum of segment weights in the window, all skills."),
+    "omkd_window_overall_weighted_gap_segments": ("gauge", "Sum of segment weights in the window, all skills."),
     "omkd_window_overall_gap_rate": ("gauge", "Gap rate over the window, all skills."),
     "omkd_window_overall_weighted_gap_rate": ("gauge", "Weighted gap rate over the window, all skills."),
     "omkd_window_overall_confidence_tier": ("gauge", "Confidence tier over the window, all skills."),
@@ -220,13 +220,13 @@ class Exposition(Collector):
 
     def _skill_counters(self) -> Iterator[CounterMetricFamily | GaugeMetricFamily]:
         merged = _merge_counters(self._counters, self._labels)
-        names = ("omkd_segments", "omkd_gap_segments", "omkd_weighted_gap_sum", "omkd_tool_calls", "omkd_tool_failures")
+        names = ("omkd_segments", "omkd_gap_segments", "omkd_weighted_gap_segments", "omkd_tool_calls", "omkd_tool_failures")
         families = {name: self._family(name, ("skill",)) for name in names}
         signals = self._family("omkd_signals", ("skill", "type"))
         for label, c in merged.items():
             families["omkd_segments"].add_metric([label], c.segments)
             families["omkd_gap_segments"].add_metric([label], c.gap_segments)
-            families["omkd_weighted_gap_sum"].add_metric([label], c.weighted_gap_sum)
+            families["omkd_weighted_gap_segments"].add_metric([label], c.weighted_gap_sum)
             families["omkd_tool_calls"].add_metric([label], c.tool_calls)
             families["omkd_tool_failures"].add_metric([label], c.tool_failures)
             for kind in patterns.SIGNAL_TYPES:
@@ -236,7 +236,7 @@ class Exposition(Collector):
 
     def _window_gauges(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
         names = (
-            "omkd_window_segments", "omkd_window_gap_segments", "omkd_window_weighted_gap_sum",
+            "omkd_window_segments", "omkd_window_gap_segments", "omkd_window_weighted_gap_segments",
             "omkd_window_gap_rate", "omkd_window_weighted_gap_rate", "omkd_window_confidence_tier",
             "omkd_window_health", "omkd_window_open_segments", "omkd_window_tool_calls_comparable",
             "omkd_window_tool_failures", "omkd_window_knowledge_files", "omkd_window_knowledge_files_accessed",
@@ -273,7 +273,7 @@ class Exposition(Collector):
             values = {
                 "omkd_window_segments": segments,
                 "omkd_window_gap_segments": gaps,
-                "omkd_window_weighted_gap_sum": weight,
+                "omkd_window_weighted_gap_segments": weight,
                 "omkd_window_gap_rate": gaps / segments if segments else 0.0,
                 "omkd_window_weighted_gap_rate": weighted_rate,
                 "omkd_window_confidence_tier": TIER_VALUES[health.confidence_tier(segments)],
@@ -298,7 +298,7 @@ class Exposition(Collector):
         for name, value in (
             ("omkd_window_overall_segments", overall.segments),
             ("omkd_window_overall_gap_segments", overall.gap_segments),
-            ("omkd_window_overall_weighted_gap_sum", overall.weight_sum),
+            ("omkd_window_overall_weighted_gap_segments", overall.weight_sum),
             ("omkd_window_overall_gap_rate", overall.gap_rate),
             ("omkd_window_overall_weighted_gap_rate", overall.weighted_gap_rate),
             ("omkd_window_overall_confidence_tier", TIER_VALUES[health.confidence_tier(overall.segments)]),

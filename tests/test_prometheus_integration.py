@@ -1,0 +1,341 @@
+"""The ops pack against a real Prometheus scraping real omkd daemons (operating.md §3, §5).
+
+- Every query of the Grafana dashboard (panels, the knowledge-change annotation, the
+  variables) runs through Prometheus's HTTP API once its variables are substituted as
+  Grafana would, and returns data.
+- A fleet: two daemons over disjoint halves of the real transcripts, one Prometheus
+  scraping both. The recorded per-skill and fleet-wide figures equal ``omkd scan --json``
+  over both halves together. The same holds through agent mode: one Prometheus agent per
+  daemon (a laptop each) pushing to a central Prometheus with the remote-write receiver.
+
+The Prometheus configs are the shipped ones with their addresses and intervals replaced
+(every replaced token is asserted to be there once); scrapes and rule evaluations run
+every second. Synchronisation polls the Prometheus API with deadlines.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import orjson
+import pytest
+
+from tests.daemon_process import DaemonProcess
+from tests.live_helpers import append, omkd, wait_lines
+from tests.prometheus.server import PrometheusProcess, wait_until
+from tests.test_stream_equivalence import claude_code_transcripts
+
+REPO: Final = Path(__file__).resolve().parents[1]
+PROMETHEUS_CONFIG: Final = REPO / "config" / "prometheus"
+RULE_FILES: Final = ("omkd-rules.yml", "omkd-alerts.yml")
+DASHBOARD: Final = REPO / "config" / "grafana" / "omkd.json"
+SHIPPED_TARGET: Final = '"127.0.0.1:9717"'
+TIERS: Final = {"underpowered": 0, "low": 1, "high": 2}
+TOLERANCE: Final = 1e-9
+# Grafana's built-in interval variables, as a 1-minute step would set them.
+INTERVALS: Final = {"__rate_interval": "1m", "__interval": "1m", "__range": "1h"}
+LABEL_VALUES: Final = re.compile(r"^label_values\((?P<selector>.+),\s*(?P<label>\w+)\)$")
+REGEX_SPECIAL: Final = re.compile(r"[$^*{}\[\]'+?.()|\\]")
+
+
+def replace_once(text: str, replacements: dict[str, str]) -> str:
+    for old, new in replacements.items():
+        assert text.count(old) == 1, f"{old!r} should appear once in the shipped config"
+        text = text.replace(old, new)
+    return text
+
+
+def server_config(workdir: Path, targets: list[str]) -> str:
+    """The shipped prometheus.yml scraping ``targets`` every second, its rule files beside it."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    for name in RULE_FILES:
+        shutil.copy(PROMETHEUS_CONFIG / name, workdir / name)
+    return replace_once(
+        (PROMETHEUS_CONFIG / "prometheus.yml").read_text(),
+        {
+            "scrape_interval: 15s": "scrape_interval: 1s",
+            "evaluation_interval: 15s": "evaluation_interval: 1s",
+            SHIPPED_TARGET: ", ".join(f'"{target}"' for target in targets),
+        },
+    )
+
+
+def agent_config(target: str, host: str, receiver: str) -> str:
+    """The shipped prometheus-agent.yml for one laptop named ``host``, pushing to ``receiver``."""
+    return replace_once(
+        (PROMETHEUS_CONFIG / "prometheus-agent.yml").read_text(),
+        {
+            "scrape_interval: 15s": "scrape_interval: 1s",
+            SHIPPED_TARGET: f'"{target}"',
+            "instance: CHANGE-ME-hostname": f"instance: {host}",
+            "https://prometheus.example.com/api/v1/write": f"{receiver}/api/v1/write",
+        },
+    )
+
+
+def copy_transcripts(real: Path, relative: list[Path], root: Path) -> int:
+    """Copy the transcripts below ``root`` (same layout); the number of complete lines copied."""
+    lines = 0
+    for path in relative:
+        data = (real / path).read_bytes()
+        append(root / path, data)
+        lines += data.count(b"\n")
+    return lines
+
+
+def instance(daemon: DaemonProcess) -> str:
+    return f"127.0.0.1:{daemon.port}"
+
+
+def grafana_regex(values: list[str]) -> str:
+    """A multi-value variable as Grafana writes it into a Prometheus query."""
+    escaped = [REGEX_SPECIAL.sub(lambda m: "\\\\" + m.group(), value) for value in values]
+    return escaped[0] if len(escaped) == 1 else "(" + "|".join(escaped) + ")"
+
+
+def substitute(expr: str, variables: dict[str, str]) -> str:
+    for name, value in sorted(variables.items(), key=lambda item: -len(item[0])):
+        expr = expr.replace(f"${{{name}}}", value).replace(f"${name}", value)
+    assert "$" not in expr, f"a variable is left in {expr!r}"
+    return expr
+
+
+def all_panels(panels: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for panel in panels:
+        yield panel
+        yield from all_panels(panel.get("panels", []))
+
+
+def dashboard() -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(DASHBOARD.read_text())
+    return document
+
+
+def panel_queries(document: dict[str, Any]) -> list[tuple[str, str]]:
+    """(where, expr) of every panel target and every Prometheus annotation."""
+    queries = [
+        (f"panel {panel['title']!r} {target['refId']}", target["expr"])
+        for panel in all_panels(document["panels"])
+        for target in panel.get("targets", [])
+    ]
+    queries += [(f"annotation {a['name']!r}", a["expr"]) for a in document["annotations"]["list"] if "expr" in a]
+    return queries
+
+
+def variable_queries(document: dict[str, Any]) -> dict[str, str]:
+    return {v["name"]: v["query"] for v in document["templating"]["list"] if v["type"] == "query"}
+
+
+def test_dashboard_uses_a_datasource_variable_and_declares_its_pickers() -> None:
+    """schemaVersion >= 36; every panel and target reads ``${datasource}`` (a prometheus
+    variable); ``instance`` and ``skill`` are multi-value pickers with All."""
+    document = dashboard()
+    assert document["schemaVersion"] >= 36
+    variables = {v["name"]: v for v in document["templating"]["list"]}
+    assert (variables["datasource"]["type"], variables["datasource"]["query"]) == ("datasource", "prometheus")
+    assert variable_queries(document) == {
+        "instance": "label_values(omkd_build_info, instance)",
+        "skill": 'label_values(omkd_window_segments{instance=~"$instance"}, skill)',
+    }
+    assert all(variables[name]["multi"] and variables[name]["includeAll"] for name in ("instance", "skill"))
+    reading = [p for p in all_panels(document["panels"]) if p["type"] not in ("row", "text")]
+    sources = {json.dumps(p["datasource"]) for p in reading} | {
+        json.dumps(t["datasource"]) for p in reading for t in p["targets"]
+    }
+    assert sources == {json.dumps({"type": "prometheus", "uid": "${datasource}"})}
+    ids = [p["id"] for p in all_panels(document["panels"])]
+    assert len(ids) == len(set(ids))
+
+
+def label_values(prometheus: PrometheusProcess, query: str, variables: dict[str, str]) -> list[str]:
+    """What Grafana lists for ``label_values(selector, label)``: the label over /api/v1/series."""
+    match = LABEL_VALUES.match(query)
+    assert match is not None, f"not a label_values query: {query}"
+    series = prometheus.api("series", **{"match[]": substitute(match["selector"], variables)})
+    return sorted({s[match["label"]] for s in series if match["label"] in s})
+
+
+def run_all(
+    prometheus: PrometheusProcess, queries: list[tuple[str, str]], variables: dict[str, str], need_data: bool
+) -> dict[str, str]:
+    """Run every query with ``variables`` substituted; ``{where: what went wrong}``."""
+    problems: dict[str, str] = {}
+    for where, expr in queries:
+        try:
+            if not prometheus.query(substitute(expr, variables)) and need_data:
+                problems[where] = f"no data: {substitute(expr, variables)}"
+        except AssertionError as error:
+            problems[where] = str(error)
+    return problems
+
+
+@pytest.fixture
+def knowledge_home(tmp_path: Path) -> Path:
+    """A user-level CLAUDE.md, so that every skill has knowledge files and a coverage ratio."""
+    claude_md = tmp_path / "omkd" / "home" / ".claude" / "CLAUDE.md"
+    append(claude_md, b"# House rules\n\nRun the tests before you commit.\n")
+    return claude_md
+
+
+def test_every_dashboard_query_returns_data(real_fixtures: Path, tmp_path: Path, knowledge_home: Path) -> None:
+    """With a real omkd (half the transcripts read before Prometheus starts, half after, one
+    knowledge change) every dashboard query, its variables substituted, returns data."""
+    transcripts = claude_code_transcripts(real_fixtures)
+    root = tmp_path / "projects"
+    first = copy_transcripts(real_fixtures, transcripts[::2], root)
+    with DaemonProcess(tmp_path / "omkd", [root]) as daemon:
+        daemon.write_config()
+        config = daemon.config_path.read_text()
+        daemon.config_path.write_text(replace_once(config, {"[sources]\n": '[sources]\nknowledge_refresh = "1s"\n'}))
+        daemon.start()
+        wait_lines(daemon, first)
+        config_text = server_config(tmp_path / "prometheus", [instance(daemon)])
+        with PrometheusProcess(tmp_path / "prometheus", config_text) as prometheus:
+            prometheus.start()
+            # Two scrapes of the first half, then the second half arrives: increase() and
+            # rate() over a minute see it, and the processing-time rules have something to count.
+            prometheus.wait_query(
+                f"count_over_time(omkd_lines_total[1m]) >= 2 and omkd_lines_total == {first}", "2 scrapes"
+            )
+            total = first + copy_transcripts(real_fixtures, transcripts[1::2], root)
+            wait_lines(daemon, total)
+            prometheus.wait_query(f"omkd_lines_total == {total}", "the second half scraped")
+            prometheus.wait_query("skill:omkd_gap_rate:ratio_increase1d", "processing-time rules evaluated")
+            append(knowledge_home, b"\nNever push on Fridays.\n")
+            prometheus.wait_query('omkd_knowledge_changes_total{base="~"} > 0', "the knowledge change scraped")
+
+            document = dashboard()
+            everything = {"instance": ".*", "skill": ".*", **INTERVALS}
+            skills = label_values(prometheus, variable_queries(document)["skill"], everything)
+            hosts = label_values(prometheus, variable_queries(document)["instance"], everything)
+            assert hosts == [instance(daemon)]
+            window_skills = {key for key in daemon.metrics() if key.startswith("omkd_window_segments{")}
+            assert {f'omkd_window_segments{{skill="{skill}"}}' for skill in skills} == window_skills
+
+            assert run_all(prometheus, panel_queries(document), everything, need_data=True) == {}
+            # The same queries with values picked: all of them must still be valid PromQL.
+            picked = {"instance": grafana_regex(hosts), "skill": grafana_regex(skills[:2]), **INTERVALS}
+            assert run_all(prometheus, panel_queries(document), picked, need_data=False) == {}
+
+            # The overview figures are omkd's own (one host: the sums are its values).
+            own = daemon.metrics()
+            overall = prometheus.values(
+                substitute(next(e for w, e in panel_queries(document) if "'Weighted gap rate' A" in w), everything), ""
+            )
+            assert abs(overall[""] - own["omkd_window_overall_weighted_gap_rate"]) <= TOLERANCE
+        assert daemon.stop() == 0
+
+
+@dataclass
+class Fleet:
+    daemons: list[DaemonProcess]
+    scan: dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def fleet(real_fixtures: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
+    """Two daemons over disjoint halves of the transcripts, everything read; the scan of both."""
+    workdir = tmp_path_factory.mktemp("fleet")
+    transcripts = claude_code_transcripts(real_fixtures)
+    roots = [workdir / "laptop-1" / "projects", workdir / "laptop-2" / "projects"]
+    lines = [copy_transcripts(real_fixtures, transcripts[i::2], root) for i, root in enumerate(roots)]
+    scanned = omkd("scan", *roots, "--json")
+    assert scanned.returncode == 0, scanned.stderr
+    with DaemonProcess(roots[0].parent, [roots[0]]) as first, DaemonProcess(roots[1].parent, [roots[1]]) as second:
+        for daemon in (first, second):
+            daemon.start()
+        for daemon, count in zip((first, second), lines, strict=True):
+            wait_lines(daemon, count)
+        yield Fleet([first, second], orjson.loads(scanned.stdout))
+        assert (first.stop(), second.stop()) == (0, 0)
+
+
+def scan_figures(scan: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """The recorded rules' expected values, by rule and ``skill`` label ("" for fleet-wide rules)."""
+    skills = {entry["skill"]: entry for entry in scan["skills"]}
+    overall = scan["overall"]
+    return {
+        "skill:omkd_window_segments:sum": {s: e["segments"] for s, e in skills.items()},
+        "skill:omkd_window_gap_rate:ratio": {s: e["gap_segments"] / e["segments"] for s, e in skills.items()},
+        "skill:omkd_window_weighted_gap_rate:ratio": {s: e["weighted_gap_rate"] for s, e in skills.items()},
+        "skill:omkd_window_confidence_tier:sum": {s: TIERS[e["confidence"]] for s, e in skills.items()},
+        "omkd:window_segments:sum": {"": overall["segments"]},
+        "omkd:window_weighted_gap_rate:ratio": {"": overall["weighted_gap_rate"]},
+        "omkd:window_confidence_tier:sum": {"": TIERS[overall["confidence"]]},
+    }
+
+
+def differences(
+    actual: dict[str, dict[str, float]], expected: dict[str, dict[str, float]]
+) -> dict[str, tuple[float | None, float | None]]:
+    """``{rule{skill}: (recorded, expected)}`` for every figure further apart than TOLERANCE."""
+    found: dict[str, tuple[float | None, float | None]] = {}
+    for name, figures in expected.items():
+        recorded = actual.get(name, {})
+        for skill in figures.keys() | recorded.keys():
+            got, want = recorded.get(skill), figures.get(skill)
+            if got is None or want is None or abs(got - want) > TOLERANCE:
+                found[f"{name}{{{skill}}}"] = (got, want)
+    return found
+
+
+def assert_fleet_figures_equal_the_scan(prometheus: PrometheusProcess, scan: dict[str, Any]) -> None:
+    """Poll the recording rules until they equal the scan's figures; on timeout, show what differs.
+
+    Series arrive in any order (remote_write sends them in parallel shards), so the figures
+    are compared as a whole until they all match or the deadline passes.
+    """
+    expected = scan_figures(scan)
+    seen: dict[str, dict[str, float]] = {}
+
+    def matches() -> bool:
+        nonlocal seen
+        seen = {name: prometheus.values(name, "skill") for name in expected}
+        return differences(seen, expected) == {}
+
+    with contextlib.suppress(AssertionError):
+        wait_until(matches, "the recorded fleet figures to equal the scan")
+    assert differences(seen, expected) == {}
+
+
+def test_fleet_rules_equal_one_scan_of_both_halves(fleet: Fleet, tmp_path: Path) -> None:
+    """One Prometheus scraping both daemons records, per skill and fleet-wide, the weighted gap
+    rate, gap rate, segments and confidence tier that one scan of both halves reports."""
+    targets = [instance(daemon) for daemon in fleet.daemons]
+    with PrometheusProcess(tmp_path, server_config(tmp_path, targets)) as prometheus:
+        prometheus.start()
+        prometheus.wait_query("count(omkd_build_info) == 2", "both daemons scraped")
+        assert_fleet_figures_equal_the_scan(prometheus, fleet.scan)
+
+
+def test_agent_mode_pushes_to_a_central_prometheus(fleet: Fleet, tmp_path: Path) -> None:
+    """Each daemon scraped by its own Prometheus agent (a laptop each) that remote_writes to a
+    central Prometheus: the central recording rules equal the scan of both halves, and each
+    laptop is its own ``instance``."""
+    with PrometheusProcess(
+        tmp_path / "central", server_config(tmp_path / "central", []), remote_write_receiver=True
+    ) as central:
+        central.start()
+        agents = [
+            PrometheusProcess(
+                tmp_path / f"laptop-{i}",
+                agent_config(instance(daemon), f"laptop-{i}", central.url),
+                agent=True,
+            )
+            for i, daemon in enumerate(fleet.daemons, start=1)
+        ]
+        with agents[0], agents[1]:
+            for agent in agents:
+                agent.start()
+            central.wait_query(
+                'count(up{job="omkd"} == 1) == 2 and on() count(omkd_build_info) == 2', "both laptops pushed"
+            )
+            assert sorted(central.values("omkd_build_info", "instance")) == ["laptop-1", "laptop-2"]
+            assert_fleet_figures_equal_the_scan(central, fleet.scan)

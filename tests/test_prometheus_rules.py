@@ -1,0 +1,146 @@
+"""The Prometheus rules and configs of the ops pack, checked by Prometheus's own tools (operating.md §3, §5).
+
+promtool validates both rule files and both configs and runs the alert unit tests in
+``tests/prometheus/`` (per alert: it fires when it should, stays silent for an underpowered
+skill or a healthy host, during a replay, and across a counter reset). A real Prometheus
+loading the rule files serves them back on ``/api/v1/rules``: that is how the tests read
+names, expressions and annotations, as Prometheus itself reads them.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+
+from tests.prometheus.server import PrometheusProcess, tool, wait_until
+
+REPO: Final = Path(__file__).resolve().parents[1]
+CONFIG: Final = REPO / "config" / "prometheus"
+RULE_FILES: Final = (CONFIG / "omkd-rules.yml", CONFIG / "omkd-alerts.yml")
+UNIT_TESTS: Final = sorted((REPO / "tests" / "prometheus").glob("*.yml"))
+RUNBOOK: Final = CONFIG / "RUNBOOK.md"
+RUNBOOK_URL: Final = "https://github.com/OWNER/omkd/blob/main/config/prometheus/RUNBOOK.md#"
+ALERTS: Final = {
+    "OmkdWeightedGapRateHigh",
+    "OmkdGapRateRegression",
+    "OmkdIngestionStalled",
+    "OmkdParseErrorsRising",
+    "OmkdCheckpointsFailing",
+    "OmkdDown",
+}
+# Per-host ratios: right for one host, wrong once summed or averaged over many.
+PER_HOST_RATIOS: Final = re.compile(
+    r"(?<![\w:])omkd_window_(?:(?:overall_)?(?:weighted_)?gap_rate|coverage_ratio)(?![\w:])"
+)
+RECORD_NAME: Final = re.compile(r"^(skill|omkd):[a-z0-9_]+:[a-z0-9_]+$")
+ALERT_CASE: Final = re.compile(r"^\s*alertname: (\w+)\n\s*exp_alerts:(.*)$", re.MULTILINE)
+
+
+def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(a) for a in args], capture_output=True, text=True, check=False, timeout=120)
+
+
+@pytest.mark.parametrize("path", RULE_FILES, ids=lambda p: p.name)
+def test_rule_file_passes_promtool_check(path: Path) -> None:
+    """``promtool check rules`` accepts each rule file, duplicate rules counted as errors."""
+    checked = run(tool("promtool"), "check", "rules", "--lint=all", "--lint-fatal", path)
+    assert (checked.returncode, checked.stderr) == (0, ""), checked.stdout
+
+
+def test_server_config_passes_promtool_check() -> None:
+    """``promtool check config`` accepts prometheus.yml and the rule files it loads."""
+    checked = run(tool("promtool"), "check", "config", "--lint=all", "--lint-fatal", CONFIG / "prometheus.yml")
+    assert (checked.returncode, checked.stderr) == (0, ""), checked.stdout
+    assert "SUCCESS: 2 rule files found" in checked.stdout
+
+
+def test_agent_config_passes_promtool_check_in_agent_mode() -> None:
+    """``promtool check config --agent`` accepts prometheus-agent.yml (no rules, remote_write)."""
+    checked = run(tool("promtool"), "check", "config", "--agent", CONFIG / "prometheus-agent.yml")
+    assert (checked.returncode, checked.stderr) == (0, ""), checked.stdout
+
+
+@pytest.mark.parametrize("path", UNIT_TESTS, ids=lambda p: p.name)
+def test_alert_unit_tests_pass(path: Path) -> None:
+    """``promtool test rules`` passes each unit test file of tests/prometheus/."""
+    tested = run(tool("promtool"), "test", "rules", path)
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+
+
+def test_every_alert_has_a_case_that_fires_and_one_that_stays_silent() -> None:
+    """Each alert appears in the unit tests both with expected alerts and with none."""
+    cases: dict[str, set[str]] = {name: set() for name in ALERTS}
+    for path in UNIT_TESTS:
+        for name, expected in ALERT_CASE.findall(path.read_text()):
+            cases.setdefault(name, set()).add("silent" if expected.strip() == "[]" else "fires")
+    assert cases == {name: {"fires", "silent"} for name in ALERTS}
+
+
+@pytest.fixture(scope="module")
+def rules(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[dict[str, Any]]]:
+    """Every rule as the real Prometheus loaded it from the two rule files."""
+    files = ", ".join(f'"{path}"' for path in RULE_FILES)
+    config = f"global:\n  evaluation_interval: 1m\nrule_files: [{files}]\n"
+    with PrometheusProcess(tmp_path_factory.mktemp("rules"), config) as prometheus:
+        prometheus.start()
+        groups = wait_until(lambda: prometheus.api("rules")["groups"] or None, "rule groups loaded")
+        yield [rule for group in groups for rule in group["rules"]]
+
+
+def test_alerts_carry_severity_summary_description_and_runbook(rules: list[dict[str, Any]]) -> None:
+    """The six alerts each have a severity and summary, description and runbook_url annotations."""
+    alerts = {rule["name"]: rule for rule in rules if rule["type"] == "alerting"}
+    assert set(alerts) == ALERTS
+    incomplete = {
+        name: sorted({"summary", "description", "runbook_url"} - set(rule["annotations"]))
+        for name, rule in alerts.items()
+        if not {"summary", "description", "runbook_url"} <= set(rule["annotations"])
+        or rule["labels"].get("severity") not in ("warning", "critical")
+    }
+    assert incomplete == {}
+
+
+def github_anchor(heading: str) -> str:
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_each_runbook_url_points_at_its_alerts_section(rules: list[dict[str, Any]]) -> None:
+    """runbook_url is RUNBOOK.md#<alert name in lower case>, and RUNBOOK.md has that section."""
+    anchors = {github_anchor(line[3:]) for line in RUNBOOK.read_text().splitlines() if line.startswith("## ")}
+    urls = {rule["name"]: rule["annotations"]["runbook_url"] for rule in rules if rule["type"] == "alerting"}
+    assert urls == {name: RUNBOOK_URL + name.lower() for name in ALERTS}
+    assert {name.lower() for name in ALERTS} <= anchors
+
+
+def test_recording_rules_follow_level_metric_operations(rules: list[dict[str, Any]]) -> None:
+    """Recorded names are level:metric:operations, level ``skill`` (per skill) or ``omkd`` (fleet-wide)."""
+    names = [rule["name"] for rule in rules if rule["type"] == "recording"]
+    assert [name for name in names if not RECORD_NAME.match(name)] == []
+    assert len(names) == len(set(names))
+
+
+def test_rules_sum_before_dividing(rules: list[dict[str, Any]]) -> None:
+    """No rule averages, and none reads omkd's per-host ratio gauges: ratios are ratios of sums."""
+    offending = [rule["name"] for rule in rules if PER_HOST_RATIOS.search(rule["query"]) or "avg" in rule["query"]]
+    assert offending == []
+
+
+def test_thresholds_live_in_one_recording_rule_each(rules: list[dict[str, Any]]) -> None:
+    """Each alert threshold is one ``omkd:alert_threshold:*`` rule; the gap alerts use them, not literals."""
+    thresholds = {rule["name"]: rule["query"] for rule in rules if rule["name"].startswith("omkd:alert_threshold:")}
+    assert thresholds == {
+        "omkd:alert_threshold:weighted_gap_rate": "vector(0.3)",
+        "omkd:alert_threshold:gap_rate_regression": "vector(0.15)",
+        "omkd:alert_threshold:gap_rate_regression_min_segments_1d": "vector(5)",
+        "omkd:alert_threshold:gap_rate_regression_min_segments_7d": "vector(20)",
+    }
+    queries = {rule["name"]: rule["query"] for rule in rules if rule["type"] == "alerting"}
+    high, regression = queries["OmkdWeightedGapRateHigh"], queries["OmkdGapRateRegression"]
+    assert "omkd:alert_threshold:weighted_gap_rate" in high
+    assert all(name in regression for name in thresholds if "regression" in name)
+    assert re.findall(r"\b0\.\d+|\b(?:5|20)\b", high + regression) == []
