@@ -27,6 +27,7 @@ RUNBOOK: Final = CONFIG / "RUNBOOK.md"
 RUNBOOK_URL: Final = "https://github.com/OWNER/omkd/blob/main/config/prometheus/RUNBOOK.md#"
 ALERTS: Final = {
     "OmkdWeightedGapRateHigh",
+    "OmkdWeightedGapRateHighConfident",
     "OmkdGapRateRegression",
     "OmkdIngestionStalled",
     "OmkdParseErrorsRising",
