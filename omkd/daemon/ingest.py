@@ -19,7 +19,7 @@ import structlog
 
 from omkd.daemon.config import Config
 from omkd.daemon.state import Checkpoint, FileCheckpoint, Restored, StateStore
-from omkd.daemon.tailer import Ended, EndReason, ScanResult, Tailer, TrackedFile
+from omkd.daemon.tailer import Ended, EndReason, ScanResult, Tailer, TrackedFile, new_stream_id
 from omkd.engine.live import LiveFold, SkillCounters
 from omkd.engine.pipeline import PipelineCounters, StreamProcessor
 from omkd.engine.segment import SegmenterRules
@@ -214,11 +214,35 @@ class Ingest:
         """A file's stream ends: drain what can still be read, close, forget the file."""
         file, reason = ended.file, ended.reason
         if reason in (EndReason.DELETED, EndReason.ROTATED):
+            if not self._continues(file):
+                # Truncated or rewritten before it went away: what it holds now is not the rest
+                # of the stream. End the old stream, then read the inode again from 0.
+                self.end(Ended(self._successor(file), reason))
+                return
             try:
                 while self.feed(file, 1 << 30):
                     pass
             except OSError as error:
                 log.warning("drain_failed", path=file.path, error=str(error))
+        self._close_stream(file)
+        counter = {
+            EndReason.DELETED: "files_deleted",
+            EndReason.VANISHED: "files_deleted",
+            EndReason.ROTATED: "files_rotated",
+            EndReason.TRUNCATED: "files_truncated",
+        }[reason]
+        setattr(self.stats, counter, getattr(self.stats, counter) + 1)
+        log.info("stream_ended", path=file.path, reason=reason.value)
+        if reason is EndReason.TRUNCATED:
+            try:
+                info = os.stat(file.path)
+            except OSError:
+                return
+            if (info.st_dev, info.st_ino) == file.identity and file.identity not in self.tailer.identities():
+                self._start(self.tailer.new_file(file.path, info))
+
+    def _close_stream(self, file: TrackedFile) -> None:
+        """Close the stream; a partial last line it still held will never be completed."""
         processor = self.processors.pop(file.stream_id, None)
         if processor is None:
             processor = self._unpickle(self.store.load_stream_state(file.stream_id), file.stream_id)
@@ -230,17 +254,25 @@ class Ingest:
         self.tailer.untrack(file)
         self._dirty_files.discard(file.stream_id)
         self._dropped_files.append(file.stream_id)
-        counter = {
-            EndReason.DELETED: "files_deleted",
-            EndReason.VANISHED: "files_deleted",
-            EndReason.ROTATED: "files_rotated",
-            EndReason.TRUNCATED: "files_truncated",
-        }[reason]
-        setattr(self.stats, counter, getattr(self.stats, counter) + 1)
-        log.info("stream_ended", path=file.path, reason=reason.value)
-        if reason is EndReason.TRUNCATED and os.path.exists(file.path):
-            info = os.stat(file.path)
-            self._start(self.tailer.new_file(file.path, info))
+
+    def _continues(self, file: TrackedFile) -> bool:
+        """The open descriptor still holds the stream read so far (not truncated, not rewritten)."""
+        if file.fd is None:
+            return True
+        try:
+            return os.fstat(file.fd).st_size >= file.read_offset and self.tailer.head_matches(file)
+        except OSError:
+            return True
+
+    def _successor(self, file: TrackedFile) -> TrackedFile:
+        """End ``file``'s stream; a new stream on the same open descriptor, from offset 0."""
+        fd, file.fd = file.fd, None
+        self._close_stream(file)
+        self.stats.files_truncated += 1
+        fresh = TrackedFile(new_stream_id(), file.path, file.dev, file.ino, fd=fd)
+        self.tailer.track(fresh)
+        self._start(fresh)
+        return fresh
 
     def apply_scan(self, result: ScanResult) -> list[TrackedFile]:
         """Act on a rescan or poke; returns the files with bytes to read."""

@@ -220,7 +220,13 @@ class Exposition(Collector):
 
     def _skill_counters(self) -> Iterator[CounterMetricFamily | GaugeMetricFamily]:
         merged = _merge_counters(self._counters, self._labels)
-        names = ("omkd_segments", "omkd_gap_segments", "omkd_weighted_gap_segments", "omkd_tool_calls", "omkd_tool_failures")
+        names = (
+            "omkd_segments",
+            "omkd_gap_segments",
+            "omkd_weighted_gap_segments",
+            "omkd_tool_calls",
+            "omkd_tool_failures",
+        )
         families = {name: self._family(name, ("skill",)) for name in names}
         signals = self._family("omkd_signals", ("skill", "type"))
         for label, c in merged.items():

@@ -156,6 +156,9 @@ class Tailer:
         file.path = path
         self._by_path[path] = file.stream_id
 
+    def identities(self) -> set[tuple[int, int]]:
+        return set(self._by_identity)
+
     @property
     def open_files(self) -> int:
         return len(self._open)
