@@ -14,6 +14,7 @@ import contextlib
 import signal
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -40,7 +41,22 @@ READ_BUDGET: Final = 4 << 20
 REPLAY_LAG_BYTES: Final = 8 << 20
 EVICT_EVERY: Final = 60.0
 WINDOW_EVERY: Final = 10.0
+PRUNE_EVERY: Final = 600.0
 HINT_RESCAN_DELAY: Final = 0.2
+
+
+@dataclass(slots=True)
+class _Timers:
+    """When each periodic chore is next due (monotonic seconds)."""
+
+    checkpoint: float
+    evict: float
+    window: float
+    prune: float
+
+    @classmethod
+    def starting(cls, now: float, checkpoint_interval: float) -> _Timers:
+        return cls(now + checkpoint_interval, now + EVICT_EVERY, now + WINDOW_EVERY, now)
 
 
 class Daemon:
@@ -72,6 +88,7 @@ class Daemon:
         self._metrics = b""
         self._metrics_dirty = True
         self._metrics_built = 0.0
+        self._metrics_version = -1
         self._labels = metrics.SkillLabels(config.metrics.max_skills)
         self._knowledge = self._knowledge_index()
         self._knowledge_watch = KnowledgeWatcher()
@@ -159,9 +176,7 @@ class Daemon:
 
     async def main_loop(self) -> None:
         watchdog = asyncio.create_task(self._watchdog_pings())
-        next_checkpoint = time.monotonic() + self.config.state.checkpoint_interval
-        next_evict = time.monotonic() + EVICT_EVERY
-        next_window = time.monotonic() + WINDOW_EVERY
+        timers = _Timers.starting(time.monotonic(), self.config.state.checkpoint_interval)
         try:
             while not self.should_exit:
                 now = time.monotonic()
@@ -173,39 +188,49 @@ class Daemon:
                 if not worked and not self._ready_files and self.ingest.dirty:
                     # A burst has been read: save it now, so /metrics (which shows only saved
                     # counters) is current within milliseconds of the write.
-                    self.ingest.checkpoint()
+                    self._checkpoint(timers)
+                self._housekeeping(now, timers)
+                if self.ingest.version != self._metrics_version:
                     self._metrics_dirty = True
-                    next_checkpoint = time.monotonic() + self.config.state.checkpoint_interval
-                if now >= next_window:
-                    self.ingest.live.advance(self.clock())
-                    self._metrics_dirty = True
-                    next_window = now + WINDOW_EVERY
-                if now >= next_checkpoint or self.ingest.wants_checkpoint():
-                    if self.ingest.dirty:
-                        self.ingest.checkpoint()
-                        self._metrics_dirty = True
-                    next_checkpoint = time.monotonic() + self.config.state.checkpoint_interval
-                if now >= next_evict:
-                    self.ingest.evict_idle()
-                    next_evict = now + EVICT_EVERY
-                if now - self._knowledge_at >= self.config.sources.knowledge_refresh:
-                    self._refresh_knowledge()
-                    self._knowledge_at = now
                 self._rebuild_metrics()
                 if worked or self._ready_files:
                     await asyncio.sleep(0)
                     continue
-                deadline = min(self._rescan_due, next_checkpoint, next_window)
+                deadline = min(self._rescan_due, timers.checkpoint, timers.window)
                 if self._metrics_dirty:
                     deadline = min(deadline, self._metrics_built + self.config.metrics.snapshot_interval)
-                timeout = max(0.0, deadline - time.monotonic())
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), timeout)
+                    await asyncio.wait_for(self._wake.wait(), max(0.0, deadline - time.monotonic()))
         finally:
             watchdog.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await watchdog
+
+    def _checkpoint(self, timers: _Timers) -> None:
+        if self.ingest.dirty:
+            self.ingest.checkpoint()
+            self.ingest.evict_excess()
+        timers.checkpoint = time.monotonic() + self.config.state.checkpoint_interval
+
+    def _housekeeping(self, now: float, timers: _Timers) -> None:
+        """The periodic chores: window, retention, checkpoints, eviction, knowledge."""
+        ingest = self.ingest
+        if now >= timers.window:
+            if ingest.live.advance(self.clock()):
+                self._metrics_dirty = True
+            timers.window = now + WINDOW_EVERY
+        if now >= timers.prune:
+            ingest.live.prune(self.clock())
+            timers.prune = now + PRUNE_EVERY
+        if now >= timers.checkpoint or ingest.wants_checkpoint():
+            self._checkpoint(timers)
+        if now >= timers.evict:
+            ingest.evict_idle()
+            timers.evict = now + EVICT_EVERY
+        if now - self._knowledge_at >= self.config.sources.knowledge_refresh:
+            self._refresh_knowledge()
+            self._knowledge_at = now
 
     async def shutdown(self) -> None:
         self.notifier.send("STOPPING=1")
@@ -291,7 +316,18 @@ class Daemon:
             self._polling = True
             return
         try:
-            from watchdog.events import FileSystemEvent, FileSystemEventHandler
+            from watchdog.events import (
+                DirCreatedEvent,
+                DirDeletedEvent,
+                DirMovedEvent,
+                FileClosedEvent,
+                FileCreatedEvent,
+                FileDeletedEvent,
+                FileModifiedEvent,
+                FileMovedEvent,
+                FileSystemEvent,
+                FileSystemEventHandler,
+            )
             from watchdog.observers import Observer
         except ImportError:  # pragma: no cover - watchdog is a dependency
             self._polling = True
@@ -310,7 +346,16 @@ class Daemon:
             if not root.is_dir():
                 continue
             try:
-                observer.schedule(Handler(), str(root), recursive=True)
+                # Not opened / closed-without-writing: omkd's own reads would wake it.
+                observer.schedule(
+                    Handler(),
+                    str(root),
+                    recursive=True,
+                    event_filter=[
+                        FileCreatedEvent, FileModifiedEvent, FileMovedEvent, FileDeletedEvent, FileClosedEvent,
+                        DirCreatedEvent, DirMovedEvent, DirDeletedEvent,
+                    ],
+                )  # fmt: skip
                 watched += 1
             except OSError as error:
                 log.warning("watch_failed", root=str(root), error=str(error), action="polling")
@@ -366,7 +411,6 @@ class Daemon:
             self._ready_files[file.stream_id] = file
         interval = self.config.tail.poll_interval if self._polling else self.config.tail.rescan_interval
         self._rescan_due = time.monotonic() + interval
-        self._metrics_dirty = True
 
     async def _read_ready(self) -> bool:
         """Read a budget from every file with new bytes; True when something was read."""
@@ -420,16 +464,18 @@ class Daemon:
         """List the knowledge files again and note which bases changed."""
         self._knowledge = self._knowledge_index()
         cwds = list(self.ingest.live.fold.overall.cwds) if self._ingest is not None else []
-        if self._knowledge_watch.update(self._knowledge.bases(cwds)):
+        if self._knowledge_watch.update(self._knowledge.bases(cwds)) or not self._ready:
             log.info("knowledge_changed", bases=sorted(self._knowledge_watch.figures))
-        self._metrics_dirty = True
+            self._metrics_dirty = True
 
     def _knowledge_index(self) -> FileKnowledgeIndex:
         sources = self.config.sources
         return FileKnowledgeIndex(sources.home.expanduser(), [p.expanduser() for p in sources.knowledge_roots])
 
-    def replaying(self) -> bool:
-        return not self._caught_up or self.ingest.tailer.lag_bytes() > REPLAY_LAG_BYTES
+    def replaying(self, lag_bytes: int | None = None) -> bool:
+        if lag_bytes is None:
+            lag_bytes = self.ingest.tailer.lag_bytes()
+        return not self._caught_up or lag_bytes > REPLAY_LAG_BYTES
 
     def _rebuild_metrics(self, force: bool = False) -> None:
         now = time.monotonic()
@@ -444,6 +490,7 @@ class Daemon:
                 open_by_skill[summary.skill] = open_by_skill.get(summary.skill, 0) + 1
         pipeline = ingest.exported_pipeline
         stats = ingest.stats
+        lag = ingest.tailer.lag_bytes()
         discarded = dict(stats.discarded)
         discarded["oversize"] = pipeline.bad_lines.get("oversize", 0)
         view = metrics.PipelineView(
@@ -461,13 +508,13 @@ class Daemon:
             parse_errors={k: v for k, v in pipeline.bad_lines.items() if k != "oversize"},
             unknown_records=dict(pipeline.unknown_types),
             invalid_skill_names=pipeline.invalid_skill_names,
-            lag_bytes=ingest.tailer.lag_bytes(),
+            lag_bytes=lag,
             rescans=stats.rescans,
             watch_overflows=stats.watch_overflows,
             polling=self._polling,
             checkpoint_writes=stats.checkpoint_writes,
             checkpoint_errors=stats.checkpoint_errors,
-            replaying=self.replaying(),
+            replaying=self.replaying(lag),
             last_event=ingest.live.last_event_ts,
             last_read=stats.last_read,
             last_checkpoint=stats.last_checkpoint,
@@ -487,6 +534,7 @@ class Daemon:
         ingest.meta["skill_labels"] = list(self._labels.labelled)
         self._metrics_dirty = False
         self._metrics_built = time.monotonic()
+        self._metrics_version = ingest.version
 
 
 def _pipeline_report(pipeline: PipelineCounters, built: Report) -> reports.PipelineReport:

@@ -12,7 +12,7 @@ import os
 import pickle
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 import structlog
@@ -89,6 +89,8 @@ class Ingest:
         self.processors: dict[str, StreamProcessor] = {}
         self.meta: dict[str, object] = dict(restored.meta)
         self._dirty_files: set[str] = set()
+        #: Bumped on every change a metric could show: the daemon rebuilds /metrics only then.
+        self.version = 0
         self._dropped_files: list[str] = []
         self._unsaved_bytes = 0
         for summary in restored.segments:
@@ -183,6 +185,7 @@ class Ingest:
         return processor
 
     def _start(self, file: TrackedFile) -> None:
+        self.version += 1
         self.stats.files_discovered += 1
         self.pipeline.files += 1
         self._dirty_files.add(file.stream_id)
@@ -200,6 +203,7 @@ class Ingest:
         finally:
             pipeline.add_stream(processor, 1, count_file=False)
         if total:
+            self.version += 1
             now = self.clock()
             file.last_read = time.monotonic()
             self.stats.bytes_read += total
@@ -243,6 +247,7 @@ class Ingest:
 
     def _close_stream(self, file: TrackedFile) -> None:
         """Close the stream; a partial last line it still held will never be completed."""
+        self.version += 1
         processor = self.processors.pop(file.stream_id, None)
         if processor is None:
             processor = self._unpickle(self.store.load_stream_state(file.stream_id), file.stream_id)
@@ -274,11 +279,16 @@ class Ingest:
         self._start(fresh)
         return fresh
 
-    def apply_scan(self, result: ScanResult) -> list[TrackedFile]:
-        """Act on a rescan or poke; returns the files with bytes to read."""
+    def apply_scan(self, result: ScanResult, everything: bool = False) -> list[TrackedFile]:
+        """Act on a rescan or poke; returns the files with bytes to read.
+
+        After a poke only the files it named are looked at; after a full rescan, all.
+        """
         for file in result.started:
             self._start(file)
         self.stats.files_renamed += result.renamed
+        if result.renamed:
+            self.version += 1
         for ended in result.ended:
             self.end(ended)
         missing = tuple(str(p) for p in result.missing_roots)
@@ -286,12 +296,13 @@ class Ingest:
             for root in missing:
                 log.warning("root_missing", root=root, action="watching for it on every rescan")
             self.stats.missing_roots = missing
-        ready = [f for f in self.tailer.files.values() if f.size > f.read_offset]
+        candidates = self.tailer.files.values() if everything else [*result.started, *result.grown]
+        ready = [f for f in candidates if f.stream_id in self.tailer.files and f.size > f.read_offset]
         return sorted(ready, key=lambda f: f.read_offset)
 
     def rescan(self) -> list[TrackedFile]:
         self.stats.rescans += 1
-        return self.apply_scan(self.tailer.rescan())
+        return self.apply_scan(self.tailer.rescan(), everything=True)
 
     # --- checkpoints ------------------------------------------------------------------------------
 
@@ -341,8 +352,10 @@ class Ingest:
             self.store.save(checkpoint)
         except Exception as error:  # a full disk or a broken store must not stop reading
             self.stats.checkpoint_errors += 1
+            self.version += 1
             log.exception("checkpoint_failed", error=str(error))
             return False
+        self.version += 1
         self.stats.checkpoint_writes += 1
         self.stats.last_checkpoint = self.clock()
         for skill in live.changed_skills:
@@ -357,6 +370,48 @@ class Ingest:
         self._unsaved_bytes = 0
         return True
 
+    def _file_checkpoints(self, stream_ids: list[str]) -> Iterator[FileCheckpoint]:
+        """One file's offset, identity and pickled parser state at a time (memory stays flat)."""
+        for stream_id in stream_ids:
+            file = self.tailer.files.get(stream_id)
+            if file is None:
+                continue
+            processor = self.processors.get(stream_id)
+            offset = processor.splitter.consumed if processor is not None else file.read_offset
+            try:
+                marker = self.tailer.marker(file, offset)
+            except OSError:
+                continue  # gone since it was read: the next rescan ends it
+            state = pickle.dumps(processor, protocol=pickle.HIGHEST_PROTOCOL) if processor is not None else None
+            yield FileCheckpoint(
+                stream_id, file.path, file.dev, file.ino, file.head_len, file.head_hash, offset, marker, state
+            )
+
+    def evict_excess(self) -> int:
+        """Keep at most ``tail.max_open_files`` parser states in memory: drop the least
+        recently read ones that are checkpointed (their state is in the store)."""
+        excess = len(self.processors) - self.config.tail.max_open_files
+        if excess <= 0:
+            return 0
+        evicted = 0
+        candidates = sorted(
+            (f for f in (self.tailer.files.get(s) for s in self.processors) if f is not None),
+            key=lambda f: f.last_read,
+        )
+        for file in candidates:
+            if evicted >= excess:
+                break
+            if file.stream_id in self._dirty_files:
+                continue
+            self._evict(file)
+            evicted += 1
+        return evicted
+
+    def _evict(self, file: TrackedFile) -> None:
+        processor = self.processors.pop(file.stream_id)
+        file.read_offset = processor.splitter.consumed
+        self.tailer.close_fd(file)
+
     def evict_idle(self) -> int:
         """Close descriptors and drop parser state of files idle for ``tail.idle_after``.
 
@@ -364,13 +419,11 @@ class Ingest:
         """
         limit = time.monotonic() - self.config.tail.idle_after
         evicted = 0
-        for stream_id, processor in list(self.processors.items()):
+        for stream_id in list(self.processors):
             file = self.tailer.files.get(stream_id)
             if file is None or stream_id in self._dirty_files or file.last_read > limit:
                 continue
-            file.read_offset = processor.splitter.consumed
-            del self.processors[stream_id]
-            self.tailer.close_fd(file)
+            self._evict(file)
             evicted += 1
         return evicted
 

@@ -19,6 +19,7 @@ import os
 import pickle
 import sqlite3
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -88,9 +89,10 @@ class Restored:
 class Checkpoint:
     """Everything that changed since the last checkpoint."""
 
-    files: list[FileCheckpoint] = field(default_factory=list)
+    files: Iterable[FileCheckpoint] = field(default_factory=list)
+    """Consumed once, inside the transaction: a generator keeps pickled states out of memory."""
     dropped_files: list[str] = field(default_factory=list)
-    segments: list[SegmentSummary] = field(default_factory=list)
+    segments: Iterable[SegmentSummary] = field(default_factory=list)
     forgotten_segments: list[str] = field(default_factory=list)
     counters: dict[str, SkillCounters] = field(default_factory=dict)
     rollups: dict[tuple[int, str], DailyRollup | None] = field(default_factory=dict)
@@ -270,7 +272,7 @@ class StateStore:
             db.executemany("DELETE FROM files WHERE stream_id = ?", [(s,) for s in checkpoint.dropped_files])
             db.executemany(
                 "INSERT OR REPLACE INTO segments VALUES (?, ?)",
-                [(s.key, pickle.dumps(s, protocol=pickle.HIGHEST_PROTOCOL)) for s in checkpoint.segments],
+                ((s.key, pickle.dumps(s, protocol=pickle.HIGHEST_PROTOCOL)) for s in checkpoint.segments),
             )
             db.executemany("DELETE FROM segments WHERE key = ?", [(k,) for k in checkpoint.forgotten_segments])
             db.executemany(

@@ -30,6 +30,7 @@ from typing import Final
 
 HEAD_BYTES: Final = 1024
 MARKER_BYTES: Final = 64
+READ_AT_LEAST: Final = 65536
 TRANSCRIPT_SUFFIX: Final = ".jsonl"
 
 
@@ -58,6 +59,8 @@ class TrackedFile:
     fd: int | None = None
     last_read: float = 0.0
     """Monotonic time of the last read that returned bytes."""
+    tail: bytes = b""
+    """The last bytes read (up to MARKER_BYTES): the offset marker without reading again."""
 
     @property
     def identity(self) -> tuple[int, int]:
@@ -211,6 +214,8 @@ class Tailer:
         if offset == 0:
             return digest(b"")
         start = max(0, offset - MARKER_BYTES)
+        if offset == file.read_offset and len(file.tail) >= offset - start:
+            return digest(file.tail[len(file.tail) - (offset - start) :])
         return digest(pread_exact(self._fd(file), offset - start, start))
 
     def _note_head(self, file: TrackedFile, fd: int) -> None:
@@ -225,12 +230,16 @@ class Tailer:
         fd = self._fd(file)
         remaining = budget
         while remaining > 0:
-            data = os.pread(fd, min(chunk, remaining), file.read_offset)
+            # Ask for what the file is known to hold (at least a page, in case it grew):
+            # pread allocates the whole request up front.
+            want = min(chunk, remaining, max(file.size - file.read_offset, READ_AT_LEAST))
+            data = os.pread(fd, want, file.read_offset)
             if not data:
                 break
             file.read_offset += len(data)
             remaining -= len(data)
             self._note_head(file, fd)
+            file.tail = (file.tail + data)[-MARKER_BYTES:] if len(data) < MARKER_BYTES else data[-MARKER_BYTES:]
             yield data
         file.size = max(file.size, file.read_offset)
 

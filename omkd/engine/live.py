@@ -104,9 +104,12 @@ class LiveFold:
         rollup.weight_sum += sign * summary.weight
         self.changed_rollups.add(key)
 
-    def advance(self, now: float) -> None:
-        """Move the window to end at ``now``; forget segments and roll-ups past retention."""
-        self.fold.advance(now - self.window_length)
+    def advance(self, now: float) -> bool:
+        """Move the window to end at ``now``; True when a segment left it."""
+        return self.fold.advance(now - self.window_length) > 0
+
+    def prune(self, now: float) -> None:
+        """Forget segments and roll-ups past retention (a walk over every segment: seldom)."""
         horizon = now - self.retention
         stale = [key for key, s in self.fold.segments.items() if (s.last_ts or s.first_ts or now) < horizon]
         for key in stale:

@@ -162,19 +162,22 @@ class Fold:
         if old is not None and self.window.contains(old.first_ts):
             self._count(old, -1)
 
-    def advance(self, since: float) -> None:
-        """Move the window's start forward to ``since``, dropping segments that fell out."""
+    def advance(self, since: float) -> int:
+        """Move the window's start forward to ``since``; the number of segments that fell out."""
         current = self.window.since
         if current is not None and since <= current:
-            return
+            return 0
         leaving = self.window
         self.window = Window(since, leaving.until)
         heap = self._by_start
+        dropped = 0
         while heap and heap[0][0] < since:
             start, key = heapq.heappop(heap)
             summary = self.segments.get(key)
             if summary is not None and summary.first_ts == start and leaving.contains(start):
                 self._count(summary, -1)
+                dropped += 1
+        return dropped
 
     def rewindow(self, window: Window) -> None:
         """Use another window, recounting every segment (for a changed window length)."""

@@ -34,7 +34,7 @@ from omkd.engine.signals import Outcome, Signal
 
 MAX_PROMPT_CHARS: Final = 65_536
 """Typed-prompt text kept per stream (the newest) for the user-given-path rule."""
-RECENT_MESSAGES: Final = 256
+RECENT_MESSAGES: Final = 64
 """Assistant message ids remembered per stream to count a message's tokens once."""
 
 _WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]")
