@@ -23,8 +23,8 @@ REPO: Final = Path(__file__).resolve().parents[1]
 CONFIG: Final = REPO / "config" / "prometheus"
 RULE_FILES: Final = (CONFIG / "omkd-rules.yml", CONFIG / "omkd-alerts.yml")
 UNIT_TESTS: Final = sorted((REPO / "tests" / "prometheus").glob("*.yml"))
-RUNBOOK: Final = CONFIG / "RUNBOOK.md"
-RUNBOOK_URL: Final = "https://github.com/OWNER/omkd/blob/main/config/prometheus/RUNBOOK.md#"
+RUNBOOK: Final = REPO / "README.md"
+RUNBOOK_URL: Final = "https://github.com/OWNER/omkd/blob/main/README.md#"
 ALERTS: Final = {
     "OmkdWeightedGapRateHigh",
     "OmkdWeightedGapRateHighConfident",
@@ -111,8 +111,8 @@ def github_anchor(heading: str) -> str:
 
 
 def test_each_runbook_url_points_at_its_alerts_section(rules: list[dict[str, Any]]) -> None:
-    """runbook_url is RUNBOOK.md#<alert name in lower case>, and RUNBOOK.md has that section."""
-    anchors = {github_anchor(line[3:]) for line in RUNBOOK.read_text().splitlines() if line.startswith("## ")}
+    """runbook_url is README.md#<alert name in lower case>, and the README's Runbook has that section."""
+    anchors = {github_anchor(line[4:]) for line in RUNBOOK.read_text().splitlines() if line.startswith("### ")}
     urls = {rule["name"]: rule["annotations"]["runbook_url"] for rule in rules if rule["type"] == "alerting"}
     assert urls == {name: RUNBOOK_URL + name.lower() for name in ALERTS}
     assert {name.lower() for name in ALERTS} <= anchors

@@ -42,6 +42,7 @@ REPLAY_LAG_BYTES: Final = 8 << 20
 EVICT_EVERY: Final = 60.0
 WINDOW_EVERY: Final = 10.0
 PRUNE_EVERY: Final = 600.0
+REPLAY_SNAPSHOT_INTERVAL: Final = 1.0
 HINT_RESCAN_DELAY: Final = 0.2
 
 
@@ -198,7 +199,7 @@ class Daemon:
                     continue
                 deadline = min(self._rescan_due, timers.checkpoint, timers.window)
                 if self._metrics_dirty:
-                    deadline = min(deadline, self._metrics_built + self.config.metrics.snapshot_interval)
+                    deadline = min(deadline, self._metrics_built + self._snapshot_interval())
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), max(0.0, deadline - time.monotonic()))
@@ -436,8 +437,8 @@ class Daemon:
                 worked = True
                 self._metrics_dirty = True
             await asyncio.sleep(0)
-            if self.should_exit:
-                break
+            if self.should_exit or ingest.wants_checkpoint():
+                break  # back to the main loop, which saves (and evicts) before reading on
         return worked
 
     async def _watchdog_pings(self) -> None:
@@ -477,9 +478,14 @@ class Daemon:
             lag_bytes = self.ingest.tailer.lag_bytes()
         return not self._caught_up or lag_bytes > REPLAY_LAG_BYTES
 
+    def _snapshot_interval(self) -> float:
+        """While catching up, a snapshot a second is enough: nobody waits on each replayed line."""
+        interval = self.config.metrics.snapshot_interval
+        return max(interval, REPLAY_SNAPSHOT_INTERVAL) if not self._caught_up else interval
+
     def _rebuild_metrics(self, force: bool = False) -> None:
         now = time.monotonic()
-        if not force and (not self._metrics_dirty or now - self._metrics_built < self.config.metrics.snapshot_interval):
+        if not force and (not self._metrics_dirty or now - self._metrics_built < self._snapshot_interval()):
             return
         ingest = self.ingest
         fold = ingest.live.fold

@@ -307,7 +307,11 @@ class Ingest:
     # --- checkpoints ------------------------------------------------------------------------------
 
     def wants_checkpoint(self) -> bool:
-        return self._unsaved_bytes >= self.config.state.checkpoint_bytes
+        """Enough unsaved bytes, or enough unsaved parser states held in memory, to save now."""
+        return (
+            self._unsaved_bytes >= self.config.state.checkpoint_bytes
+            or len(self._dirty_files) >= self.config.tail.max_open_files
+        )
 
     @property
     def dirty(self) -> bool:

@@ -1,0 +1,734 @@
+"""Model-based test of the tailer (operating.md §6): a hypothesis state machine writes real
+transcript files in a temporary directory (whole lines, partial lines cut inside a multi-byte
+character, rotation out of the glob, truncation, deletion, delete-and-recreate with inode
+reuse, atomic replacement) and drives the real ``Ingest`` in-process (syncs, budgeted reads,
+checkpoints, clean restarts, kill -9), while a model keeps what omkd could have read; after
+every step of the reader the folded figures must equal one clean pass over exactly that.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Final
+
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule, run_state_machine_as_test
+
+from omkd.daemon.config import Config, parse_config
+from omkd.daemon.ingest import Ingest
+from omkd.daemon.state import StateStore
+from omkd.engine.pipeline import Fold, StreamProcessor
+from omkd.engine.report import build_report
+from tests import claude_lines as cl
+from tests.conftest import REAL_FIXTURES
+
+HEAD_BYTES: Final = 1024
+MARKER_BYTES: Final = 64
+MIN_FIRST_READ: Final = 32
+"""Every lineage's first line differs from any other's within its first 32 bytes (a fresh
+``parentUuid``), so a head read that long tells two lineages apart; partial writes and
+budgeted reads of a lineage's start are never shorter."""
+BUDGET: Final = 1 << 20
+NAMESPACE: Final = uuid.UUID("9a0c1c0e-5a55-4c1b-8a7e-0d1f2c3b4a59")
+START: Final = datetime(2026, 1, 1, tzinfo=UTC)
+CWD: Final = "/home/dev/shop"
+
+SLOTS: Final = (
+    ("-home-dev-shop", "6f1c2a9e-4b7d-4c1e-9a3f-2d8e5b7c0a11"),
+    ("-home-dev-shop", "0b3c4d5e-1111-4222-8333-944455556666"),
+    ("-home-dev-api", "c0ffee00-2222-4333-8444-555566667777"),
+    ("-home-dev-api/c0ffee00-2222-4333-8444-555566667777/subagents", "agent-a7f3e1"),
+)
+"""Where sessions write: (directory below the root, file stem). Two share a directory, so a
+restore looking for a renamed file by identity can meet the other one; the last is a sub-agent."""
+
+PROMPTS: Final = (
+    "Où est la configuration du déploiement ? Vérifie-la.",
+    "推断一下为什么测试失败",
+    "Überprüfe die Datei für mich — danke",
+)
+HEDGE: Final = "我不确定 — I'm not sure which config file applies here, peut-être docs/é.md."
+SKILLS: Final = ("deploy", "db-migrate")
+FIXTURES: Final = (
+    "iansherr__claude-code-log/-Users-dain-workspace-danieldemmel-me-next/5ed31c36-bca8-40fd-8d24-f1a1f0af7901.jsonl",
+    "d-kimuson__claude-code-viewer/sample-project/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl",
+    "chiphuyen__sniffly/-Users-chip-dev-ai-music/fed8ce56-bc79-401f-a83e-af084253362f.jsonl",
+    "marot__spotter/short.jsonl",
+)
+"""Real transcripts with failed searches and a run of them, a summary first line, snapshots."""
+
+STATE_PARENT: Final = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+SNIPPETS: Final = ("prompt", "skill", "glob_miss", "glob_miss", "glob_hit", "hedge", "read_error", "short")
+PARTIAL_SNIPPETS: Final = ("prompt", "hedge", "short")
+SHORT: Final = b'{"type":"turn.started"}\n'
+"""A record shorter than the offset marker (a real JSONL line, of a type omkd does not fold)."""
+EXCHANGE: Final = st.tuples(st.sampled_from(SNIPPETS), st.integers(0, 5))
+"""A kind of exchange and a variant (which prompt, skill or missed pattern)."""
+EXCHANGES: Final = st.lists(EXCHANGE, min_size=1, max_size=3)
+
+
+# --- the model -----------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Lineage:
+    """The bytes one stream identity received: a file from its creation or its last truncation.
+
+    The clean pass reads each lineage's counted bytes as one stream, lineages in creation order
+    (an atomic replacement re-reads its predecessor's lines under the same content-derived
+    segment keys, and the later reading must win, as it does in the daemon).
+    """
+
+    name: str
+    data: bytearray = field(default_factory=bytearray)
+
+    def complete(self, upto: int) -> int:
+        """End of the last complete line within the first ``upto`` bytes."""
+        return self.data.rfind(b"\n", 0, upto) + 1
+
+
+@dataclass(eq=False)
+class Inode:
+    """One file on disk, as the writer knows it."""
+
+    path: Path
+    lineage: Lineage
+    ident: tuple[int, int]
+    exists: bool = True
+    in_roots: bool = True
+
+
+@dataclass(eq=False)
+class Track:
+    """What the reader holds for one file identity: bytes read, head length, parser.
+
+    A file of which nothing was ever read is not tracked here: omkd holds no descriptor on it,
+    and following it with nothing read is the same as discovering it later.
+    """
+
+    inode: Inode
+    lineage: Lineage
+    read: int
+    head_len: int
+    parsing: bool = False
+    """Its parser is in memory (read by this process), so ``read`` may end inside a line."""
+    unsaved: bool = False
+    """Read since the last checkpoint (eviction leaves it alone)."""
+
+
+@dataclass(frozen=True)
+class Saved:
+    """One file in the checkpoint: where it was read to (end of a complete line)."""
+
+    inode: Inode
+    lineage: Lineage
+    offset: int
+    head_len: int
+
+
+@dataclass
+class Slot:
+    """A session writing one transcript path; ``pending`` is the rest of a line being written."""
+
+    path: Path
+    session: str
+    sidechain: bool
+    inode: Inode | None = None
+    pending: bytes = b""
+    parent: str | None = None
+    fresh: bool = True
+    """The next record starts a lineage."""
+
+
+def open_inodes() -> set[tuple[int, int]]:
+    """(device, inode) of every file this process holds open: what omkd can still read after
+    an unlink or a rename out of the roots, whatever its descriptor policy."""
+    found = set()
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            info = os.stat(f"/proc/self/fd/{name}")
+        except OSError:
+            continue
+        found.add((info.st_dev, info.st_ino))
+    return found
+
+
+def fixture_lines(relative: str) -> list[bytes]:
+    return (REAL_FIXTURES / relative).read_bytes().splitlines(keepends=True)
+
+
+def figures(fold: Fold) -> dict[str, Any]:
+    """What must match: health overall and per skill, gaps, every segment key with its signals."""
+    report = build_report(fold, ["/roots"], gap_limit=None)
+    return {
+        "overall": report.overall.model_dump(exclude={"open_segments"}),
+        "skills": [s.model_dump(exclude={"open_segments"}) for s in report.skills],
+        "gaps": [g.model_dump(exclude={"stream"}) for g in report.gaps],
+        "segments": {key: dict(Counter(s.type for s in summary.signals)) for key, summary in fold.segments.items()},
+    }
+
+
+class TailerMachine(RuleBasedStateMachine):
+    """Files and an in-process reader on one side, the model on the other.
+
+    The model encodes the contract (operating.md §1, §2), not the code: a new file is read from
+    0; a file omkd still holds open is drained when it is deleted or renamed out of the roots
+    (which descriptors it holds is observed, not assumed); a file truncated in place keeps what
+    was read of its old content and its new content is a new stream, also when it went away
+    before omkd looked again; a file is the one omkd knew when its inode number and first bytes
+    match (on restore, the bytes before the saved offset too), and then reading goes on where
+    it stopped; otherwise its stream keeps the figures it had; a kill -9 loses only what the
+    last checkpoint did not hold, and that is read again while its file exists; an evicted
+    parser resumes at the checkpointed line end; a partial line is never folded, and when its
+    stream ends it is counted as ``partial_at_delete``. Lines omkd could never read (written to
+    a file it held no descriptor on, then deleted) are the only ones that do not count, and
+    ``pipeline.lines`` counts every line once per stream that read it.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tmp = Path(tempfile.mkdtemp(prefix="omkd-tailer-"))
+        self.root = self.tmp / "projects"
+        # The state goes to memory when it can (fsync there is free, so more steps fit in the
+        # time); the transcripts stay on the disk filesystem, whose inode numbers get reused.
+        self.state_tmp = Path(tempfile.mkdtemp(prefix="omkd-tailer-state-", dir=STATE_PARENT))
+        self.state_dir = self.state_tmp / "state"
+        self.root.mkdir()
+        (self.tmp / "home").mkdir()
+        self.config: Config = parse_config(
+            f'[sources]\nroots = ["{self.root}"]\nhome = "{self.tmp / "home"}"\n'
+            f'[state]\ndirectory = "{self.state_dir}"\n'
+            # Every file read before an eviction counts as idle (the rule decides when).
+            '[tail]\nmax_open_files = 4096\nidle_after = "0.000001s"\n'
+            '[window]\nlength = "3650d"\nretention = "3650d"\n'
+        )
+        self.slots = []
+        for directory, stem in SLOTS:
+            path = self.root / directory / f"{stem}.jsonl"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            session = SLOTS[2][1] if stem.startswith("agent-") else stem
+            self.slots.append(Slot(path, session, sidechain=stem.startswith("agent-")))
+        self.serial = 0
+        self.clock = 0
+        self.fixtures_left = list(FIXTURES)
+        self.lineages: list[Lineage] = []
+        self.inodes: list[Inode] = []
+        # the reader as the model sees it
+        self.tracks: dict[tuple[int, int], Track] = {}
+        self.counted: dict[Lineage, int] = {}
+        self.partials = 0
+        self.lines = 0
+        """Complete lines read (what ``pipeline.lines`` must say: each line once per stream)."""
+        self.saved_lines = 0
+        self.saved: dict[tuple[int, int], Saved] = {}
+        self.saved_counted: dict[Lineage, int] = {}
+        self.fds_before = set(os.listdir("/proc/self/fd"))
+        self.store: StateStore | None = StateStore(self.state_dir)
+        self.ingest: Ingest | None = Ingest(self.config, self.store, self.store.open())
+
+    def teardown(self) -> None:
+        try:
+            if self.ingest is not None and self.store is not None:
+                self.ingest.shutdown()
+                self.store.close()
+                self.ingest, self.store = None, None
+                leaked = set(os.listdir("/proc/self/fd")) - self.fds_before
+                assert not leaked, f"descriptors left open after shutdown: {leaked}"
+        finally:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            shutil.rmtree(self.state_tmp, ignore_errors=True)
+
+    # --- records ---------------------------------------------------------------------------------
+
+    def _id(self) -> str:
+        self.serial += 1
+        return str(uuid.uuid5(NAMESPACE, str(self.serial)))
+
+    def _stamp(self, slot: Slot, record: cl.Record) -> bytes:
+        """Give a record its session's envelope: own uuid, parent chain, clock, session."""
+        record_uuid = self._id()
+        # A lineage's first record names a fresh parent (a resumed session does), which makes
+        # its first bytes unique: the head hash can tell it from any other lineage.
+        record["parentUuid"] = self._id() if slot.fresh or slot.parent is None else slot.parent
+        slot.fresh = False
+        record["uuid"] = record_uuid
+        record["sessionId"] = slot.session
+        record["cwd"] = CWD
+        record["isSidechain"] = slot.sidechain
+        self.clock += 1
+        record["timestamp"] = (START + timedelta(seconds=self.clock)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        # Claude Code writes uuid and timestamp last, so the bytes before a line end (the offset
+        # marker) are unique to the record.
+        record["uuid"] = record.pop("uuid")
+        record["timestamp"] = record.pop("timestamp")
+        slot.parent = record_uuid
+        return cl.line(record) + b"\n"
+
+    def _snippet(self, slot: Slot, kind: str, variant: int) -> bytes:
+        """One realistic exchange, as complete lines."""
+        n = self.serial
+        call, msg = f"toolu_01{n:06d}", f"msg_01{n:06d}"
+        if kind == "short" and not slot.fresh:
+            return SHORT
+        records: list[cl.Record]
+        if kind in ("prompt", "short"):
+            records = [cl.user(PROMPTS[variant % len(PROMPTS)])]
+        elif kind == "hedge":
+            records = [cl.text(HEDGE, msg)]
+        elif kind == "skill":
+            skill = SKILLS[variant % len(SKILLS)]
+            records = [
+                cl.tool_use(call, "Skill", {"skill": skill}, msg),
+                cl.tool_result(call, f"Launching skill: {skill}", {"success": True, "commandName": skill}),
+            ]
+        elif kind == "glob_miss":
+            pattern = f"docs/**/missing-{variant % 3}.md"
+            records = [
+                cl.tool_use(call, "Glob", {"pattern": pattern}, msg),
+                cl.tool_result(call, "No files found", cl.GLOB_EMPTY),
+            ]
+        elif kind == "glob_hit":
+            records = [
+                cl.tool_use(call, "Glob", {"pattern": "src/**/*.py"}, msg),
+                cl.tool_result(call, "/home/dev/shop/src/app.py", cl.glob_hit("/home/dev/shop/src/app.py")),
+            ]
+        else:
+            missing = "/home/dev/shop/docs/déploiement.md"
+            records = [
+                cl.tool_use(call, "Read", {"file_path": missing}, msg),
+                cl.tool_result(call, "File does not exist.", "Error: File does not exist.", is_error=True),
+            ]
+        return b"".join(self._stamp(slot, record) for record in records)
+
+    def _content(self, slot: Slot, exchanges: list[tuple[str, int]]) -> bytes:
+        return b"".join(self._snippet(slot, kind, variant) for kind, variant in exchanges)
+
+    # --- the disk --------------------------------------------------------------------------------
+
+    def _create(self, slot: Slot, data: bytes) -> None:
+        with slot.path.open("xb") as handle:
+            handle.write(data)
+        info = slot.path.stat()
+        lineage = Lineage(slot.path.name, bytearray(data))
+        self.lineages.append(lineage)
+        slot.inode = Inode(slot.path, lineage, (info.st_dev, info.st_ino))
+        self.inodes.append(slot.inode)
+        slot.pending = b""
+        slot.fresh = not data
+
+    def _append(self, slot: Slot, data: bytes) -> None:
+        assert slot.inode is not None
+        with slot.path.open("ab") as handle:
+            handle.write(data)
+        slot.inode.lineage.data += data
+
+    def _live(self) -> list[Slot]:
+        return [s for s in self.slots if s.inode is not None]
+
+    def _free(self) -> list[Slot]:
+        return [s for s in self.slots if s.inode is None]
+
+    # --- rules: the writers --------------------------------------------------------------------
+
+    @initialize(
+        contents=st.lists(st.lists(EXCHANGE, min_size=2, max_size=5), min_size=1, max_size=3), fixture=st.integers(0, 3)
+    )
+    def sessions_under_way(self, contents: list[list[tuple[str, int]]], fixture: int) -> None:
+        """Some sessions have already written a few exchanges, one of them a real transcript."""
+        for slot, content in zip(self.slots, contents, strict=False):
+            self._create(slot, b"")
+            self._append(slot, self._content(slot, content))
+        self.new_file_from_fixture(0, fixture, 40)
+
+    @precondition(lambda self: bool(self._free()))
+    @rule(pick=st.integers(0, 3), content=st.lists(EXCHANGE, max_size=3))
+    def new_file(self, pick: int, content: list[tuple[str, int]]) -> None:
+        """A new session file, empty or with a few exchanges."""
+        slot = self._free()[pick % len(self._free())]
+        self._create(slot, b"")
+        if content:
+            self._append(slot, self._content(slot, content))
+
+    @precondition(lambda self: bool(self._free()) and bool(self.fixtures_left))
+    @rule(pick=st.integers(0, 3), which=st.integers(0, 3), lines=st.integers(1, 40))
+    def new_file_from_fixture(self, pick: int, which: int, lines: int) -> None:
+        """A new file holding the start of a real transcript (each fixture used once)."""
+        slot = self._free()[pick % len(self._free())]
+        relative = self.fixtures_left.pop(which % len(self.fixtures_left))
+        taken = fixture_lines(relative)
+        self._create(slot, b"".join(taken[: max(1, lines % (len(taken) + 1))]))
+
+    @precondition(lambda self: any(not s.pending for s in self._live()))
+    @rule(pick=st.integers(0, 3), content=EXCHANGES)
+    def append_lines(self, pick: int, content: list[tuple[str, int]]) -> None:
+        """Whole lines appended (Glob misses, skills, prompts...)."""
+        ready = [s for s in self._live() if not s.pending]
+        slot = ready[pick % len(ready)]
+        self._append(slot, self._content(slot, content))
+
+    @precondition(lambda self: bool(self._live()))
+    @rule(
+        pick=st.integers(0, 3),
+        kind=st.sampled_from(PARTIAL_SNIPPETS),
+        variant=st.integers(0, 5),
+        inside_char=st.booleans(),
+        cut=st.integers(0, 1 << 16),
+    )
+    def append_partial(self, pick: int, kind: str, variant: int, inside_char: bool, cut: int) -> None:
+        """The start of a line (or more of it), often ending inside a multi-byte character."""
+        slot = self._live()[pick % len(self._live())]
+        assert slot.inode is not None
+        if not slot.pending:
+            slot.pending = self._snippet(slot, kind, variant)
+            lowest = MIN_FIRST_READ if not slot.inode.lineage.data else 1
+        else:
+            lowest = 1
+        rest = slot.pending
+        positions = range(lowest, len(rest))  # never the final newline
+        if not positions:
+            return
+        candidates = [i for i in positions if 0x80 <= rest[i] <= 0xBF] if inside_char else []
+        chosen = candidates or list(positions)
+        written = chosen[cut % len(chosen)]
+        self._append(slot, rest[:written])
+        slot.pending = rest[written:]
+
+    @precondition(lambda self: any(s.pending for s in self._live()))
+    @rule(pick=st.integers(0, 3))
+    def complete_partial(self, pick: int) -> None:
+        """The line being written gets its end and newline."""
+        waiting = [s for s in self._live() if s.pending]
+        slot = waiting[pick % len(waiting)]
+        self._append(slot, slot.pending)
+        slot.pending = b""
+
+    @precondition(lambda self: bool(self._live()))
+    @rule(pick=st.integers(0, 3), content=EXCHANGES)
+    def rotate(self, pick: int, content: list[tuple[str, int]]) -> None:
+        """x.jsonl is renamed to x.jsonl.1 (out of the glob); the session goes on in a new x.jsonl."""
+        slot = self._live()[pick % len(self._live())]
+        old = slot.inode
+        assert old is not None
+        target = slot.path.with_name(slot.path.name + ".1")
+        for inode in self.inodes:
+            if inode.exists and inode.path == target:
+                inode.exists = False  # the previous rotation's file is replaced
+        slot.path.rename(target)
+        old.path, old.in_roots = target, False
+        slot.inode = None
+        self._create(slot, b"")
+        self._append(slot, self._content(slot, content))
+
+    @precondition(lambda self: bool(self._live()))
+    @rule(pick=st.integers(0, 3), content=st.lists(EXCHANGE, max_size=2))
+    def truncate(self, pick: int, content: list[tuple[str, int]]) -> None:
+        """Truncated to 0 in place (same inode), then new lines."""
+        slot = self._live()[pick % len(self._live())]
+        inode = slot.inode
+        assert inode is not None
+        os.truncate(slot.path, 0)
+        inode.lineage = Lineage(slot.path.name)
+        self.lineages.append(inode.lineage)
+        slot.pending, slot.fresh = b"", True
+        if content:
+            self._append(slot, self._content(slot, content))
+
+    @staticmethod
+    def _head_lines(lineage: Lineage) -> int:
+        """End of the complete lines covering the first KiB (0 when there are none after them)."""
+        end = lineage.data.find(b"\n", HEAD_BYTES - 1) + 1
+        return end if 0 < end < lineage.complete(len(lineage.data)) else 0
+
+    def _rewritable(self) -> list[Slot]:
+        """Files with lines past their first KiB that the checkpoint holds as they are now."""
+        return [
+            s
+            for s in self._live()
+            if s.inode is not None
+            and self._head_lines(s.inode.lineage)
+            and (saved := self.saved.get(s.inode.ident)) is not None
+            and saved.lineage is s.inode.lineage
+        ]
+
+    @precondition(lambda self: self.ingest is None and bool(self._rewritable()))
+    @rule(pick=st.integers(0, 3), content=EXCHANGES)
+    def rewrite_keeping_head(self, pick: int, content: list[tuple[str, int]]) -> None:
+        """While omkd is stopped, a tool rewrites a transcript in place keeping its first KiB of lines:
+        only the offset marker can tell it from the file omkd saved."""
+        slot = self._rewritable()[pick % len(self._rewritable())]
+        inode = slot.inode
+        assert inode is not None
+        kept = bytes(inode.lineage.data[: self._head_lines(inode.lineage)])
+        os.truncate(slot.path, 0)
+        inode.lineage = Lineage(slot.path.name)
+        self.lineages.append(inode.lineage)
+        slot.pending = b""
+        self._append(slot, kept + self._content(slot, content))
+
+    def _delete(self, slot: Slot) -> None:
+        assert slot.inode is not None
+        slot.path.unlink()
+        slot.inode.exists = False
+        slot.inode, slot.pending = None, b""
+
+    @precondition(lambda self: bool(self._live()))
+    @rule(pick=st.integers(0, 3))
+    def delete(self, pick: int) -> None:
+        """The transcript is deleted (cleanupPeriodDays), maybe with a partial line in it."""
+        self._delete(self._live()[pick % len(self._live())])
+
+    @precondition(lambda self: bool(self._live()))
+    @rule(pick=st.integers(0, 3), content=EXCHANGES)
+    def delete_and_recreate(self, pick: int, content: list[tuple[str, int]]) -> None:
+        """Deleted, then a new file at the same path (the kernel may reuse the inode number)."""
+        slot = self._live()[pick % len(self._live())]
+        self._delete(slot)
+        self._create(slot, b"")
+        self._append(slot, self._content(slot, content))
+
+    @precondition(lambda self: bool(self._live()))
+    @rule(pick=st.integers(0, 3), content=EXCHANGES)
+    def atomic_replace(self, pick: int, content: list[tuple[str, int]]) -> None:
+        """Rewritten through a temporary file and os.replace: the same content (line finished) plus more."""
+        slot = self._live()[pick % len(self._live())]
+        old = slot.inode
+        assert old is not None
+        data = bytes(old.lineage.data) + slot.pending
+        slot.pending = b""
+        data += self._content(slot, content)
+        temporary = slot.path.with_name(f".{slot.path.name}.tmp")
+        temporary.write_bytes(data)
+        info = temporary.stat()
+        os.replace(temporary, slot.path)
+        old.exists = False
+        lineage = Lineage(slot.path.name, bytearray(data))
+        self.lineages.append(lineage)
+        slot.inode = Inode(slot.path, lineage, (info.st_dev, info.st_ino))
+        self.inodes.append(slot.inode)
+
+    # --- the model's reader ------------------------------------------------------------------------
+
+    def _count(self, lineage: Lineage, upto: int, since: int | None = None) -> None:
+        """``lineage``'s stream ends after ``upto`` bytes (read from ``since`` on): complete lines count."""
+        if since is not None:
+            self.lines += lineage.data.count(b"\n", since, upto)
+        done = lineage.complete(upto)
+        self.counted[lineage] = max(self.counted.get(lineage, 0), done)
+        if upto > done:
+            self.partials += 1
+
+    def _model_rescan(self, held: set[tuple[int, int]]) -> None:
+        """The rescan's effects; ``held``: the inodes omkd had open just before it (drainable)."""
+        in_roots = {i.ident: i for i in self.inodes if i.exists and i.in_roots}
+        for ident, inode in in_roots.items():
+            track = self.tracks.get(ident)
+            if track is None:
+                continue
+            if track.lineage is inode.lineage:
+                continue
+            now, then, head = inode.lineage.data, track.lineage.data, track.head_len
+            if len(now) >= track.read and now[:head] == then[:head]:
+                # A new file got the number of one omkd had closed, holding the same first bytes
+                # (an atomic replacement of it): by omkd's identity rule it is the same file, and
+                # it reads on where it was (the content before is the same, so are the figures).
+                assert track.inode is not inode
+                assert not track.parsing
+                track.inode, track.lineage = inode, inode.lineage
+                self.counted[inode.lineage] = max(self.counted.get(inode.lineage, 0), track.read)
+            else:
+                # Truncated or rewritten in place, or a new file got the number of one omkd had
+                # closed: the old stream keeps what was read.
+                self._count(track.lineage, track.read)
+                del self.tracks[ident]
+        for ident, track in list(self.tracks.items()):
+            if ident in in_roots:
+                continue
+            inode = track.inode
+            if ident not in held:
+                self._count(track.lineage, track.read)  # no descriptor: what was read stays
+            elif inode.lineage is track.lineage:
+                self._count(track.lineage, len(track.lineage.data), track.read)  # drained
+            else:
+                # Truncated, then deleted or rotated before omkd looked: the old stream keeps
+                # what was read, the new content (readable through the descriptor) is a new stream.
+                self._count(track.lineage, track.read)
+                self._count(inode.lineage, len(inode.lineage.data), 0)
+            del self.tracks[ident]
+
+    def _model_read(self, inode: Inode, budget: int | None = None) -> None:
+        track = self.tracks.get(inode.ident) or Track(inode, inode.lineage, 0, 0)
+        available = len(inode.lineage.data) - track.read
+        taken = available if budget is None else min(budget, available)
+        if taken <= 0:
+            return
+        self.lines += track.lineage.data.count(b"\n", track.read, track.read + taken)
+        track.read += taken
+        track.parsing = track.unsaved = True
+        if track.head_len < HEAD_BYTES and track.read > track.head_len:
+            track.head_len = min(HEAD_BYTES, track.read)
+        self.counted[track.lineage] = max(self.counted.get(track.lineage, 0), track.lineage.complete(track.read))
+        self.tracks[inode.ident] = track
+
+    def _model_checkpoint(self) -> None:
+        self.saved = {
+            ident: Saved(t.inode, t.lineage, t.lineage.complete(t.read), t.head_len) for ident, t in self.tracks.items()
+        }
+        self.saved_counted = dict(self.counted)
+        self.saved_lines = self.lines
+        for track in self.tracks.values():
+            track.unsaved = False
+
+    def _model_evict(self) -> None:
+        for track in self.tracks.values():
+            if track.parsing and not track.unsaved:
+                # Parser dropped: reading resumes at the checkpointed line end.
+                track.read = track.lineage.complete(track.read)
+                track.parsing = False
+
+    def _model_restore(self) -> None:
+        self.tracks = {}
+        self.counted = dict(self.saved_counted)
+        self.lines = self.saved_lines
+        self.partials = 0
+        for ident, saved in self.saved.items():
+            found = [
+                i for i in self.inodes if i.exists and i.ident == ident and i.path.parent == saved.inode.path.parent
+            ]
+            if not found:
+                continue  # gone while stopped: the stream keeps its checkpointed figures
+            inode = found[0]
+            now, then = inode.lineage.data, saved.lineage.data
+            start, offset, head = max(0, saved.offset - MARKER_BYTES), saved.offset, saved.head_len
+            if len(now) >= offset and now[:head] == then[:head] and now[start:offset] == then[start:offset]:
+                self.tracks[ident] = Track(inode, inode.lineage, offset, head)
+                self.counted[inode.lineage] = max(self.counted.get(inode.lineage, 0), offset)
+            # otherwise truncated or replaced while stopped: read again from 0 when found
+
+    def expected(self) -> Fold:
+        """One clean pass: each lineage's counted lines as one stream, in creation order."""
+        fold = Fold()
+        for lineage in self.lineages:
+            upto = self.counted.get(lineage, 0)
+            if upto:
+                stream = StreamProcessor(lineage.name)
+                stream.feed(bytes(lineage.data[:upto]))
+                fold.add_stream(stream)
+        return fold
+
+    def check(self) -> None:
+        """The reader's folded figures are the clean pass's; no line was spliced; partial lines counted."""
+        assert self.ingest is not None
+        actual = {
+            "figures": figures(self.ingest.live.fold),
+            "bad_lines": dict(self.ingest.pipeline.bad_lines),
+            "partial_at_delete": self.ingest.stats.discarded["partial_at_delete"],
+            "lines": self.ingest.pipeline.lines,
+        }
+        expected = {"figures": figures(self.expected()), "bad_lines": {}, "partial_at_delete": self.partials}
+        assert actual == {**expected, "lines": self.lines}
+
+    # --- rules: the reader --------------------------------------------------------------------------
+
+    def _inode_of(self, dev: int, ino: int) -> Inode:
+        return next(i for i in self.inodes if i.exists and i.in_roots and i.ident == (dev, ino))
+
+    def _evict(self) -> None:
+        """As the daemon does after a checkpoint: idle files lose their parser (and maybe descriptor)."""
+        assert self.ingest is not None
+        self.ingest.evict_idle()
+        self._model_evict()
+
+    @precondition(lambda self: self.ingest is not None)
+    @rule(evict=st.booleans())
+    def sync(self, evict: bool) -> None:
+        """Rescan, read everything, checkpoint (then maybe evict): the figures are one clean pass's."""
+        assert self.ingest is not None
+        held = open_inodes()
+        for file in self.ingest.rescan():
+            while self.ingest.feed(file, BUDGET) >= BUDGET:
+                pass
+        assert self.ingest.checkpoint()
+        self._model_rescan(held)
+        for inode in self.inodes:
+            if inode.exists and inode.in_roots:
+                self._model_read(inode)
+        self._model_checkpoint()
+        assert self.ingest.tailer.lag_bytes() == 0
+        self.check()
+        if evict:
+            self._evict()
+
+    @precondition(lambda self: self.ingest is not None)
+    @rule(pick=st.integers(0, 7), budget=st.integers(1, 600))
+    def read_some(self, pick: int, budget: int) -> None:
+        """Rescan and read a few bytes of one file (often ending mid-line or mid-character), no checkpoint."""
+        assert self.ingest is not None
+        held = open_inodes()
+        ready = self.ingest.rescan()
+        self._model_rescan(held)
+        if ready:
+            file = ready[pick % len(ready)]
+            inode = self._inode_of(file.dev, file.ino)
+            track = self.tracks.get(inode.ident)
+            already = track.read if track is not None else 0
+            budget = max(budget, MIN_FIRST_READ - already)
+            self.ingest.feed(file, budget)
+            self._model_read(inode, budget)
+        self.check()
+
+    @precondition(lambda self: self.ingest is not None)
+    @rule(evict=st.booleans())
+    def checkpoint(self, evict: bool) -> None:
+        """A checkpoint on its own (the timer fired), then maybe an eviction."""
+        assert self.ingest is not None
+        assert self.ingest.checkpoint()
+        self._model_checkpoint()
+        if evict:
+            self._evict()
+
+    @precondition(lambda self: self.ingest is not None)
+    @rule()
+    def stop(self) -> None:
+        """SIGTERM: checkpoint and close; files may change while omkd is stopped."""
+        assert self.ingest is not None
+        assert self.store is not None
+        self.ingest.shutdown()
+        self.store.close()
+        self.ingest, self.store = None, None
+        self._model_checkpoint()
+
+    @precondition(lambda self: self.ingest is not None)
+    @rule()
+    def kill(self) -> None:
+        """kill -9: no checkpoint; the kernel closes the descriptors; only the last checkpoint survives."""
+        assert self.ingest is not None
+        assert self.store is not None
+        self.ingest.tailer.close_all()
+        self.store.close()
+        self.ingest, self.store = None, None
+
+    @precondition(lambda self: self.ingest is None)
+    @rule()
+    def start(self) -> None:
+        """omkd starts on the state left behind: restored figures plus streams ended while stopped."""
+        self.store = StateStore(self.state_dir)
+        self.ingest = Ingest(self.config, self.store, self.store.open())
+        self._model_restore()
+        self.check()
+
+
+def test_tailer_folds_exactly_what_it_could_read() -> None:
+    """Any interleaving of writes, rotations, truncations, deletions, restarts and kill -9 folds
+    the lines omkd could read, each once: the figures of one clean pass over them."""
+    run_state_machine_as_test(
+        TailerMachine,
+        settings=settings(max_examples=200, stateful_step_count=50, deadline=None, report_multiple_bugs=False),
+    )
