@@ -60,7 +60,9 @@ class TrackedFile:
     last_read: float = 0.0
     """Monotonic time of the last read that returned bytes."""
     tail: bytes = b""
-    """The last bytes read (up to MARKER_BYTES): the offset marker without reading again."""
+    """The last bytes read (up to MARKER_BYTES), ending at ``tail_end``: the offset marker
+    without reading again."""
+    tail_end: int = 0
 
     @property
     def identity(self) -> tuple[int, int]:
@@ -214,7 +216,7 @@ class Tailer:
         if offset == 0:
             return digest(b"")
         start = max(0, offset - MARKER_BYTES)
-        if offset == file.read_offset and len(file.tail) >= offset - start:
+        if offset == file.tail_end and len(file.tail) >= offset - start:
             return digest(file.tail[len(file.tail) - (offset - start) :])
         return digest(pread_exact(self._fd(file), offset - start, start))
 
@@ -239,7 +241,9 @@ class Tailer:
             file.read_offset += len(data)
             remaining -= len(data)
             self._note_head(file, fd)
-            file.tail = (file.tail + data)[-MARKER_BYTES:] if len(data) < MARKER_BYTES else data[-MARKER_BYTES:]
+            contiguous = file.tail if file.tail_end == file.read_offset - len(data) else b""
+            file.tail = (contiguous + data)[-MARKER_BYTES:] if len(data) < MARKER_BYTES else data[-MARKER_BYTES:]
+            file.tail_end = file.read_offset
             yield data
         file.size = max(file.size, file.read_offset)
 
