@@ -171,7 +171,8 @@ def comparable(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def settle(daemon: DaemonProcess, lines: int) -> dict[str, float]:
-    """Wait until the daemon has folded ``lines`` complete lines and has nothing left to read."""
+    """Wait until the daemon has folded and checkpointed ``lines`` complete lines (what
+    ``omkd_lines_total`` exports) and has nothing left to read."""
     seen: dict[str, float] = {}
 
     def folded() -> bool:
@@ -309,7 +310,7 @@ def test_partial_line_completed_after_its_parser_was_evicted_is_folded_once(work
     (fixture,) = copy_fixtures(real_fixtures, root, FIXTURES[:1])
     shop = shop_session(root)
     shop.work(1).flush()
-    short = b'{"type":"x-note","n":1}\n'  # a record shorter than the 64-byte offset marker
+    short = b'{"type":"turn.started"}\n'  # a real JSONL record shorter than the 64-byte offset marker
     append(shop.path, short[:9])
     daemon = daemon_for(workdir)
     text = daemon.config_path.read_text().replace("[tail]\n", "[tail]\nmax_open_files = 1\n", 1)

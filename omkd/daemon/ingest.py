@@ -8,6 +8,7 @@ roll-ups — and saves it in one transaction.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import time
@@ -214,15 +215,24 @@ class Ingest:
                 self.live.apply(summary)
         return total
 
-    def end(self, ended: Ended) -> None:
-        """A file's stream ends: drain what can still be read, close, forget the file."""
+    def end(self, ended: Ended) -> TrackedFile | None:
+        """A file's stream ends: drain what can still be read, close, forget the file.
+
+        A truncated file starts a new stream on the same descriptor, returned for reading.
+        """
         file, reason = ended.file, ended.reason
+        if reason is EndReason.TRUNCATED and file.fd is not None:
+            # Keep the descriptor: the new content stays readable even if the file is
+            # deleted before the first read.
+            successor = self._successor(file)
+            log.info("stream_ended", path=file.path, reason=reason.value)
+            return successor
         if reason in (EndReason.DELETED, EndReason.ROTATED):
             if not self._continues(file):
                 # Truncated or rewritten before it went away: what it holds now is not the rest
                 # of the stream. End the old stream, then read the inode again from 0.
                 self.end(Ended(self._successor(file), reason))
-                return
+                return None
             try:
                 while self.feed(file, 1 << 30):
                     pass
@@ -241,9 +251,12 @@ class Ingest:
             try:
                 info = os.stat(file.path)
             except OSError:
-                return
+                return None
             if (info.st_dev, info.st_ino) == file.identity and file.identity not in self.tailer.identities():
-                self._start(self.tailer.new_file(file.path, info))
+                fresh = self.tailer.new_file(file.path, info)
+                self._start(fresh)
+                return fresh
+        return None
 
     def _close_stream(self, file: TrackedFile) -> None:
         """Close the stream; a partial last line it still held will never be completed."""
@@ -274,7 +287,10 @@ class Ingest:
         fd, file.fd = file.fd, None
         self._close_stream(file)
         self.stats.files_truncated += 1
-        fresh = TrackedFile(new_stream_id(), file.path, file.dev, file.ino, fd=fd)
+        fresh = TrackedFile(new_stream_id(), file.path, file.dev, file.ino, fd=fd, size=file.size)
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                fresh.size = os.fstat(fd).st_size
         self.tailer.track(fresh)
         self._start(fresh)
         return fresh
@@ -289,14 +305,13 @@ class Ingest:
         self.stats.files_renamed += result.renamed
         if result.renamed:
             self.version += 1
-        for ended in result.ended:
-            self.end(ended)
+        successors = [f for f in (self.end(ended) for ended in result.ended) if f is not None]
         missing = tuple(str(p) for p in result.missing_roots)
         if missing != self.stats.missing_roots:
             for root in missing:
                 log.warning("root_missing", root=root, action="watching for it on every rescan")
             self.stats.missing_roots = missing
-        candidates = self.tailer.files.values() if everything else [*result.started, *result.grown]
+        candidates = self.tailer.files.values() if everything else [*result.started, *result.grown, *successors]
         ready = [f for f in candidates if f.stream_id in self.tailer.files and f.size > f.read_offset]
         return sorted(ready, key=lambda f: f.read_offset)
 
