@@ -13,7 +13,7 @@ import os
 import pickle
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import structlog
@@ -388,23 +388,6 @@ class Ingest:
         live.changed_skills.clear()
         self._unsaved_bytes = 0
         return True
-
-    def _file_checkpoints(self, stream_ids: list[str]) -> Iterator[FileCheckpoint]:
-        """One file's offset, identity and pickled parser state at a time (memory stays flat)."""
-        for stream_id in stream_ids:
-            file = self.tailer.files.get(stream_id)
-            if file is None:
-                continue
-            processor = self.processors.get(stream_id)
-            offset = processor.splitter.consumed if processor is not None else file.read_offset
-            try:
-                marker = self.tailer.marker(file, offset)
-            except OSError:
-                continue  # gone since it was read: the next rescan ends it
-            state = pickle.dumps(processor, protocol=pickle.HIGHEST_PROTOCOL) if processor is not None else None
-            yield FileCheckpoint(
-                stream_id, file.path, file.dev, file.ino, file.head_len, file.head_hash, offset, marker, state
-            )
 
     def evict_excess(self) -> int:
         """Keep at most ``tail.max_open_files`` parser states in memory: drop the least
