@@ -18,7 +18,8 @@ Measured, each as the best of ``--runs`` (median in brackets), with ``time.perf_
   gained a segment since the last call, as between two scrapes of a running daemon.
 
 The target is 20 ms added to a status or scrape (Wilson + bootstrap). The machine's load average
-is printed: on a shared VM the cold figure moves with it.
+is printed: on a shared VM the cold figure moves with it. Every run's milliseconds go to
+``bench/out/stats_bench.json`` (``--out DIR``).
 """
 
 from __future__ import annotations
@@ -27,12 +28,16 @@ import argparse
 import os
 import platform
 import statistics
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
+from common import DEFAULT_OUT, save, status, this_run
 
 from omkd.engine import stats
 
@@ -61,13 +66,15 @@ def timed(action: Callable[[], object], runs: int, before: Callable[[], object] 
     return times
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--skills", type=int, default=1000)
     parser.add_argument("--resamples", type=int, default=stats.DEFAULT_RESAMPLES)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--changed-percent", type=float, default=1.0, help="skills changed since the last call")
-    args = parser.parse_args()
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where stats_bench.json goes")
+    args = parser.parse_args(argv)
+    this = this_run(__file__, argv)
 
     counts = realistic_counts(args.skills)
     segments = counts.sum(axis=1)
@@ -95,31 +102,47 @@ def main() -> None:
 
     changed_ms = timed(bootstrap(changed), args.runs, before=warm_original)
 
-    def row(label: str, times: list[float], with_wilson: bool = False) -> None:
+    def row(label: str, times: list[float], with_wilson: bool = False) -> str:
         best = min(times) + (min(wilson_ms) if with_wilson else 0.0)
-        verdict = ("PASS" if best <= TARGET_MS else "MISS") if with_wilson else ""
-        print(f"| {label} | {min(times):.2f} | {statistics.median(times):.2f} | {best:.2f} | {verdict} |")
+        verdict = status(best <= TARGET_MS) if with_wilson else ""
+        return f"| {label} | {min(times):.2f} | {statistics.median(times):.2f} | {best:.2f} | {verdict} |"
 
     load = os.getloadavg()
-    print(
-        f"{args.skills} skills (median {int(np.median(segments))} segments, max {int(segments.max())}; "
-        f"{single_weight} with a single weight, no draws), {args.resamples} resamples, best of {args.runs} runs"
-    )
-    print(
-        f"python {platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} CPUs, "
-        f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
-    )
-    print()
-    print(f"| step | best ms | median ms | with Wilson, best ms | target <= {TARGET_MS:.0f} ms |")
-    print("|---|---:|---:|---:|---|")
-    row("wilson", wilson_ms)
-    row("bootstrap cold (empty cache)", cold_ms, with_wilson=True)
-    row("bootstrap warm (all cached)", warm_ms, with_wilson=True)
-    row(f"bootstrap, {changed_skills} skills changed", changed_ms, with_wilson=True)
     drawn = args.skills - single_weight
-    print()
-    print(f"cold cost per skill that needs draws: {min(cold_ms) / max(drawn, 1) * 1000:.0f} us")
+    lines = [
+        f"{args.skills} skills (median {int(np.median(segments))} segments, max {int(segments.max())}; "
+        f"{single_weight} with a single weight, no draws), {args.resamples} resamples, best of {args.runs} runs",
+        f"python {platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} CPUs, "
+        f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}",
+        "",
+        f"| step | best ms | median ms | with Wilson, best ms | target <= {TARGET_MS:.0f} ms |",
+        "|---|---:|---:|---:|---|",
+        row("wilson", wilson_ms),
+        row("bootstrap cold (empty cache)", cold_ms, with_wilson=True),
+        row("bootstrap warm (all cached)", warm_ms, with_wilson=True),
+        row(f"bootstrap, {changed_skills} skills changed", changed_ms, with_wilson=True),
+        "",
+        f"cold cost per skill that needs draws: {min(cold_ms) / max(drawn, 1) * 1000:.0f} us",
+    ]
+    document = {
+        **asdict(this),
+        "numpy": np.__version__,
+        "load_average": list(load),
+        "skills": args.skills,
+        "skills_without_draws": single_weight,
+        "resamples": args.resamples,
+        "changed_skills": changed_skills,
+        "target_ms": TARGET_MS,
+        "milliseconds": {
+            "wilson": wilson_ms,
+            "bootstrap_cold": cold_ms,
+            "bootstrap_warm": warm_ms,
+            "bootstrap_changed": changed_ms,
+        },
+    }
+    save(args.out, "stats_bench.json", document, "\n".join(lines))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

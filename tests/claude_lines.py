@@ -1,4 +1,4 @@
-"""Hand-made Claude Code transcript records, shaped like the real ones (trace-format §1).
+"""Hand-made Claude Code transcript records, shaped like the real ones (as seen in real transcripts).
 
 Each function returns one record as a dict; ``jsonl`` turns records into file bytes.
 Expected figures in tests that use these are worked out by hand from the records the

@@ -16,8 +16,8 @@ from typing import Final
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from omkd.testing import DaemonProcess
 from tests import claude_lines as cl
-from tests.daemon_process import DaemonProcess
 
 OUTCOMES: Final = ("hit", "miss", "hedge", "marker", "misses3")
 """hit: one Glob that finds a file (no signal).

@@ -1,4 +1,4 @@
-"""ClaudeCodeAdapter: what each kind of Claude Code line means (trace-format §1, spec §2)."""
+"""ClaudeCodeAdapter: what each kind of Claude Code line means (as seen in real transcripts)."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ BAD_LINES = [
 def test_bad_line_is_counted_by_reason_and_skipped(bad: bytes, reason: str) -> None:
     """A line that is not JSON, not UTF-8 or not an object yields nothing and is counted under its reason."""
     adapter, events = decode_all([bad])
-    assert (events, dict(adapter.bad_lines), adapter.records) == ([], {reason: 1}, 0)
+    assert (events, dict(adapter.counters.bad_lines), adapter.counters.records) == ([], {reason: 1}, 0)
 
 
 @pytest.mark.parametrize(("bad", "reason"), BAD_LINES)
@@ -62,8 +62,8 @@ def test_bad_line_leaves_its_neighbours_intact(bad: bytes, reason: str) -> None:
     good = [cl.line(GLOB_CALL), cl.line(GLOB_EMPTY_RESULT)]
     _, alone = decode_all(good)
     adapter, with_bad = decode_all([good[0], bad, good[1]])
-    assert (with_bad, dict(adapter.bad_lines), adapter.records) == (alone, {reason: 1}, 2)
-    # One Glob call answered "No files found": one failed search, bad line or not (spec §3.1).
+    assert (with_bad, dict(adapter.counters.bad_lines), adapter.counters.records) == (alone, {reason: 1}, 2)
+    # One Glob call answered "No files found": one failed search, bad line or not.
     assert failed_searches(good[0] + b"\n" + bad + b"\n" + good[1] + b"\n") == 1
 
 
@@ -71,10 +71,10 @@ def test_unknown_record_type_is_ignored_and_counted() -> None:
     """A record of a type the adapter does not know yields nothing and is counted by type, never fatal."""
     lines = [cl.line({"type": "hologram", "uuid": "u1"}), cl.line({"type": "hologram"}), cl.line(GLOB_CALL)]
     adapter, events = decode_all(lines)
-    assert (dict(adapter.unknown_types), len(events)) == ({"hologram": 2}, 1)
+    assert (dict(adapter.counters.unknown_types), len(events)) == ({"hologram": 2}, 1)
 
 
-# Types listed in trace-format §1.3 that carry no conversation: known, so not "unknown", and no events.
+# Types listed in real transcripts that carry no conversation: known, so not "unknown", and no events.
 QUIET_RECORDS: list[cl.Record] = [
     {"type": "summary", "summary": "Fix the build", "leafUuid": "u1"},
     {"type": "file-history-snapshot", "messageId": "m1", "snapshot": {}, "isSnapshotUpdate": False},
@@ -91,9 +91,14 @@ QUIET_RECORDS: list[cl.Record] = [
 
 @pytest.mark.parametrize("record", QUIET_RECORDS, ids=[r["type"] for r in QUIET_RECORDS])
 def test_documented_non_conversation_types_are_known_and_quiet(record: cl.Record) -> None:
-    """Record types documented in trace-format §1.3 yield no events and are not counted as unknown."""
+    """Record types documented in real transcripts yield no events and are not counted as unknown."""
     adapter, events = decode_all([cl.line(record)])
-    assert (events, dict(adapter.unknown_types), dict(adapter.bad_lines), adapter.records) == ([], {}, {}, 1)
+    assert (
+        events,
+        dict(adapter.counters.unknown_types),
+        dict(adapter.counters.bad_lines),
+        adapter.counters.records,
+    ) == ([], {}, {}, 1)
 
 
 def agent_progress(nested: cl.Record) -> cl.Record:
@@ -115,7 +120,7 @@ def test_agent_progress_mirrors_produce_no_events() -> None:
     """A sub-agent call and result mirrored through ``progress`` records yield no events and no gap."""
     mirrors = [agent_progress(GLOB_CALL), agent_progress(GLOB_EMPTY_RESULT)]
     adapter, events = decode_all([cl.line(m) for m in mirrors])
-    assert (events, dict(adapter.unknown_types), failed_searches(cl.jsonl(mirrors))) == ([], {}, 0)
+    assert (events, dict(adapter.counters.unknown_types), failed_searches(cl.jsonl(mirrors))) == ([], {}, 0)
 
 
 def test_real_progress_records_produce_no_events(real_fixtures: Path) -> None:
@@ -124,7 +129,7 @@ def test_real_progress_records_produce_no_events(real_fixtures: Path) -> None:
     progress = [one for one in raw if one and json.loads(one)["type"] == "progress"]
     adapter, events = decode_all(progress)
     # 44 = 19 agent_progress + 25 hook_progress (jq '.data.type' | sort | uniq -c).
-    assert (len(progress), events, dict(adapter.unknown_types)) == (44, [], {})
+    assert (len(progress), events, dict(adapter.counters.unknown_types)) == (44, [], {})
 
 
 @pytest.mark.parametrize(
@@ -136,7 +141,7 @@ def test_real_progress_records_produce_no_events(real_fixtures: Path) -> None:
     ],
 )
 def test_is_error_absent_means_not_an_error(flag: bool | None, expected: bool) -> None:
-    """``is_error`` is only sometimes written: absent reads as "not an error" (trace-format §1.4)."""
+    """``is_error`` is only sometimes written: absent reads as "not an error" (as seen in real transcripts)."""
     record = cl.tool_result("toolu_1", "done", is_error=flag)
     _, events = decode_all([cl.line(record)])
     assert events == [ToolResult(TS_SECONDS, "toolu_1", expected, "done", None)]
@@ -238,7 +243,7 @@ def test_local_command_output_is_not_a_command_or_prompt() -> None:
     ],
 )
 def test_texts_the_person_did_not_type_are_not_prompts(record: cl.Record) -> None:
-    """Meta injections, interruption notices, caveats and sub-agent prompts are not typed prompts (spec §2)."""
+    """Meta injections, interruption notices, caveats and sub-agent prompts are not typed prompts."""
     _, events = decode_all([cl.line(record)])
     assert [e for e in events if isinstance(e, UserPrompt)] == []
 
@@ -265,7 +270,7 @@ def test_compact_boundary_is_a_compaction() -> None:
     ],
 )
 def test_compaction_summary_is_a_compaction_not_a_prompt(record: cl.Record) -> None:
-    """The compaction summary user record is a compaction, never a typed prompt (spec §2)."""
+    """The compaction summary user record is a compaction, never a typed prompt."""
     _, events = decode_all([cl.line(record)])
     assert events == [Compaction(TS_SECONDS)]
 
@@ -275,4 +280,4 @@ def test_legacy_summary_and_microcompact_are_not_prompts() -> None:
     micro = cl.system("microcompact_boundary", "Context microcompacted")
     legacy = {"type": "summary", "summary": "Fixing the build", "leafUuid": "u9"}
     adapter, events = decode_all([cl.line(legacy), cl.line(micro)])
-    assert ([e for e in events if isinstance(e, UserPrompt)], dict(adapter.unknown_types)) == ([], {})
+    assert ([e for e in events if isinstance(e, UserPrompt)], dict(adapter.counters.unknown_types)) == ([], {})

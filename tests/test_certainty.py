@@ -86,7 +86,7 @@ def test_daily_trend_cv_and_instability() -> None:
 
 
 def test_nudge_after_three_quiet_days() -> None:
-    """Gap rate 0 on each of 3 days with data: the spec §7 nudge is on; CV is undefined at mean 0."""
+    """Gap rate 0 on each of 3 days with data: the sample-evolution nudge is on; CV is undefined at mean 0."""
     t = Transcript()
     for day in range(3):
         _segments(t, "docs", 0, 5, day=day)

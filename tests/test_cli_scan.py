@@ -1,4 +1,4 @@
-"""``omkd scan`` end to end: exit codes, JSON, window, skill filter, gates and baselines (spec §1, §7; README).
+"""``omkd scan`` end to end: exit codes, JSON, window, skill filter, gates and baselines (README).
 
 Transcripts are written by hand into ``tmp_path``; each skill segment is a typed prompt, a
 ``Skill`` call and its result, and one Glob call whose result is a miss ("No files found",
@@ -171,7 +171,7 @@ def test_json_has_schema_version_and_documented_keys(real_fixtures: Path, home: 
 
 
 def test_json_watermark_carries_the_statement(gates_file: Path, home: Path) -> None:
-    """The JSON watermark names roots, window, sessions, segments, fingerprint and the spec §1 sentence."""
+    """The JSON watermark names roots, window, sessions, segments, fingerprint and the watermark sentence."""
     watermark = scan_json(gates_file, "--home", home)["watermark"]
     assert {"roots", "window_from", "window_to", "sessions", "segments", "fingerprint", "statement"} <= set(watermark)
     # All records of the file are at 2026-01-01T00:00:00.000Z, in one session.
@@ -181,7 +181,7 @@ def test_json_watermark_carries_the_statement(gates_file: Path, home: Path) -> N
 
 
 def test_text_report_carries_the_watermark_statement(gates_file: Path, home: Path) -> None:
-    """The terminal report shows the watermark sentence next to the rates (spec §1)."""
+    """The terminal report shows the watermark sentence next to the rates."""
     result = run(gates_file, "--home", home)
     assert (result.exit_code, WATERMARK_STATEMENT in " ".join(result.stdout.split())) == (0, True)
 

@@ -1,4 +1,4 @@
-"""Coverage of the knowledge base (spec §5), on a temporary project and home directory."""
+"""Coverage of the knowledge base, on a temporary project and home directory."""
 
 from __future__ import annotations
 

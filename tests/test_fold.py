@@ -1,4 +1,4 @@
-"""Folding segments into SkillHealth (spec §4): rates, tiers, bands, tools, tokens, time."""
+"""Folding segments into SkillHealth (README, "How omkd computes"): rates, tiers, bands, tools, tokens, time."""
 
 from __future__ import annotations
 

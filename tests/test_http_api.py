@@ -1,4 +1,4 @@
-"""The daemon's HTTP API and the commands that use it (operating.md §3, §4; README).
+"""The daemon's HTTP API and the commands that use it.
 
 One real ``omkd run`` per module follows a hand-made session (``tests/live_helpers.py``
 recipes), one segment a minute from 2026-01-01T00:00Z:
@@ -23,7 +23,7 @@ from click.testing import CliRunner, Result
 
 from omkd.cli import main
 from omkd.engine.report import Report
-from tests.daemon_process import DaemonProcess
+from omkd.testing import DaemonProcess
 from tests.live_helpers import append, omkd, session_bytes, wait_lines
 
 PLAN: Final = [

@@ -149,7 +149,7 @@ def test_restart_from_checkpoint_reads_each_line_once(
 ) -> None:
     """A splitter restored from its checkpoint and fed the file from ``consumed`` on ends as one pass would.
 
-    operating.md §1: a partial line completed after a restart is processed exactly once, and an
+    The tailer contract a partial line completed after a restart is processed exactly once, and an
     over-long line stays skipped and counted once, whenever the restart happens.
     """
     data = b"".join(one + b"\n" for one in lines) + b"z" * tail

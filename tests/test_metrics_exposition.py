@@ -1,4 +1,4 @@
-"""The /metrics exposition of the real daemon (operating.md §3, §6).
+"""The /metrics exposition of the real daemon.
 
 Hand-made sessions follow the recipes of ``tests/live_helpers.py``; the figures each test
 expects are counted by hand from its plan, in the comments next to it.
@@ -17,8 +17,8 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from omkd.daemon.metrics import DECLARED
+from omkd.testing import DaemonProcess
 from tests import claude_lines as cl
-from tests.daemon_process import DaemonProcess
 from tests.live_helpers import append, family, samples_of, session_bytes, wait_lines
 
 # deploy: miss, miss, hedge, marker, hit, misses3 -> 6 segments; 5 with a signal (all but hit);
@@ -53,6 +53,8 @@ GOLDEN: Final = {
     "omkd_window_overall_gap_segments": 6.0,
     "omkd_window_overall_weighted_gap_segments": 4.5,
     "omkd_window_overall_confidence_tier": 1.0,
+    # One tool result answers a call the file never made (added by the fixture below).
+    "omkd_orphan_results_total": 1.0,
 }
 # Four skills, max_skills = 2: alpha 1 segment (miss), beta 2 (hit, hedge), gamma 3 (miss, hit, hit),
 # delta 4 (hit, hit, hit, marker). Per skill (segments, gap segments, weight sum):
@@ -112,13 +114,15 @@ def promtool() -> str:
 @pytest.fixture(scope="module")
 def golden_scrape(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     """/metrics once the golden session is read. A user-level knowledge file makes the coverage
-    ratio defined, a git HEAD above it gives that knowledge base a revision, and a record of an
-    unknown type fills omkd_unknown_records, so every declared family has samples."""
+    ratio defined, a git HEAD above it gives that knowledge base a revision, a record of an
+    unknown type fills omkd_unknown_records and a tool result whose call is not in the file
+    fills omkd_orphan_results, so every declared family has samples."""
     workdir = tmp_path_factory.mktemp("golden")
     append(workdir / "home" / ".claude" / "CLAUDE.md", b"# house rules\n")
     append(workdir / "home" / ".git" / "HEAD", b"0123456789abcdef0123456789abcdef01234567\n")
     unknown = cl.line({"type": "mystery-record", "timestamp": cl.TS, "sessionId": cl.SESSION}) + b"\n"
-    with started(workdir, session_bytes(GOLDEN_PLAN) + unknown) as daemon:
+    orphan = cl.line(cl.tool_result("toolu_never_called", "No files found")) + b"\n"
+    with started(workdir, session_bytes(GOLDEN_PLAN) + unknown + orphan) as daemon:
         text: bytes = daemon.get("/metrics", raw=True)
         assert daemon.stop() == 0
     return text

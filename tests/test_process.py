@@ -1,5 +1,5 @@
 """The daemon as a process: systemd notifications, signals, config checks, clean shutdown,
-polling mode and the unit file (operating.md §1, §4, §6; style.md §4).
+polling mode and the unit file.
 
 Sessions follow the recipes of ``tests/live_helpers.py``; the figures each test expects
 are counted by hand from its plan.
@@ -23,7 +23,7 @@ import pytest
 from omkd.daemon.config import Config, load_config
 from omkd.daemon.daemon import Daemon
 from omkd.daemon.notify import Notifier
-from tests.daemon_process import DEADLINE_SECONDS, DaemonProcess
+from omkd.testing import DEADLINE_SECONDS, DaemonProcess
 from tests.live_helpers import append, family, omkd, session_bytes, wait_lines
 
 REPO: Final = Path(__file__).resolve().parents[1]

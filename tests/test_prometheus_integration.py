@@ -1,4 +1,4 @@
-"""The ops pack against a real Prometheus scraping real omkd daemons (operating.md §3, §5).
+"""The ops pack against a real Prometheus scraping real omkd daemons.
 
 - Every query of the Grafana dashboard (panels, the knowledge-change annotation, the
   variables) runs through Prometheus's HTTP API once its variables are substituted as
@@ -27,7 +27,7 @@ from typing import Any, Final
 import orjson
 import pytest
 
-from tests.daemon_process import DaemonProcess
+from omkd.testing import DaemonProcess
 from tests.live_helpers import append, omkd, wait_lines
 from tests.prometheus.server import PrometheusProcess, wait_until
 from tests.test_stream_equivalence import claude_code_transcripts

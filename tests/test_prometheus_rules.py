@@ -1,4 +1,4 @@
-"""The Prometheus rules and configs of the ops pack, checked by Prometheus's own tools (operating.md §3, §5).
+"""The Prometheus rules and configs of the ops pack, checked by Prometheus's own tools.
 
 promtool validates both rule files and both configs and runs the alert unit tests in
 ``tests/prometheus/`` (per alert: it fires when it should, stays silent for an underpowered

@@ -7,6 +7,7 @@ grep), never from omkd; each comment says how a figure was established.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from omkd.engine.report import Report, build_report
 from omkd.shell.scan import scan
 from tests.conftest import REAL_FIXTURES
 
-# Record types documented in trace-format §1.3; any other type is "unknown" (spec §2).
+# Record types Claude Code writes (seen in real transcripts); any other type is "unknown".
 DOCUMENTED_TYPES = frozenset(
     {
         "assistant", "user", "system", "progress", "attachment", "queue-operation",
@@ -50,6 +51,21 @@ def every_file() -> list[Path]:
     return sorted(p.relative_to(REAL_FIXTURES) for p in REAL_FIXTURES.rglob("*") if p.is_file())
 
 
+def catalogue() -> set[Path]:
+    """The files SOURCES.md lists: every table row under a ``### `owner__repo/` `` heading."""
+    listed: set[Path] = set()
+    section: str | None = None
+    for line in (REAL_FIXTURES / "SOURCES.md").read_text(encoding="utf-8").splitlines():
+        heading = re.match(r"^### `([^`]+)/`", line)
+        if heading:
+            section = heading.group(1)
+            continue
+        row = re.match(r"^\| `([^`]+)` \|", line)
+        if row and section is not None:
+            listed.add(Path(section) / row.group(1))
+    return listed
+
+
 def report_of(paths: list[Path]) -> Report:
     return build_report(scan(paths), [str(p) for p in paths], gap_limit=None)
 
@@ -61,7 +77,12 @@ def events_of(path: Path) -> list[Event]:
 
 
 def independent_line_census(data: bytes) -> tuple[int, int, Counter[str], Counter[str], int]:
-    """(complete lines, objects, bad lines by reason, unknown named types, untyped objects) via python ``json``."""
+    """(complete lines, objects, bad lines by reason, unknown named types, untyped objects) via python ``json``.
+
+    Until omkd reads other agents' formats, a ``user``/``assistant`` object without Claude Code's
+    ``message`` envelope (a Gemini CLI JSONL chat message) is another agent's record: counted as
+    a record of unknown type, like Codex records, not as a bad line.
+    """
     complete = data.split(b"\n")[:-1]
     bad: Counter[str] = Counter()
     unknown: Counter[str] = Counter()
@@ -84,15 +105,14 @@ def independent_line_census(data: bytes) -> tuple[int, int, Counter[str], Counte
         kind = value.get("type")
         if not isinstance(kind, str):
             untyped += 1
-        elif kind not in DOCUMENTED_TYPES:
+        elif kind not in DOCUMENTED_TYPES or (kind in ("user", "assistant") and "message" not in value):
             unknown[kind] += 1
     return len(complete), objects, bad, unknown, untyped
 
 
 def test_fixture_set_is_complete(real_fixtures: Path) -> None:
-    """The fixture directory holds the 81 files SOURCES.md describes (plus SOURCES.md itself)."""
-    # `find . -type f | wc -l` in the fixture directory: 81.
-    assert len(every_file()) == 81
+    """The fixture directory holds exactly the files SOURCES.md lists (plus SOURCES.md itself)."""
+    assert set(every_file()) - {Path("SOURCES.md")} == catalogue()
 
 
 @pytest.mark.parametrize("relative", every_file(), ids=str)
@@ -114,7 +134,7 @@ def test_all_files_together_scan_without_error(real_fixtures: Path) -> None:
     paths = [real_fixtures / relative for relative in every_file()]
     report = report_of(paths)
     newlines = sum(p.read_bytes().count(b"\n") for p in paths)
-    assert (report.pipeline.files, report.pipeline.lines) == (81, newlines)
+    assert (report.pipeline.files, report.pipeline.lines) == (len(catalogue()) + 1, newlines)
 
 
 def test_bad_lines_and_unknown_types_do_not_disturb_claude_streams(real_fixtures: Path) -> None:
@@ -157,7 +177,7 @@ def test_hand_count_session_with_skill_and_compaction(real_fixtures: Path) -> No
     #   (typed), an isMeta "Base directory for this skill", line 1482 the isCompactSummary summary, an isMeta
     #   caveat, line 1484 the /compact frame, line 1485 <local-command-stdout>, line 1491 "continue
     #   implementation" (typed): 2 typed prompts.
-    # Segments (spec §2): general from line 7; the Skill call at 73 opens elixir:hex-docs-search; /compact is
+    # Segments: general from line 7; the Skill call at 73 opens elixir:hex-docs-search; /compact is
     #   built-in and compaction is not a typed prompt, so the skill runs until the typed prompt at 1491, which
     #   opens a second general segment (assistant records at 2364..2380 make it count). `grep -c SKILL.md` = 0.
     report = report_of([path])
@@ -188,7 +208,7 @@ def test_hand_count_codex_rollout_is_unknown_types_only(real_fixtures: Path) -> 
     """A Codex rollout is 11 objects of 4 types Claude Code never writes: counted as unknown, no segments."""
     path = real_fixtures / CODEX
     # `jq -r .type | sort | uniq -c`: 5 event_msg, 4 response_item, 1 session_meta, 1 turn_context (11 lines,
-    # all objects); none of these is a Claude Code record type (trace-format §1.3 vs §3).
+    # all objects); none of these is a Claude Code record type (real transcripts vs §3).
     report = report_of([path])
     pipeline = report.pipeline
     assert (
@@ -211,3 +231,29 @@ def test_empty_transcript_is_a_stream_without_segments(real_fixtures: Path) -> N
     """The 0-byte transcript (7864f562, `wc -c` = 0) is one stream with no lines and no segments."""
     report = report_of([real_fixtures / EMPTY])
     assert (report.pipeline.files, report.pipeline.lines, report.overall.segments, report.skills) == (1, 0, 0, [])
+
+
+FORK_DIR = Path("Xu-Wentao__dotfile/-Users-xuwentao-Projects-github-volcano")
+FORK_PARENT = FORK_DIR / "7ef4b236-d946-48a6-a856-e45b02af7be7.jsonl"
+FORK = FORK_DIR / "7ef4b236-d946-48a6-a856-e45b02af7be7/subagents/agent-aside_question-fcbf929fc3d4fdc0.jsonl"
+
+
+def test_side_question_fork_counts_only_the_question_and_its_answer(real_fixtures: Path) -> None:
+    """A /btw fork repeats its parent's conversation, then asks one question: only the question counts.
+
+    The fork file has 78 records (`wc -l`). Records 1-76 carry uuids that also occur in the parent
+    file (`grep -c <uuid>` on the parent finds each), so they are the copy; record 77 is the user
+    record `<system-reminder>This is a side question from the user…` and record 78 the assistant's
+    answer (one text part, no tool call): one segment, one turn.
+    """
+    fork = report_of([real_fixtures / FORK])
+    assert (fork.pipeline.records, fork.pipeline.ignored["fork_copy"]) == (78, 76)
+    assert (fork.overall.segments, fork.overall.turns, fork.overall.tools.calls) == (1, 1, 0)
+    parent = report_of([real_fixtures / FORK_PARENT])
+    both = report_of([real_fixtures / FORK_PARENT, real_fixtures / FORK])
+    reverse = report_of([real_fixtures / FORK, real_fixtures / FORK_PARENT])
+    # The fork adds its one segment and nothing of the parent's twice, whatever the folding order.
+    assert both.overall.segments == parent.overall.segments + 1
+    assert both.overall.turns == parent.overall.turns + 1
+    assert both.overall.tools.calls == parent.overall.tools.calls
+    assert reverse.overall.model_dump() == both.overall.model_dump()

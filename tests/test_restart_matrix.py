@@ -1,4 +1,4 @@
-"""Restart matrix on the real daemon (operating.md §1, §2, §6): stops, kill -9, rotation,
+"""Restart matrix on the real daemon: stops, kill -9, rotation,
 copytruncate, deletion, a corrupt state and a second instance. Each scenario runs ``omkd run``
 as a subprocess (``DaemonProcess``) over real transcripts copied into a temporary root plus
 hand-made sessions, changes the files while the daemon runs or is stopped, then compares
@@ -26,7 +26,7 @@ import pytest
 from click.testing import CliRunner
 
 from omkd.cli import main
-from tests.daemon_process import DaemonProcess
+from omkd.testing import DaemonProcess
 from tests.transcript_builder import Transcript
 
 pytestmark = pytest.mark.slow

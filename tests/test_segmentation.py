@@ -1,4 +1,4 @@
-"""Streams and segments (spec §2) and skill names (spec §2.1), on hand-made transcripts."""
+"""Streams, segments and skill names (README, "How omkd computes"), on hand-made transcripts."""
 
 from __future__ import annotations
 

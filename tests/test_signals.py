@@ -1,4 +1,4 @@
-"""Gap signals (spec §3): failed_search, explicit_marker, hedging, repeated_failure."""
+"""Gap signals (README, "How omkd computes"): failed_search, explicit_marker, hedging, repeated_failure."""
 
 from __future__ import annotations
 

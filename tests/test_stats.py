@@ -460,7 +460,7 @@ def test_nudge_by_hand(daily: list[float | None], expected: bool) -> None:
 
 
 def test_nudge_message_is_the_spec_text() -> None:
-    """NUDGE_MESSAGE is word for word the sentence of spec §7."""
+    """NUDGE_MESSAGE is word for word the sentence the README gives for the nudge."""
     spec = re.sub(r"\s+", " ", SPEC.read_text(encoding="utf-8"))
     assert f'"{NUDGE_MESSAGE}"' in spec
 

@@ -1,4 +1,4 @@
-"""Batch versus stream on the real daemon (operating.md §2, §6).
+"""Batch versus stream on the real daemon.
 
 The real Claude Code fixture transcripts are written into a live root in random chunks
 (split points anywhere, including inside multi-byte characters), interleaved across files,
@@ -20,7 +20,7 @@ from typing import Any, Final
 
 import orjson
 
-from tests.daemon_process import DaemonProcess
+from omkd.testing import DaemonProcess
 from tests.live_helpers import append, omkd, wait_lines
 
 SEED: Final = 20261130

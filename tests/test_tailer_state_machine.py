@@ -1,4 +1,4 @@
-"""Model-based test of the tailer (operating.md §6): a hypothesis state machine writes real
+"""Model-based test of the tailer: a hypothesis state machine writes real
 transcript files in a temporary directory (whole lines, partial lines cut inside a multi-byte
 character, rotation out of the glob, truncation, deletion, delete-and-recreate with inode
 reuse, atomic replacement) and drives the real ``Ingest`` in-process (syncs, budgeted reads,
@@ -179,7 +179,7 @@ def figures(fold: Fold) -> dict[str, Any]:
 class TailerMachine(RuleBasedStateMachine):
     """Files and an in-process reader on one side, the model on the other.
 
-    The model encodes the contract (operating.md §1, §2), not the code: a new file is read from
+    The model encodes the contract, not the code: a new file is read from
     0; a file omkd still holds open is drained when it is deleted or renamed out of the roots
     (which descriptors it holds is observed, not assumed); a file truncated in place keeps what
     was read of its old content and its new content is a new stream, also when it went away
@@ -528,6 +528,11 @@ class TailerMachine(RuleBasedStateMachine):
                 continue
             if track.lineage is inode.lineage:
                 continue
+            if track.read == 0 and track.head_len == 0 and track.inode is inode:
+                # Nothing read from it yet (a new stream on a truncated file): whatever the file
+                # holds now is that stream's content.
+                track.lineage = inode.lineage
+                continue
             now, then, head = inode.lineage.data, track.lineage.data, track.head_len
             if len(now) >= track.read and now[:head] == then[:head]:
                 # A new file got the number of one omkd had closed, holding the same first bytes
@@ -539,9 +544,11 @@ class TailerMachine(RuleBasedStateMachine):
                 self.counted[inode.lineage] = max(self.counted.get(inode.lineage, 0), track.read)
             else:
                 # Truncated or rewritten in place, or a new file got the number of one omkd had
-                # closed: the old stream keeps what was read.
+                # closed: the old stream keeps what was read, and the new content is a new stream
+                # from 0 on the descriptor omkd opened to look at it (drained if it goes away
+                # before it is read).
                 self._count(track.lineage, track.read)
-                del self.tracks[ident]
+                self.tracks[ident] = Track(inode, inode.lineage, 0, 0)
         for ident, track in list(self.tracks.items()):
             if ident in in_roots:
                 continue

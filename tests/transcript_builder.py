@@ -1,6 +1,6 @@
 """Hand-made Claude Code transcripts for tests, record by record.
 
-``Transcript`` writes the JSON lines a real session would hold (trace-format §1.2-§1.9):
+``Transcript`` writes the JSON lines a real session would hold (as seen in real transcripts):
 the envelope (``type``, ``uuid``, ``parentUuid``, ``sessionId``, ``timestamp``, ``cwd``,
 ``version``, ``isSidechain``), assistant records with exactly one content part and a
 repeated ``usage``, ``tool_result`` records carrying ``toolUseResult``, command frames,
@@ -321,7 +321,7 @@ class Transcript:
         self.tool_result(call_id, content, is_error=is_error, detail=detail)
         return call_id
 
-    # --- common tool shapes (trace-format §1.5, §1.6) ------------------------------------
+    # --- common tool shapes (as seen in real transcripts) ------------------------------------
 
     def skill(self, name: str, *, attribution: str | None = None) -> str:
         """The Skill tool: call, "Launching skill" result, then the isMeta skill body."""

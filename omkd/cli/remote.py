@@ -6,7 +6,6 @@ import sys
 import urllib.error
 import urllib.parse
 import urllib.request
-from pathlib import Path
 from typing import Any
 
 import click
@@ -14,9 +13,9 @@ import orjson
 from rich.table import Table
 
 from omkd.cli import render
-from omkd.cli.scan import EXIT_GATE, EXIT_INPUT, load_baseline
+from omkd.cli.gating import EXIT_INPUT, GateOptions, apply_gates, check_usage, gate_options, publish
 from omkd.daemon.config import DEFAULT_PORT
-from omkd.engine import gates, patterns
+from omkd.engine import patterns
 from omkd.engine.report import Report
 
 DEFAULT_URL = f"http://127.0.0.1:{DEFAULT_PORT}"
@@ -51,54 +50,14 @@ url_option = click.option("--url", default=DEFAULT_URL, show_default=True, envva
 
 @click.command("status")
 @url_option
-@click.option("--json", "as_json", is_flag=True, help="Print the daemon's JSON report.")
-@click.option("--skill", "only_skills", multiple=True, help="Report only this skill. Repeatable.")
-@click.option("--max-gap-rate", type=click.FloatRange(0, 1), help="Exit 1 when a skill's gap rate exceeds this.")
-@click.option(
-    "--max-weighted-gap-rate", type=click.FloatRange(0, 1), help="Exit 1 when a skill's weighted gap rate exceeds this."
-)
-@click.option(
-    "--baseline", type=click.Path(exists=False, dir_okay=False), help="Baseline saved by scan --save-baseline."
-)
-@click.option(
-    "--gap-rate-regression", type=click.FloatRange(0, 1), help="With --baseline: exit 1 on a rise above this."
-)
-@click.option("--confident", is_flag=True, help="Gates fail only on a confident exceedance (see omkd scan --help).")
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=gates.DEFAULT_ALPHA,
-    show_default=True,
-    help="Family-wise false-alarm rate of --confident gates.",
-)
-def status_command(
-    url: str,
-    as_json: bool,
-    only_skills: tuple[str, ...],
-    max_gap_rate: float | None,
-    max_weighted_gap_rate: float | None,
-    baseline: str | None,
-    gap_rate_regression: float | None,
-    confident: bool,
-    alpha: float,
-) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the daemon's JSON report (schema in the README).")
+@gate_options
+def status_command(url: str, as_json: bool, gate: GateOptions) -> None:
     """Spot-check a running daemon: skill table, tiers and watermark; same gates as scan."""
-    if gap_rate_regression is not None and baseline is None:
-        raise click.UsageError("--gap-rate-regression needs --baseline")
-    rates = load_baseline(Path(baseline)) if baseline is not None else None
-    document = fetch(url, "/api/v1/status", [("skill", s) for s in only_skills])
+    baseline = check_usage(gate)
+    document = fetch(url, "/api/v1/status", [("skill", s) for s in gate.only_skills])
     report = Report.model_validate(document)
-    chosen = gates.Gates(max_gap_rate, max_weighted_gap_rate, rates, gap_rate_regression, confident, alpha)
-    failures = gates.check(report.skills, chosen)
-    moved = gates.regressions(report.skills, chosen)
-    if as_json:
-        sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
-        for failure in failures:
-            click.echo(f"gate failed: {failure.describe()}", err=True)
-    else:
-        render.render(report, render.stdout_console(), failures, moved)
-    if failures:
-        sys.exit(EXIT_GATE)
+    publish(report, apply_gates(report, gate, baseline), as_json)
 
 
 @click.command("gaps")

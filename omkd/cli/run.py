@@ -9,11 +9,21 @@ from pathlib import Path
 import click
 
 from omkd import logs
-from omkd.daemon.config import ConfigError, load_config
+from omkd.daemon.config import Config, ConfigError, load_config
 from omkd.daemon.state import StateLockedError
 
 EXIT_CONFIG = 2
 EXIT_RUNTIME = 1
+
+
+def config_or_exit(path: Path | None, prefix: str) -> Config:
+    """The config at ``path``; otherwise every problem on stderr, each naming its key, and exit 2."""
+    try:
+        return load_config(path)
+    except ConfigError as error:
+        for problem in error.problems:
+            click.echo(f"{prefix}{error.source}: {problem}", err=True)
+        sys.exit(EXIT_CONFIG)
 
 
 @click.command("run")
@@ -32,13 +42,7 @@ def run_command(config_path: Path | None, log_level: str, log_json: bool | None)
     from omkd.daemon.daemon import Daemon
 
     logs.configure(log_level, log_json)
-    try:
-        config = load_config(config_path)
-    except ConfigError as error:
-        for problem in error.problems:
-            click.echo(f"omkd run: {error.source}: {problem}", err=True)
-        sys.exit(EXIT_CONFIG)
-    daemon = Daemon(config, config_path)
+    daemon = Daemon(config_or_exit(config_path, "omkd run: "), config_path)
     try:
         asyncio.run(daemon.serve())
     except StateLockedError as error:
@@ -53,10 +57,5 @@ def run_command(config_path: Path | None, log_level: str, log_json: bool | None)
 @click.argument("path", type=click.Path(path_type=Path, dir_okay=False))
 def check_config_command(path: Path) -> None:
     """Validate a config file; report every bad key by name (exit 2 when invalid)."""
-    try:
-        config = load_config(path)
-    except ConfigError as error:
-        for problem in error.problems:
-            click.echo(f"{error.source}: {problem}", err=True)
-        sys.exit(EXIT_CONFIG)
+    config = config_or_exit(path, "")
     click.echo(f"{path}: ok (roots: {', '.join(str(r) for r in config.roots())}; listen: {config.http.listen})")

@@ -1,7 +1,7 @@
 """``omkd scan``: fold transcript files once and report, with CI gates.
 
-Exit codes: 0 fine, 1 a gate failed (the offending skills are printed), 2 bad usage or
-unreadable input (the message names the path).
+Exit codes (``gating.py``): 0 fine, 1 a gate failed (the offending skills are printed), 2 bad
+usage or unreadable input (the message names the path).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import orjson
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
 
-from omkd.cli import render
+from omkd.cli.gating import EXIT_INPUT, GateOptions, apply_gates, check_usage, gate_options, publish
 from omkd.engine import gates
 from omkd.engine.pipeline import Window
 from omkd.engine.report import build_report, restrict
@@ -25,8 +25,6 @@ from omkd.shell.knowledge import FileKnowledgeIndex
 from omkd.shell.scan import ScanInputError, discover, scan
 
 PROGRESS_AFTER_SECONDS = 0.5
-EXIT_GATE = 1
-EXIT_INPUT = 2
 
 
 class LazyProgress:
@@ -67,15 +65,6 @@ def _moment(option: str, value: str | None) -> float | None:
         raise click.BadParameter(str(error), param_hint=option) from None
 
 
-def load_baseline(path: Path) -> dict[str, gates.BaselineSkill]:
-    try:
-        return gates.baseline_rates(orjson.loads(path.read_bytes()))
-    except OSError as error:
-        raise click.BadParameter(f"{path}: {error.strerror}", param_hint="--baseline") from None
-    except (orjson.JSONDecodeError, gates.BaselineError) as error:
-        raise click.BadParameter(f"{path}: not a baseline ({error})", param_hint="--baseline") from None
-
-
 @click.command("scan")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
@@ -87,32 +76,8 @@ def load_baseline(path: Path) -> dict[str, gates.BaselineSkill]:
 )
 @click.option("--since", help="Only segments starting at or after this time (ISO-8601, or an age: 7d, 24h).")
 @click.option("--until", help="Only segments starting before this time (ISO-8601, or an age).")
-@click.option("--skill", "only_skills", multiple=True, help="Report only this skill. Repeatable.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema in the README).")
-@click.option("--max-gap-rate", type=click.FloatRange(0, 1), help="Fail (exit 1) when a skill's gap rate exceeds this.")
-@click.option(
-    "--max-weighted-gap-rate",
-    type=click.FloatRange(0, 1),
-    help="Fail (exit 1) when a skill's weighted gap rate exceeds this.",
-)
-@click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False), help="Baseline saved by --save-baseline.")
-@click.option(
-    "--gap-rate-regression",
-    type=click.FloatRange(0, 1),
-    help="With --baseline: fail when a skill's gap rate rose by more than this.",
-)
-@click.option(
-    "--confident",
-    is_flag=True,
-    help="Gates fail only when the rate's lower bound exceeds the limit (Bonferroni over the skills).",
-)
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=gates.DEFAULT_ALPHA,
-    show_default=True,
-    help="Family-wise false-alarm rate of --confident gates.",
-)
+@gate_options
 @click.option("--save-baseline", type=click.Path(path_type=Path, dir_okay=False), help="Write this scan's rates here.")
 @click.option(
     "--gap-limit",
@@ -133,26 +98,18 @@ def scan_command(
     knowledge_roots: tuple[Path, ...],
     since: str | None,
     until: str | None,
-    only_skills: tuple[str, ...],
     as_json: bool,
-    max_gap_rate: float | None,
-    max_weighted_gap_rate: float | None,
-    baseline: Path | None,
-    gap_rate_regression: float | None,
-    confident: bool,
-    alpha: float,
+    gate: GateOptions,
     save_baseline: Path | None,
     gap_limit: int,
     home: Path,
 ) -> None:
     """Scan transcript files or directories (recursively, *.jsonl) and report skill health."""
-    if gap_rate_regression is not None and baseline is None:
-        raise click.UsageError("--gap-rate-regression needs --baseline")
+    baseline = check_usage(gate)
     for root in knowledge_roots:
         if not root.is_dir():
             raise click.BadParameter(f"{root}: no such directory", param_hint="--kb")
     window = Window(_moment("--since", since), _moment("--until", until))
-    baseline_rates = load_baseline(baseline) if baseline is not None else None
     err = Console(stderr=True)
     try:
         files = discover(paths)
@@ -168,25 +125,9 @@ def scan_command(
         sys.exit(EXIT_INPUT)
     knowledge = FileKnowledgeIndex(home=home, extra_roots=knowledge_roots)
     report = build_report(fold, [str(p) for p in paths], knowledge, gap_limit=gap_limit or None)
-    if only_skills:
-        report = restrict(report, set(only_skills))
-    chosen = gates.Gates(max_gap_rate, max_weighted_gap_rate, baseline_rates, gap_rate_regression, confident, alpha)
-    failures = gates.check(report.skills, chosen)
-    moved = gates.regressions(report.skills, chosen)
+    if gate.only_skills:
+        report = restrict(report, set(gate.only_skills))
+    result = apply_gates(report, gate, baseline)
     if save_baseline is not None:
         save_baseline.write_bytes(orjson.dumps(gates.baseline_of(report), option=orjson.OPT_INDENT_2))
-    if as_json:
-        document = report.model_dump(mode="json")
-        document["gate_failures"] = [
-            {"skill": f.skill, "gate": f.gate, "value": f.value, "limit": f.limit, "detail": f.detail} for f in failures
-        ]
-        if baseline_rates is not None:
-            document["regressions"] = [render.regression_json(m) for m in moved]
-        sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
-    else:
-        render.render(report, render.stdout_console(), failures, moved)
-    if failures:
-        if as_json:
-            for failure in failures:
-                click.echo(f"gate failed: {failure.describe()}", err=True)
-        sys.exit(EXIT_GATE)
+    publish(report, result, as_json)

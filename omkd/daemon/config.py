@@ -16,6 +16,8 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from omkd.engine import skills
+from omkd.engine.lines import DEFAULT_MAX_LINE_BYTES
+from omkd.engine.segment import SegmenterRules
 
 DEFAULT_PORT: Final = 9717
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?\s*$")
@@ -86,7 +88,7 @@ class Tail(_Section):
     """Full rescan of the roots in events mode: the source of truth, events are a hint."""
     poll_interval: Seconds = 1.0
     """Rescan interval in polling mode."""
-    max_line_bytes: Bytes = 16 << 20
+    max_line_bytes: Bytes = DEFAULT_MAX_LINE_BYTES
     max_open_files: int = Field(default=128, ge=1)
     idle_after: Seconds = 300.0
     """A file unchanged this long gets its descriptor closed and its state evicted."""
@@ -101,7 +103,7 @@ class Segments(_Section):
     builtin_commands: list[str] = Field(default_factory=lambda: sorted(skills.BUILTIN_COMMANDS))
 
 
-class Window(_Section):
+class WindowSection(_Section):
     length: Seconds = 7 * 86400.0
     """The event-time window of the gauges and the status report."""
     retention: Seconds = 30 * 86400.0
@@ -150,7 +152,7 @@ class Config(_Section):
     sources: Sources = Field(default_factory=Sources)
     tail: Tail = Field(default_factory=Tail)
     segments: Segments = Field(default_factory=Segments)
-    window: Window = Field(default_factory=Window)
+    window: WindowSection = Field(default_factory=WindowSection)
     state: State = Field(default_factory=State)
     http: Http = Field(default_factory=Http)
     metrics: Metrics = Field(default_factory=Metrics)
@@ -160,6 +162,16 @@ class Config(_Section):
 
     def state_dir(self) -> Path:
         return (self.state.directory or _default_state_dir()).expanduser()
+
+    def segmenter_rules(self) -> SegmenterRules:
+        """The engine's rules as this config sets them."""
+        seg = self.segments
+        return SegmenterRules(
+            builtin_commands=frozenset(name.lower() for name in seg.builtin_commands),
+            include_thinking=seg.include_thinking,
+            extra_hedging=tuple(seg.extra_hedging),
+            extra_search_tools=frozenset(seg.extra_search_tools),
+        )
 
 
 class ConfigError(Exception):
@@ -191,8 +203,8 @@ def _cross_checks(document: dict[str, Any]) -> list[str]:
     if not isinstance(window, dict):
         return []
     try:
-        length = _SECONDS.validate_python(window.get("length", Window().length))
-        retention = _SECONDS.validate_python(window.get("retention", Window().retention))
+        length = _SECONDS.validate_python(window.get("length", WindowSection().length))
+        retention = _SECONDS.validate_python(window.get("retention", WindowSection().retention))
     except ValidationError:
         return []
     if retention < length:

@@ -18,6 +18,8 @@ from omkd.engine.report import GapEntry, Report
 from omkd.engine.timespec import parse_moment
 
 MAX_GAPS: Final = 10_000
+SHUTDOWN_GRACE: Final = 2.0
+"""Seconds a request in progress may take to finish when the daemon stops."""
 
 
 class StatusSource(Protocol):
@@ -90,3 +92,29 @@ def build_app(source: StatusSource) -> web.Application:
     app = web.Application()
     app.add_routes(routes)
     return app
+
+
+class HttpServer:
+    """The endpoints on ``host:port`` (port 0: any free port, read back as ``port``)."""
+
+    def __init__(self, source: StatusSource) -> None:
+        self._source = source
+        self._runner: web.AppRunner | None = None
+        self.port: int | None = None
+
+    async def start(self, host: str, port: int) -> None:
+        runner = web.AppRunner(
+            build_app(self._source), access_log=None, handle_signals=False, shutdown_timeout=SHUTDOWN_GRACE
+        )
+        await runner.setup()
+        site = web.TCPSite(runner, host, port, reuse_address=True)
+        await site.start()
+        self._runner = runner
+        server = site._server  # aiohttp exposes no public accessor for the bound port
+        sockets = getattr(server, "sockets", None) or []
+        self.port = sockets[0].getsockname()[1] if sockets else port
+
+    async def stop(self) -> None:
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            await runner.cleanup()

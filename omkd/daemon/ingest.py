@@ -10,182 +10,94 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
-import time
-from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from typing import Final
 
 import structlog
 
+from omkd.daemon.clock import SYSTEM_CLOCK, Clock
 from omkd.daemon.config import Config
+from omkd.daemon.restore import restore_files
+from omkd.daemon.selfmetrics import IngestStats
 from omkd.daemon.state import Checkpoint, FileCheckpoint, Restored, StateStore
+from omkd.daemon.streams import StreamStates, state_of
 from omkd.daemon.tailer import Ended, EndReason, ScanResult, Tailer, TrackedFile, new_stream_id
-from omkd.engine.live import LiveFold, SkillCounters
-from omkd.engine.pipeline import PipelineCounters, StreamProcessor
-from omkd.engine.segment import SegmenterRules
+from omkd.engine.counters import PipelineCounters, SkillCounters
+from omkd.engine.live import LiveFold
+from omkd.engine.pipeline import Window
+from omkd.engine.plain import copy_record
 
 log = structlog.get_logger("omkd.ingest")
 
-Clock = Callable[[], float]
-
-
-@dataclass(slots=True)
-class IngestStats:
-    """Self-metrics of the reading side (reset when the process restarts)."""
-
-    files_discovered: int = 0
-    files_rotated: int = 0
-    files_renamed: int = 0
-    files_truncated: int = 0
-    files_deleted: int = 0
-    bytes_read: int = 0
-    rescans: int = 0
-    watch_overflows: int = 0
-    checkpoint_writes: int = 0
-    checkpoint_errors: int = 0
-    discarded: Counter[str] = field(default_factory=Counter)
-    last_read: float | None = None
-    last_checkpoint: float | None = None
-    restored_files: int = 0
-    missing_roots: tuple[str, ...] = ()
-
-
-def rules_of(config: Config) -> SegmenterRules:
-    seg = config.segments
-    return SegmenterRules(
-        builtin_commands=frozenset(name.lower() for name in seg.builtin_commands),
-        include_thinking=seg.include_thinking,
-        extra_hedging=tuple(seg.extra_hedging),
-        extra_search_tools=frozenset(seg.extra_search_tools),
-    )
-
-
-def _copy_counters(counters: SkillCounters) -> SkillCounters:
-    return replace(counters, signals=Counter(counters.signals))
-
-
-def _copy_pipeline(pipeline: PipelineCounters) -> PipelineCounters:
-    return replace(
-        pipeline,
-        bad_lines=Counter(pipeline.bad_lines),
-        unknown_types=Counter(pipeline.unknown_types),
-        ignored=Counter(pipeline.ignored),
-    )
+DRAIN_BUDGET: Final = 1 << 30
+ENDED_COUNTER: Final = {
+    EndReason.DELETED: "files_deleted",
+    EndReason.VANISHED: "files_deleted",
+    EndReason.ROTATED: "files_rotated",
+    EndReason.TRUNCATED: "files_truncated",
+}
 
 
 class Ingest:
     """The daemon's reading and folding side."""
 
-    def __init__(self, config: Config, store: StateStore, restored: Restored, clock: Clock = time.time) -> None:
+    def __init__(self, config: Config, store: StateStore, restored: Restored, clock: Clock = SYSTEM_CLOCK) -> None:
         self.config = config
         self.store = store
         self.clock = clock
-        self.rules = rules_of(config)
         self.tailer = Tailer(config.roots(), config.tail.max_open_files)
+        self.streams = StreamStates(store, config.segmenter_rules(), config.tail.max_line_bytes)
         window = config.window
-        self.live = LiveFold(window.length, window.retention, window.rollup_days, clock())
+        self.live = LiveFold(window.length, window.retention, window.rollup_days, clock.time())
         self.pipeline: PipelineCounters = restored.pipeline
         self.stats = IngestStats()
-        self.processors: dict[str, StreamProcessor] = {}
-        self.meta: dict[str, object] = dict(restored.meta)
+        self.skill_labels: list[str] = list(restored.meta.skill_labels)
         self._dirty_files: set[str] = set()
         #: Bumped on every change a metric could show: the daemon rebuilds /metrics only then.
         self.version = 0
         self._dropped_files: list[str] = []
         self._unsaved_bytes = 0
-        for summary in restored.segments:
-            self.live.fold.upsert(summary)
-        self.live.counters.update(restored.counters)
-        self.live.rollups.update(restored.rollups)
-        self.live.last_event_ts = max((s.last_ts for s in restored.segments if s.last_ts is not None), default=None)
-        self.live.changed_segments.clear()
-        self.live.changed_rollups.clear()
-        self.live.changed_skills.clear()
+        self.live.restore(restored.segments, restored.counters, restored.rollups)
         #: The persistent counters as of the last checkpoint: what /metrics exports, so an
         #: exported counter never runs ahead of the saved state and a kill -9 can never make
         #: one go backwards (Prometheus would take that for a reset and count twice).
-        self.exported_counters: dict[str, SkillCounters] = {k: _copy_counters(v) for k, v in restored.counters.items()}
-        self.exported_pipeline: PipelineCounters = _copy_pipeline(restored.pipeline)
-        self._restore_files(restored.files)
+        self.exported_counters: dict[str, SkillCounters] = {k: copy_record(v) for k, v in restored.counters.items()}
+        self.exported_pipeline: PipelineCounters = copy_record(restored.pipeline)
+        restore_files(self, restored.files)
 
-    # --- restore -------------------------------------------------------------------------------
+    # --- configuration --------------------------------------------------------------------------
 
-    def _restore_files(self, checkpoints: list[FileCheckpoint]) -> None:
-        for cp in checkpoints:
-            file = TrackedFile(cp.stream_id, cp.path, cp.dev, cp.ino, cp.offset, cp.head_len, cp.head_hash)
-            path = self._locate(cp)
-            if path is None:
-                self._end_saved(cp, file, "its file is gone")
-                continue
-            file.path = path
-            self.tailer.track(file)
-            try:
-                info = os.stat(path)
-                intact = (
-                    info.st_size >= cp.offset
-                    and self.tailer.head_matches(file)
-                    and self.tailer.marker(file, cp.offset) == cp.marker_hash
-                )
-            except OSError:
-                intact = False
-            if not intact:
-                self.tailer.untrack(file)
-                self._end_saved(cp, file, "it was truncated or replaced")
-                if os.path.exists(path):
-                    self._start(self.tailer.new_file(path, os.stat(path)))
-                continue
-            file.size, file.mtime_ns = info.st_size, info.st_mtime_ns
-            self.stats.restored_files += 1
-            if path != cp.path:
-                self.stats.files_rotated += 1
-                self._dirty_files.add(file.stream_id)
+    def reconfigure(self, new: Config) -> list[str]:
+        """Take a new config; returns the keys whose change needs a restart to apply."""
+        old = self.config
+        needs_restart = [
+            name
+            for name, before, after in (
+                ("http.listen", old.http.listen, new.http.listen),
+                ("state.directory", old.state_dir(), new.state_dir()),
+                ("segments", old.segments, new.segments),
+                ("tail.max_line_bytes", old.tail.max_line_bytes, new.tail.max_line_bytes),
+            )
+            if before != after
+        ]
+        self.config = new
+        self.tailer.roots = new.roots()
+        self.tailer.max_open_files = new.tail.max_open_files
+        live = self.live
+        if new.window.length != live.window_length:
+            live.window_length = new.window.length
+            live.fold.rewindow(Window(since=self.clock.time() - new.window.length))
+        live.retention = new.window.retention
+        live.rollup_days = new.window.rollup_days
+        self.version += 1
+        return needs_restart
 
-    def _locate(self, cp: FileCheckpoint) -> str | None:
-        try:
-            info = os.stat(cp.path)
-            if (info.st_dev, info.st_ino) == (cp.dev, cp.ino):
-                return cp.path
-        except OSError:
-            pass
-        return self.tailer.find_in_directory(cp.path, (cp.dev, cp.ino))
+    def open_after(self) -> float:
+        """Segments whose last record is older than this are idle: closed, whatever their stream."""
+        return self.clock.time() - self.config.segments.idle_close
 
-    def _end_saved(self, cp: FileCheckpoint, file: TrackedFile, why: str) -> None:
-        """A checkpointed file cannot be continued: close its stream as it was saved."""
-        processor = self._unpickle(cp.state, cp.stream_id)
-        if processor is not None:
-            for summary in processor.close():
-                self.live.apply(summary)
-        self._dropped_files.append(cp.stream_id)
-        log.info("stream_ended_while_stopped", path=cp.path, reason=why)
+    # --- streams --------------------------------------------------------------------------------
 
-    def _unpickle(self, state: bytes | None, stream_id: str) -> StreamProcessor | None:
-        if state is None:
-            return None
-        try:
-            processor = pickle.loads(state)  # noqa: S301 (our own state file)
-        except (pickle.UnpicklingError, AttributeError, EOFError, ImportError, TypeError, ValueError) as error:
-            log.warning("stream_state_unreadable", stream=stream_id, error=str(error))
-            return None
-        return processor if isinstance(processor, StreamProcessor) else None
-
-    # --- streams ------------------------------------------------------------------------------------
-
-    def _processor(self, file: TrackedFile) -> StreamProcessor:
-        processor = self.processors.get(file.stream_id)
-        if processor is None:
-            processor = self._unpickle(self.store.load_stream_state(file.stream_id), file.stream_id)
-            if processor is None:
-                if file.read_offset:
-                    # No usable state at this offset: read the file again from the start. The
-                    # segments it yields carry the same keys, so nothing is counted twice.
-                    log.warning("stream_reread", path=file.path)
-                    file.read_offset = 0
-                processor = StreamProcessor(os.path.basename(file.path), self.rules, self.config.tail.max_line_bytes)
-            self.processors[file.stream_id] = processor
-        return processor
-
-    def _start(self, file: TrackedFile) -> None:
+    def start(self, file: TrackedFile) -> None:
         self.version += 1
         self.stats.files_discovered += 1
         self.pipeline.files += 1
@@ -193,22 +105,21 @@ class Ingest:
 
     def feed(self, file: TrackedFile, budget: int) -> int:
         """Read and fold up to ``budget`` new bytes of ``file``; returns the bytes read."""
-        processor = self._processor(file)
+        processor = self.streams.of(file)
         pipeline = self.pipeline
         total = 0
-        pipeline.add_stream(processor, -1, count_file=False)
+        pipeline.add_stream(processor.counters, -1)
         try:
             for chunk in self.tailer.read(file, self.config.tail.read_chunk, budget):
                 processor.feed(chunk)
                 total += len(chunk)
         finally:
-            pipeline.add_stream(processor, 1, count_file=False)
+            pipeline.add_stream(processor.counters, 1)
         if total:
             self.version += 1
-            now = self.clock()
-            file.last_read = time.monotonic()
+            file.last_read = self.clock.monotonic()
             self.stats.bytes_read += total
-            self.stats.last_read = now
+            self.stats.last_read = self.clock.time()
             self._unsaved_bytes += total
             self._dirty_files.add(file.stream_id)
             for summary in processor.take_changed():
@@ -234,17 +145,12 @@ class Ingest:
                 self.end(Ended(self._successor(file), reason))
                 return None
             try:
-                while self.feed(file, 1 << 30):
+                while self.feed(file, DRAIN_BUDGET):
                     pass
             except OSError as error:
                 log.warning("drain_failed", path=file.path, error=str(error))
-        self._close_stream(file)
-        counter = {
-            EndReason.DELETED: "files_deleted",
-            EndReason.VANISHED: "files_deleted",
-            EndReason.ROTATED: "files_rotated",
-            EndReason.TRUNCATED: "files_truncated",
-        }[reason]
+        self.close_stream(file)
+        counter = ENDED_COUNTER[reason]
         setattr(self.stats, counter, getattr(self.stats, counter) + 1)
         log.info("stream_ended", path=file.path, reason=reason.value)
         if reason is EndReason.TRUNCATED:
@@ -254,16 +160,14 @@ class Ingest:
                 return None
             if (info.st_dev, info.st_ino) == file.identity and file.identity not in self.tailer.identities():
                 fresh = self.tailer.new_file(file.path, info)
-                self._start(fresh)
+                self.start(fresh)
                 return fresh
         return None
 
-    def _close_stream(self, file: TrackedFile) -> None:
+    def close_stream(self, file: TrackedFile) -> None:
         """Close the stream; a partial last line it still held will never be completed."""
         self.version += 1
-        processor = self.processors.pop(file.stream_id, None)
-        if processor is None:
-            processor = self._unpickle(self.store.load_stream_state(file.stream_id), file.stream_id)
+        processor = self.streams.take(file.stream_id)
         if processor is not None:
             if processor.splitter.pending_bytes:
                 self.stats.discarded["partial_at_delete"] += 1
@@ -272,6 +176,15 @@ class Ingest:
         self.tailer.untrack(file)
         self._dirty_files.discard(file.stream_id)
         self._dropped_files.append(file.stream_id)
+
+    def drop_saved(self, stream_id: str) -> None:
+        """Forget a saved stream that could not be continued (at restore)."""
+        self._dropped_files.append(stream_id)
+
+    def note_moved(self, file: TrackedFile) -> None:
+        """A restored file was found under another name: save its new path."""
+        self.stats.files_rotated += 1
+        self._dirty_files.add(file.stream_id)
 
     def _continues(self, file: TrackedFile) -> bool:
         """The open descriptor still holds the stream read so far (not truncated, not rewritten)."""
@@ -285,14 +198,14 @@ class Ingest:
     def _successor(self, file: TrackedFile) -> TrackedFile:
         """End ``file``'s stream; a new stream on the same open descriptor, from offset 0."""
         fd, file.fd = file.fd, None
-        self._close_stream(file)
+        self.close_stream(file)
         self.stats.files_truncated += 1
         fresh = TrackedFile(new_stream_id(), file.path, file.dev, file.ino, fd=fd, size=file.size)
         if fd is not None:
             with contextlib.suppress(OSError):
                 fresh.size = os.fstat(fd).st_size
         self.tailer.track(fresh)
-        self._start(fresh)
+        self.start(fresh)
         return fresh
 
     def apply_scan(self, result: ScanResult, everything: bool = False) -> list[TrackedFile]:
@@ -301,7 +214,7 @@ class Ingest:
         After a poke only the files it named are looked at; after a full rescan, all.
         """
         for file in result.started:
-            self._start(file)
+            self.start(file)
         self.stats.files_renamed += result.renamed
         if result.renamed:
             self.version += 1
@@ -333,39 +246,40 @@ class Ingest:
         live = self.live
         return bool(self._dirty_files or self._dropped_files or live.changed_segments or live.changed_rollups)
 
-    def checkpoint(self) -> bool:
-        """Save every change since the last checkpoint in one transaction."""
-        if not self.dirty:
-            return True
-        live = self.live
+    def _file_checkpoints(self) -> list[FileCheckpoint]:
         files: list[FileCheckpoint] = []
         for stream_id in self._dirty_files:
             file = self.tailer.files.get(stream_id)
             if file is None:
                 continue
-            processor = self.processors.get(stream_id)
+            processor = self.streams.get(stream_id)
             offset = processor.splitter.consumed if processor is not None else file.read_offset
             try:
                 marker = self.tailer.marker(file, offset)
             except OSError:
                 continue  # gone since it was read: the next rescan ends it
-            state = pickle.dumps(processor, protocol=pickle.HIGHEST_PROTOCOL) if processor is not None else None
+            state = state_of(processor) if processor is not None else None
             files.append(
                 FileCheckpoint(
                     stream_id, file.path, file.dev, file.ino, file.head_len, file.head_hash, offset, marker, state
                 )
             )
-        segments = [live.fold.segments[k] for k in live.changed_segments if k in live.fold.segments]
-        forgotten = [k for k in live.changed_segments if k not in live.fold.segments]
+        return files
+
+    def checkpoint(self) -> bool:
+        """Save every change since the last checkpoint in one transaction."""
+        if not self.dirty:
+            return True
+        live = self.live
         checkpoint = Checkpoint(
-            files=files,
+            files=self._file_checkpoints(),
             dropped_files=list(self._dropped_files),
-            segments=segments,
-            forgotten_segments=forgotten,
+            segments=[live.fold.segments[k] for k in live.changed_segments if k in live.fold.segments],
+            forgotten_segments=[k for k in live.changed_segments if k not in live.fold.segments],
             counters={skill: live.counters[skill] for skill in live.changed_skills if skill in live.counters},
             rollups={key: live.rollups.get(key) for key in live.changed_rollups},
             pipeline=self.pipeline,
-            meta={k: v for k, v in self.meta.items() if k not in ("schema_version", "created_at", "pipeline")},
+            skill_labels=self.skill_labels,
         )
         try:
             self.store.save(checkpoint)
@@ -376,42 +290,40 @@ class Ingest:
             return False
         self.version += 1
         self.stats.checkpoint_writes += 1
-        self.stats.last_checkpoint = self.clock()
+        self.stats.last_checkpoint = self.clock.time()
         for skill in live.changed_skills:
             if skill in live.counters:
-                self.exported_counters[skill] = _copy_counters(live.counters[skill])
-        self.exported_pipeline = _copy_pipeline(self.pipeline)
+                self.exported_counters[skill] = copy_record(live.counters[skill])
+        self.exported_pipeline = copy_record(self.pipeline)
         self._dirty_files.clear()
         self._dropped_files.clear()
-        live.changed_segments.clear()
-        live.changed_rollups.clear()
-        live.changed_skills.clear()
+        live.clear_changes()
         self._unsaved_bytes = 0
         return True
+
+    # --- memory -----------------------------------------------------------------------------------
 
     def evict_excess(self) -> int:
         """Keep at most ``tail.max_open_files`` parser states in memory: drop the least
         recently read ones that are checkpointed (their state is in the store)."""
-        excess = len(self.processors) - self.config.tail.max_open_files
+        excess = len(self.streams) - self.config.tail.max_open_files
         if excess <= 0:
             return 0
-        evicted = 0
         candidates = sorted(
-            (f for f in (self.tailer.files.get(s) for s in self.processors) if f is not None),
+            (f for f in (self.tailer.files.get(s) for s in self.streams.processors) if f is not None),
             key=lambda f: f.last_read,
         )
+        evicted = 0
         for file in candidates:
             if evicted >= excess:
                 break
-            if file.stream_id in self._dirty_files:
-                continue
-            self._evict(file)
-            evicted += 1
+            if file.stream_id not in self._dirty_files:
+                self._evict(file)
+                evicted += 1
         return evicted
 
     def _evict(self, file: TrackedFile) -> None:
-        processor = self.processors.pop(file.stream_id)
-        file.read_offset = processor.splitter.consumed
+        self.streams.evict(file)
         self.tailer.close_fd(file)
 
     def evict_idle(self) -> int:
@@ -419,9 +331,9 @@ class Ingest:
 
         Only checkpointed streams are evicted (their state is in the store).
         """
-        limit = time.monotonic() - self.config.tail.idle_after
+        limit = self.clock.monotonic() - self.config.tail.idle_after
         evicted = 0
-        for stream_id in list(self.processors):
+        for stream_id in list(self.streams.processors):
             file = self.tailer.files.get(stream_id)
             if file is None or stream_id in self._dirty_files or file.last_read > limit:
                 continue

@@ -5,6 +5,7 @@ A datagram to the socket named by ``$NOTIFY_SOCKET``; nothing happens without it
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import socket
@@ -40,6 +41,15 @@ class Notifier:
             address = "\0" + address[1:]
         with contextlib.suppress(OSError):  # systemd gone: nothing to tell
             self._socket.sendto("\n".join(states).encode(), address)
+
+    async def ping_watchdog(self) -> None:
+        """Send WATCHDOG=1 at half the watchdog timeout, forever (nothing without a watchdog)."""
+        interval = self.watchdog_interval()
+        if interval is None:
+            return
+        while True:
+            self.send("WATCHDOG=1")
+            await asyncio.sleep(interval)
 
     def close(self) -> None:
         if self._socket is not None:

@@ -27,9 +27,9 @@ from typing import Any, Final
 import orjson
 import structlog
 
-from omkd.engine.live import DailyRollup, SkillCounters
-from omkd.engine.pipeline import PipelineCounters
-from omkd.engine.segment import SegmentSummary
+from omkd.engine.counters import GapCounts, PipelineCounters, SkillCounters
+from omkd.engine.plain import from_plain, to_plain
+from omkd.engine.summary import SegmentSummary
 
 SCHEMA_VERSION: Final = 1
 DB_NAME: Final = "state.db"
@@ -74,13 +74,23 @@ class FileCheckpoint:
 
 
 @dataclass(slots=True)
+class StoreMeta:
+    """The store's own facts, saved beside the checkpoints."""
+
+    schema_version: int = SCHEMA_VERSION
+    created_at: float = 0.0
+    skill_labels: list[str] = field(default_factory=list)
+    """Skills holding a metric label, in the order they got it (kept across restarts)."""
+
+
+@dataclass(slots=True)
 class Restored:
     files: list[FileCheckpoint] = field(default_factory=list)
     segments: list[SegmentSummary] = field(default_factory=list)
     counters: dict[str, SkillCounters] = field(default_factory=dict)
-    rollups: dict[tuple[int, str], DailyRollup] = field(default_factory=dict)
+    rollups: dict[tuple[int, str], GapCounts] = field(default_factory=dict)
     pipeline: PipelineCounters = field(default_factory=PipelineCounters)
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: StoreMeta = field(default_factory=StoreMeta)
     fresh: bool = True
     moved_aside: Path | None = None
 
@@ -95,65 +105,25 @@ class Checkpoint:
     segments: Iterable[SegmentSummary] = field(default_factory=list)
     forgotten_segments: list[str] = field(default_factory=list)
     counters: dict[str, SkillCounters] = field(default_factory=dict)
-    rollups: dict[tuple[int, str], DailyRollup | None] = field(default_factory=dict)
+    rollups: dict[tuple[int, str], GapCounts | None] = field(default_factory=dict)
     pipeline: PipelineCounters | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
+    skill_labels: list[str] | None = None
 
 
 def _counters_json(counters: SkillCounters) -> bytes:
-    return orjson.dumps(
-        {
-            "segments": counters.segments,
-            "gap_segments": counters.gap_segments,
-            "weighted_gap_sum": counters.weighted_gap_sum,
-            "signals": dict(counters.signals),
-            "tool_calls": counters.tool_calls,
-            "tool_failures": counters.tool_failures,
-        }
-    )
+    return orjson.dumps(to_plain(counters))
 
 
 def _counters_of(data: bytes) -> SkillCounters:
     doc = orjson.loads(data)
-    counters = SkillCounters(
-        segments=doc["segments"],
-        gap_segments=doc["gap_segments"],
-        weighted_gap_sum=doc["weighted_gap_sum"],
-        tool_calls=doc["tool_calls"],
-        tool_failures=doc["tool_failures"],
-    )
-    counters.signals.update(doc["signals"])
-    return counters
+    if "weighted_gap_sum" in doc and "weight_halves" not in doc:  # written before weights were exact
+        doc["weight_halves"] = round(2 * doc.pop("weighted_gap_sum"))
+    return from_plain(SkillCounters, doc)
 
 
-def _pipeline_json(p: PipelineCounters) -> str:
-    return orjson.dumps(
-        {
-            "files": p.files,
-            "bytes": p.bytes,
-            "lines": p.lines,
-            "records": p.records,
-            "bad_lines": dict(p.bad_lines),
-            "unknown_types": dict(p.unknown_types),
-            "ignored": dict(p.ignored),
-            "partial_at_end": p.partial_at_end,
-            "invalid_skill_names": p.invalid_skill_names,
-            "orphan_results": p.orphan_results,
-            "compactions": p.compactions,
-        }
-    ).decode()
-
-
-def _pipeline_of(text: str) -> PipelineCounters:
-    doc = orjson.loads(text)
-    p = PipelineCounters()
-    for name in ("files", "bytes", "lines", "records", "partial_at_end", "invalid_skill_names",
-                 "orphan_results", "compactions"):  # fmt: skip
-        setattr(p, name, doc[name])
-    p.bad_lines.update(doc["bad_lines"])
-    p.unknown_types.update(doc["unknown_types"])
-    p.ignored.update(doc["ignored"])
-    return p
+def _rollup_of(segments: int, gap_segments: int, weight_sum: float) -> GapCounts:
+    """A roll-up row: the weight sum is gap segments - half of the half-weight ones, exactly."""
+    return GapCounts(segments, gap_segments, round(2 * (gap_segments - weight_sum)))
 
 
 class StateStore:
@@ -208,12 +178,20 @@ class StateStore:
         db.executescript(_SCHEMA)
         meta = {key: orjson.loads(value) for key, value in db.execute("SELECT key, value FROM meta")}
         if not meta:
+            created = time.time()
             db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-            db.execute("INSERT INTO meta VALUES ('created_at', ?)", (orjson.dumps(time.time()).decode(),))
-            return Restored(meta={"schema_version": SCHEMA_VERSION})
+            db.execute("INSERT INTO meta VALUES ('created_at', ?)", (orjson.dumps(created).decode(),))
+            return Restored(meta=StoreMeta(created_at=created))
         if meta.get("schema_version") != SCHEMA_VERSION:
             raise ValueError(f"state schema {meta.get('schema_version')} is not {SCHEMA_VERSION}")
-        restored = Restored(fresh=False, meta=meta)
+        labels = meta.get("skill_labels")
+        restored = Restored(
+            fresh=False,
+            meta=StoreMeta(
+                created_at=float(meta.get("created_at") or 0.0),
+                skill_labels=[str(x) for x in labels] if isinstance(labels, list) else [],
+            ),
+        )
         for row in db.execute(
             "SELECT stream_id, path, dev, ino, head_len, head_hash, offset, marker_hash, state FROM files"
         ):
@@ -223,12 +201,12 @@ class StateStore:
             skill: _counters_of(data) for skill, data in db.execute("SELECT skill, data FROM counters")
         }
         restored.rollups = {
-            (day, skill): DailyRollup(segments, gaps, weight)
+            (day, skill): _rollup_of(segments, gaps, weight)
             for day, skill, segments, gaps, weight in db.execute("SELECT * FROM rollups")
         }
         pipeline = meta.get("pipeline")
-        if pipeline is not None:
-            restored.pipeline = _pipeline_of(orjson.dumps(pipeline).decode())
+        if isinstance(pipeline, dict):
+            restored.pipeline = from_plain(PipelineCounters, pipeline)
         return restored
 
     def _move_aside(self, reason: str) -> Path:
@@ -287,9 +265,11 @@ class StateStore:
                         "INSERT OR REPLACE INTO rollups VALUES (?,?,?,?,?)",
                         (day, skill, rollup.segments, rollup.gap_segments, rollup.weight_sum),
                     )
-            meta = dict(checkpoint.meta)
+            meta: dict[str, Any] = {}
             if checkpoint.pipeline is not None:
-                meta["pipeline"] = orjson.loads(_pipeline_json(checkpoint.pipeline))
+                meta["pipeline"] = to_plain(checkpoint.pipeline)
+            if checkpoint.skill_labels is not None:
+                meta["skill_labels"] = checkpoint.skill_labels
             db.executemany(
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)", [(k, orjson.dumps(v).decode()) for k, v in meta.items()]
             )

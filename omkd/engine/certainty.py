@@ -10,32 +10,23 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Final
 
 from pydantic import BaseModel, ConfigDict
 
 from omkd.engine import stats
-from omkd.engine.health import SkillTotals
-from omkd.engine.live import DAY, day_of
-from omkd.engine.segment import SegmentSummary
-
-LEVEL: Final = stats.DEFAULT_CONFIDENCE
-
-
-@dataclass(slots=True)
-class Day:
-    segments: int = 0
-    gap_segments: int = 0
-    weight_sum: float = 0.0
+from omkd.engine.counters import GapCounts
+from omkd.engine.figures import LEVEL, WindowFigures
+from omkd.engine.summary import SegmentSummary
+from omkd.engine.timespec import DAY, day_of
 
 
 @dataclass(slots=True)
 class DailySeries:
-    """Per skill (and ``None`` for overall): day number -> that day's figures."""
+    """Per skill (and ``None`` for overall): day number -> that day's gap counts."""
 
-    by_skill: dict[str | None, dict[int, Day]] = field(default_factory=dict)
+    by_skill: dict[str | None, dict[int, GapCounts]] = field(default_factory=dict)
 
-    def days(self, skill: str | None) -> list[tuple[int, Day]]:
+    def days(self, skill: str | None) -> list[tuple[int, GapCounts]]:
         return sorted(self.by_skill.get(skill, {}).items())
 
 
@@ -47,10 +38,7 @@ def daily_series(segments: Iterable[SegmentSummary]) -> DailySeries:
         day = day_of(segment.first_ts)
         weight = segment.weight
         for key in (segment.skill, None):
-            entry = series.by_skill.setdefault(key, {}).setdefault(day, Day())
-            entry.segments += 1
-            entry.gap_segments += 1 if segment.signals else 0
-            entry.weight_sum += weight
+            series.by_skill.setdefault(key, {}).setdefault(day, GapCounts()).count(weight)
     return series
 
 
@@ -91,24 +79,16 @@ class Certainty(_Model):
     saturation: Saturation
     trend: Trend
     nudge: bool
-    """Gap rate <= 10 % on each of the last 3 days with data (spec §7): widen the tasks."""
+    """Gap rate <= 10 % on each of the last 3 days with data: widen the tasks."""
 
 
 def _iso_day(day: int) -> str:
     return datetime.fromtimestamp(day * DAY, UTC).date().isoformat()
 
 
-def assess(totals: SkillTotals, days: list[tuple[int, Day]]) -> Certainty:
-    n, k = totals.segments, totals.gap_segments
-    gap_lower, gap_upper = stats.wilson_interval(k, n, LEVEL)
-    weight_lower, weight_upper = stats.bootstrap_weighted_interval(*totals.weight_counts, confidence=LEVEL)
-    _, confident = stats.confident_band(
-        # A bootstrap of a sample without variation collapses to a point; Wilson's bounds on
-        # the gap rate keep a tiny sample from looking certain.
-        min(weight_lower, gap_lower),
-        max(weight_upper, gap_upper),
-        totals.weighted_gap_rate,
-    )
+def assess(derived: WindowFigures, days: list[tuple[int, GapCounts]]) -> Certainty:
+    gap_lower, gap_upper = derived.gap_interval
+    weight_lower, weight_upper = derived.weighted_interval
     cumulative: list[tuple[int, int]] = []
     seen_n = seen_k = 0
     for _, day in days:
@@ -116,15 +96,15 @@ def assess(totals: SkillTotals, days: list[tuple[int, Day]]) -> Certainty:
         seen_k += day.gap_segments
         cumulative.append((seen_k, seen_n))
     widths = stats.interval_widths(cumulative, LEVEL)
-    daily_rate = [d.gap_segments / d.segments for _, d in days]
-    daily_weighted = [d.weight_sum / d.segments for _, d in days]
+    daily_rate = [d.gap_rate for _, d in days]
+    daily_weighted = [d.weighted_gap_rate for _, d in days]
     cv = stats.coefficient_of_variation(daily_weighted)
     return Certainty(
         gap_rate_interval=Interval(lower=gap_lower, upper=gap_upper, level=LEVEL, method="wilson"),
         weighted_gap_rate_interval=Interval(
             lower=weight_lower, upper=weight_upper, level=LEVEL, method=f"bootstrap-{stats.DEFAULT_RESAMPLES}"
         ),
-        health_confident=confident and n > 0,
+        health_confident=derived.confident,
         saturation=Saturation(widths=widths, saturated=stats.is_saturated(widths)),
         trend=Trend(
             days=[_iso_day(day) for day, _ in days],

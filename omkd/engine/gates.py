@@ -1,4 +1,4 @@
-"""CI gates over a report (spec §7): rate ceilings and regression against a baseline.
+"""CI gates over a report: rate ceilings and regression against a baseline.
 
 Rate gates apply to skills with at least ``low`` confidence: an underpowered skill's rate
 is too uncertain to fail a build on. With ``confident`` a gate fails only when the

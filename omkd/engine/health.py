@@ -1,17 +1,23 @@
-"""Fold segment summaries into SkillHealth figures (spec §4) and coverage (spec §5).
+"""Fold segment summaries into per-skill totals, and the thresholds that judge them.
 
-``SkillTotals`` keeps running sums with ``add`` and ``remove``, so a live fold can replace
-a segment whose figures grew; every rate is derived from the sums when asked, so a ratio
-is always of totals, never an average of ratios.
+``SkillTotals`` keeps running sums with ``add`` (sign +1 or -1), so a live fold can replace
+a segment whose figures grew; every rate is derived from the sums when asked, so a ratio is
+always of totals, never an average of ratios. The thresholds (tiers, bands, stability,
+soft share) are the README's "How omkd computes" rules, written once here.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from omkd.engine.segment import SegmentSummary
+from omkd.engine.counters import GapCounts
+from omkd.engine.plain import add_into
+
+if TYPE_CHECKING:
+    from omkd.engine.summary import SegmentSummary
 
 UNDERPOWERED_BELOW: Final = 5
 LOW_BELOW: Final = 20
@@ -54,26 +60,19 @@ def stability(comparable_calls: int, failures: int) -> str:
     return "stable"
 
 
-def _drop_empty(counter: Counter[str]) -> None:
-    for key in [k for k, v in counter.items() if v <= 0]:
-        del counter[key]
-
-
 @dataclass(slots=True)
-class SkillTotals:
+class SkillTotals(GapCounts):
     """Running sums over the counted segments of one skill (or of all, for overall)."""
 
-    segments: int = 0
-    gap_segments: int = 0
-    weight_sum: float = 0.0
-    half_weight_segments: int = 0
-    """Segments whose strongest signal is weak (weight 0.5); the rest of the gap segments weigh 1."""
     by_type: Counter[str] = field(default_factory=Counter)
     tool_calls: int = 0
     tool_answered: int = 0
     tool_failures: int = 0
     tool_cancelled: int = 0
-    tokens: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_creation_tokens: int = 0
     duration: float = 0.0
     turns: int = 0
     sessions: Counter[str] = field(default_factory=Counter)
@@ -82,50 +81,32 @@ class SkillTotals:
     user_given_misses: int = 0
 
     def add(self, segment: SegmentSummary, sign: int = 1) -> None:
-        self.segments += sign
-        if segment.signals:
-            self.gap_segments += sign
-        weight = segment.weight
-        self.weight_sum += sign * weight
-        if weight == 0.5:
-            self.half_weight_segments += sign
-        for signal in segment.signals:
-            self.by_type[signal.type] += sign
+        self.count(segment.weight, sign)
         self.tool_calls += sign * segment.tool_calls
         self.tool_answered += sign * segment.tool_answered
         self.tool_failures += sign * segment.tool_failures
         self.tool_cancelled += sign * segment.tool_cancelled
-        for i, value in enumerate(segment.tokens):
-            self.tokens[i] += sign * value
+        tokens = segment.tokens
+        self.input_tokens += sign * tokens[0]
+        self.output_tokens += sign * tokens[1]
+        self.cache_read_tokens += sign * tokens[2]
+        self.cache_creation_tokens += sign * tokens[3]
         self.duration += sign * segment.duration
         self.turns += sign * segment.turns
         self.user_given_misses += sign * len(segment.user_given)
-        self.sessions[segment.session_id or "-"] += sign
-        for path in segment.accessed:
-            self.accessed[path] += sign
+        _bump(self.by_type, (s.type for s in segment.signals), sign)
+        _bump(self.sessions, (segment.session_id or "-",), sign)
+        _bump(self.accessed, segment.accessed, sign)
         if segment.cwd:
-            self.cwds[segment.cwd] += sign
-        if sign < 0:
-            for counter in (self.by_type, self.sessions, self.accessed, self.cwds):
-                _drop_empty(counter)
+            _bump(self.cwds, (segment.cwd,), sign)
 
-    def remove(self, segment: SegmentSummary) -> None:
-        self.add(segment, -1)
+    def merge(self, other: SkillTotals) -> None:
+        """Add another skill's totals (skills sharing a metric label)."""
+        add_into(self, other)
 
     @property
-    def gap_rate(self) -> float:
-        return self.gap_segments / self.segments if self.segments else 0.0
-
-    @property
-    def weighted_gap_rate(self) -> float:
-        # Rounded so that sums folded in another order (or with removals) compare equal.
-        return round(self.weight_sum / self.segments, 9) if self.segments else 0.0
-
-    @property
-    def weight_counts(self) -> tuple[int, int, int]:
-        """Segments of weight 0, 0.5 and 1: all a bootstrap of the weighted rate needs."""
-        full = self.gap_segments - self.half_weight_segments
-        return (self.segments - self.gap_segments, self.half_weight_segments, full)
+    def tokens(self) -> tuple[int, int, int, int]:
+        return (self.input_tokens, self.output_tokens, self.cache_read_tokens, self.cache_creation_tokens)
 
     @property
     def comparable_calls(self) -> int:
@@ -136,6 +117,15 @@ class SkillTotals:
     def tool_failure_rate(self) -> float | None:
         comparable = self.comparable_calls
         return self.tool_failures / comparable if comparable else None
+
+
+def _bump(counter: Counter[str], keys: Iterable[str], sign: int) -> None:
+    for key in keys:
+        total = counter[key] + sign
+        if total:
+            counter[key] = total
+        else:
+            del counter[key]
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +140,7 @@ class Coverage:
 
 
 def coverage(knowledge_files: frozenset[str], accessed: Counter[str]) -> Coverage:
-    """Accessed knowledge files over all knowledge files (spec §5)."""
+    """Accessed knowledge files over all knowledge files."""
     hit = knowledge_files.intersection(accessed)
     never = tuple(sorted(knowledge_files - hit))
     return Coverage(len(hit), len(knowledge_files), never)

@@ -10,41 +10,15 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import Final
 
+from omkd.engine.counters import GapCounts, SkillCounters
 from omkd.engine.pipeline import Fold, Window
-from omkd.engine.segment import SegmentSummary
-
-DAY: Final = 86400.0
-
-
-@dataclass(slots=True)
-class SkillCounters:
-    """Monotone totals of one skill since the state was created."""
-
-    segments: int = 0
-    gap_segments: int = 0
-    weighted_gap_sum: float = 0.0
-    signals: Counter[str] = field(default_factory=Counter)
-    tool_calls: int = 0
-    tool_failures: int = 0
-
-
-@dataclass(slots=True)
-class DailyRollup:
-    segments: int = 0
-    gap_segments: int = 0
-    weight_sum: float = 0.0
+from omkd.engine.summary import SegmentSummary
+from omkd.engine.timespec import day_of
 
 
 def _signal_counts(summary: SegmentSummary | None) -> Counter[str]:
     return Counter(s.type for s in summary.signals) if summary is not None else Counter()
-
-
-def day_of(timestamp: float) -> int:
-    """Days since the epoch (UTC) of a timestamp."""
-    return int(timestamp // DAY)
 
 
 class LiveFold:
@@ -56,12 +30,31 @@ class LiveFold:
         self.rollup_days = rollup_days
         self.fold = Fold(Window(since=now - window_length))
         self.counters: dict[str, SkillCounters] = {}
-        self.rollups: dict[tuple[int, str], DailyRollup] = {}
+        self.rollups: dict[tuple[int, str], GapCounts] = {}
         self.last_event_ts: float | None = None
         #: keys of segments changed or forgotten since the last checkpoint took them.
         self.changed_segments: set[str] = set()
         self.changed_rollups: set[tuple[int, str]] = set()
         self.changed_skills: set[str] = set()
+
+    def restore(
+        self,
+        segments: list[SegmentSummary],
+        counters: dict[str, SkillCounters],
+        rollups: dict[tuple[int, str], GapCounts],
+    ) -> None:
+        """Take back what a checkpoint saved (nothing of it counts as changed)."""
+        for summary in segments:
+            self.fold.upsert(summary)
+        self.counters.update(counters)
+        self.rollups.update(rollups)
+        self.last_event_ts = max((s.last_ts for s in segments if s.last_ts is not None), default=None)
+        self.clear_changes()
+
+    def clear_changes(self) -> None:
+        self.changed_segments.clear()
+        self.changed_rollups.clear()
+        self.changed_skills.clear()
 
     def apply(self, summary: SegmentSummary) -> None:
         """Fold a segment's latest summary."""
@@ -85,7 +78,8 @@ class LiveFold:
             old = None
         if new.signals and (old is None or not old.signals):
             counters.gap_segments += 1
-        counters.weighted_gap_sum += max(0.0, new.weight - (old.weight if old is not None else 0.0))
+        old_halves = round(2 * old.weight) if old is not None else 0
+        counters.weight_halves += max(0, round(2 * new.weight) - old_halves)
         old_signals = _signal_counts(old)
         for kind, count in _signal_counts(new).items():
             counters.signals[kind] += max(0, count - old_signals[kind])
@@ -98,10 +92,8 @@ class LiveFold:
         key = (day_of(summary.first_ts), summary.skill)
         rollup = self.rollups.get(key)
         if rollup is None:
-            rollup = self.rollups[key] = DailyRollup()
-        rollup.segments += sign
-        rollup.gap_segments += sign * (1 if summary.signals else 0)
-        rollup.weight_sum += sign * summary.weight
+            rollup = self.rollups[key] = GapCounts()
+        rollup.count(summary.weight, sign)
         self.changed_rollups.add(key)
 
     def advance(self, now: float) -> bool:

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import hashlib
 import heapq
-from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final
 
+from omkd.engine.counters import PipelineCounters, StreamCounters
 from omkd.engine.formats.claude_code import ClaudeCodeAdapter
 from omkd.engine.health import SkillTotals
 from omkd.engine.lines import DEFAULT_MAX_LINE_BYTES, LineSplitter
-from omkd.engine.segment import SegmenterRules, SegmentSummary, StreamSegmenter
+from omkd.engine.segment import SegmenterRules, StreamSegmenter
+from omkd.engine.summary import SegmentSummary
 
 SUBAGENT: Final = "subagent"
 MAIN: Final = "main"
@@ -49,7 +50,10 @@ class Window:
 
 
 class StreamProcessor:
-    """One transcript file: splitter, adapter and segmenter, fed bytes in any chunking."""
+    """One transcript file: splitter, adapter and segmenter, fed bytes in any chunking.
+
+    The three count into one ``StreamCounters`` record, ``counters``.
+    """
 
     def __init__(
         self,
@@ -59,18 +63,27 @@ class StreamProcessor:
     ) -> None:
         self.name = name
         self.role = stream_role(name)
+        self.counters = StreamCounters()
         self.splitter = LineSplitter(max_line_bytes)
-        self.adapter = ClaudeCodeAdapter()
-        self.segmenter = StreamSegmenter(name, self.role, self.adapter, rules or SegmenterRules())
+        self.adapter = ClaudeCodeAdapter(self.counters)
+        self.segmenter = StreamSegmenter(name, self.role, self.adapter, rules or SegmenterRules(), self.counters)
         self.bytes_read = 0
-        self.lines = 0
+
+    @property
+    def lines(self) -> int:
+        return self.counters.lines
 
     def feed(self, data: bytes) -> None:
         self.bytes_read += len(data)
         decode = self.adapter.decode
         handle = self.segmenter.handle
-        lines = self.splitter.feed(data)
-        self.lines += len(lines)
+        splitter = self.splitter
+        lines = splitter.feed(data)
+        counters = self.counters
+        counters.lines += len(lines)
+        counters.bytes = splitter.consumed
+        if splitter.oversize:
+            counters.bad_lines["oversize"] = splitter.oversize
         for line in lines:
             for event in decode(line):
                 handle(event)
@@ -81,44 +94,6 @@ class StreamProcessor:
     def close(self) -> list[SegmentSummary]:
         """The stream ended: its open segment closes (no figure changes)."""
         return self.segmenter.close()
-
-
-@dataclass(slots=True)
-class PipelineCounters:
-    """What was read and what was skipped, by reason, summed over streams."""
-
-    files: int = 0
-    bytes: int = 0
-    lines: int = 0
-    records: int = 0
-    bad_lines: Counter[str] = field(default_factory=Counter)
-    unknown_types: Counter[str] = field(default_factory=Counter)
-    ignored: Counter[str] = field(default_factory=Counter)
-    partial_at_end: int = 0
-    invalid_skill_names: int = 0
-    orphan_results: int = 0
-    compactions: int = 0
-
-    def add_stream(self, stream: StreamProcessor, sign: int = 1, *, count_file: bool = True) -> None:
-        """Add (or with ``sign=-1`` take away) one stream's counts."""
-        adapter, segmenter, splitter = stream.adapter, stream.segmenter, stream.splitter
-        if count_file:
-            self.files += sign
-        self.bytes += sign * splitter.consumed
-        self.lines += sign * stream.lines
-        self.records += sign * adapter.records
-        for target, source in (
-            (self.bad_lines, adapter.bad_lines),
-            (self.unknown_types, adapter.unknown_types),
-            (self.ignored, adapter.ignored),
-        ):
-            for key, value in source.items():
-                target[key] += sign * value
-        if splitter.oversize:
-            self.bad_lines["oversize"] += sign * splitter.oversize
-        self.invalid_skill_names += sign * segmenter.invalid_skill_names
-        self.orphan_results += sign * segmenter.orphan_results
-        self.compactions += sign * segmenter.compactions
 
 
 def segment_fingerprint(key: str) -> int:
@@ -141,7 +116,8 @@ class Fold:
         """Fold a stream read to its end: its segments and its counters."""
         for summary in stream.close():
             self.upsert(summary)
-        self.counters.add_stream(stream)
+        self.counters.add_stream(stream.counters)
+        self.counters.files += 1
         if stream.splitter.pending_bytes:
             self.counters.partial_at_end += 1
 

@@ -1,4 +1,4 @@
-"""The report: SkillHealth per skill and overall, with the watermark (spec §1, §4-§6).
+"""The report: SkillHealth per skill and overall, the gap inventory, and the watermark.
 
 One schema serves ``omkd scan --json`` and the daemon's ``/api/v1/status``. Bump
 ``SCHEMA_VERSION`` on any change that could break a reader.
@@ -7,17 +7,20 @@ One schema serves ``omkd scan --json`` and the daemon's ``/api/v1/status``. Bump
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Final, Protocol
 
+import pydantic
 from pydantic import BaseModel, ConfigDict
 
-from omkd.engine import certainty, health, patterns
-from omkd.engine.certainty import Certainty, Day
+from omkd.engine import certainty, figures, health, patterns
+from omkd.engine.certainty import Certainty
+from omkd.engine.counters import GapCounts, PipelineCounters
 from omkd.engine.health import SkillTotals
-from omkd.engine.pipeline import Fold, PipelineCounters
-from omkd.engine.segment import SegmentSummary
+from omkd.engine.pipeline import Fold
+from omkd.engine.plain import to_plain
+from omkd.engine.summary import SegmentSummary
 
 SCHEMA_VERSION: Final = 1
 """Fields are added without a bump; renaming or removing one bumps it."""
@@ -30,7 +33,7 @@ OVERALL: Final = "__overall__"
 
 
 class KnowledgeIndex(Protocol):
-    """Which knowledge files exist for a project directory (spec §5)."""
+    """Which knowledge files exist for a project directory."""
 
     def files_for(self, cwd: str | None) -> frozenset[str]: ...
 
@@ -113,19 +116,11 @@ class Watermark(_Model):
     statement: str
 
 
-class PipelineReport(_Model):
-    files: int
-    bytes: int
-    lines: int
-    records: int
-    bad_lines: dict[str, int]
-    unknown_types: dict[str, int]
-    ignored: dict[str, int]
-    partial_at_end: int
-    invalid_skill_names: int
-    orphan_results: int
-    compactions: int
-    segments_outside_window: int
+@pydantic.dataclasses.dataclass(config=ConfigDict(extra="forbid"))
+class PipelineReport(PipelineCounters):
+    """``PipelineCounters`` as reported, every field of it, with what fell outside the window."""
+
+    segments_outside_window: int = 0
 
 
 class GapEntry(_Model):
@@ -162,14 +157,11 @@ def skill_health(
     totals: SkillTotals,
     knowledge_files: frozenset[str],
     open_segments: int = 0,
-    days: list[tuple[int, Day]] | None = None,
+    days: list[tuple[int, GapCounts]] | None = None,
 ) -> SkillHealth:
-    tier = health.confidence_tier(totals.segments)
-    gap_rate = totals.gap_rate
-    weighted = totals.weighted_gap_rate
-    soft_share = round(gap_rate - weighted, 12)
+    derived = figures.derive(totals)
     cov = health.coverage(knowledge_files, totals.accessed)
-    failure_rate = totals.tool_failure_rate
+    tokens = totals.tokens
     return SkillHealth(
         skill=name,
         segments=totals.segments,
@@ -177,29 +169,24 @@ def skill_health(
         sessions=len(totals.sessions),
         gap_segments=totals.gap_segments,
         half_weight_segments=totals.half_weight_segments,
-        gap_rate=gap_rate,
-        weighted_gap_rate=weighted,
-        soft_share=soft_share,
-        soft_share_warning=totals.segments > 0 and soft_share >= health.SOFT_SHARE_WARN_AT,
+        gap_rate=derived.gap_rate,
+        weighted_gap_rate=derived.weighted_gap_rate,
+        soft_share=derived.soft_share,
+        soft_share_warning=derived.soft_share_warning,
         by_type={kind: totals.by_type.get(kind, 0) for kind in patterns.SIGNAL_TYPES},
         user_given_misses=totals.user_given_misses,
-        confidence=tier,
-        health=health.health_band(weighted),
-        health_indicative=tier == "underpowered",
+        confidence=derived.tier,
+        health=derived.band,
+        health_indicative=derived.indicative,
         tools=ToolReport(
             calls=totals.tool_calls,
             answered=totals.tool_answered,
             failures=totals.tool_failures,
             cancelled=totals.tool_cancelled,
-            failure_rate=failure_rate,
+            failure_rate=totals.tool_failure_rate,
             stability=health.stability(totals.comparable_calls, totals.tool_failures),
         ),
-        tokens=TokenReport(
-            input=totals.tokens[0],
-            output=totals.tokens[1],
-            cache_read=totals.tokens[2],
-            cache_creation=totals.tokens[3],
-        ),
+        tokens=TokenReport(input=tokens[0], output=tokens[1], cache_read=tokens[2], cache_creation=tokens[3]),
         duration_seconds=round(totals.duration, 3),
         turns=totals.turns,
         coverage=CoverageReport(
@@ -209,7 +196,7 @@ def skill_health(
             never_accessed=list(cov.never_accessed[:NEVER_ACCESSED_SHOWN]),
             never_accessed_total=len(cov.never_accessed),
         ),
-        certainty=certainty.assess(totals, days or []),
+        certainty=certainty.assess(derived, days or []),
     )
 
 
@@ -220,25 +207,12 @@ def _knowledge_of(totals: SkillTotals, index: KnowledgeIndex) -> frozenset[str]:
     return frozenset(files)
 
 
-def _pipeline(counters: PipelineCounters, outside_window: int) -> PipelineReport:
-    return PipelineReport(
-        files=counters.files,
-        bytes=counters.bytes,
-        lines=counters.lines,
-        records=counters.records,
-        bad_lines=dict(sorted(counters.bad_lines.items())),
-        unknown_types=dict(sorted(counters.unknown_types.items())),
-        ignored=dict(sorted(counters.ignored.items())),
-        partial_at_end=counters.partial_at_end,
-        invalid_skill_names=counters.invalid_skill_names,
-        orphan_results=counters.orphan_results,
-        compactions=counters.compactions,
-        segments_outside_window=outside_window,
-    )
+def pipeline_report(counters: PipelineCounters, outside_window: int) -> PipelineReport:
+    return PipelineReport(**to_plain(counters), segments_outside_window=outside_window)
 
 
 def gap_entries(segments: list[SegmentSummary]) -> list[GapEntry]:
-    """Every signal of these segments, newest first (spec §6)."""
+    """Every signal of these segments, newest first."""
     entries = [
         (signal.timestamp or 0.0, segment.key, signal.turn, n, segment, signal)
         for segment in segments
@@ -262,6 +236,19 @@ def gap_entries(segments: list[SegmentSummary]) -> list[GapEntry]:
     ]
 
 
+def select_gaps(
+    segments: Iterable[SegmentSummary], skill: str | None, kind: str | None, since: float | None, limit: int
+) -> list[GapEntry]:
+    """The newest ``limit`` gaps, optionally of one skill, one type, and at or after ``since``."""
+    entries = gap_entries([s for s in segments if s.signals and (skill is None or s.skill == skill)])
+    if kind is not None:
+        entries = [e for e in entries if e.type == kind]
+    if since is not None:
+        cutoff = iso(since) or ""
+        entries = [e for e in entries if e.timestamp is not None and e.timestamp >= cutoff]
+    return entries[:limit]
+
+
 def top_failed_searches(segments: list[SegmentSummary], limit: int) -> list[FailedSearchPattern]:
     """The failed-search patterns seen most, per skill, with when they were last seen."""
     stats: dict[tuple[str, str, str], list[float]] = {}
@@ -280,6 +267,12 @@ def top_failed_searches(segments: list[SegmentSummary], limit: int) -> list[Fail
     ]
 
 
+def open_segments(segments: Iterable[SegmentSummary], open_after: float | None) -> Counter[str]:
+    """Open segments per skill: their stream is open and, when ``open_after`` is given, their
+    last record is newer than that (idle segments close)."""
+    return Counter(s.skill for s in segments if s.open and (open_after is None or (s.last_ts or 0.0) >= open_after))
+
+
 def build_report(
     fold: Fold,
     roots: Sequence[str],
@@ -287,17 +280,17 @@ def build_report(
     top_patterns: int = 10,
     gap_limit: int | None = 100,
     open_after: float | None = None,
+    counters: PipelineCounters | None = None,
 ) -> Report:
     """Derive the report from a fold; ``gap_limit`` keeps the newest gaps (``None``: all).
 
     A segment counts as open while its stream is open and, when ``open_after`` is given,
-    its last record is newer than that (spec §2: idle segments close).
+    its last record is newer than that (idle segments close). ``counters`` replace the
+    fold's own pipeline counters (the daemon counts its reading apart from the fold).
     """
     index = knowledge or NoKnowledge()
     inside = list(fold.in_window())
-    open_by_skill: Counter[str] = Counter(
-        s.skill for s in inside if s.open and (open_after is None or (s.last_ts or 0.0) >= open_after)
-    )
+    open_by_skill = open_segments(inside, open_after)
     series = certainty.daily_series(inside)
     skills = [
         skill_health(name, totals, _knowledge_of(totals, index), open_by_skill[name], series.days(name))
@@ -325,7 +318,7 @@ def build_report(
         skills=skills,
         top_failed_searches=top_failed_searches(inside, top_patterns),
         gaps=gaps if gap_limit is None else gaps[:gap_limit],
-        pipeline=_pipeline(fold.counters, len(fold.segments) - fold.overall.segments),
+        pipeline=pipeline_report(counters or fold.counters, len(fold.segments) - fold.overall.segments),
     )
 
 

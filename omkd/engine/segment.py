@@ -1,12 +1,11 @@
-"""Cut one stream into per-skill segments and collect each segment's signals (spec §2-§3).
+"""Cut one stream into per-skill segments and collect each segment's signals.
 
 ``StreamSegmenter`` is a state machine fed one event at a time, in file order. It never
 looks ahead and has no end-of-stream step that changes figures, so the figures after N
 lines are the same whether the lines came in one pass or as a live tail in any chunking.
 A tool result is credited to the segment of the call it answers, even when a cut happened
-in between. Runs of failed searches (spec §3.4) are walked in the order the results
-arrive — the call order, except for parallel calls — so a run never waits for a result
-that may never come.
+in between. Runs of failed searches are walked in the order the results arrive (the call
+order, except for parallel calls) so a run never waits for a result that may never come.
 """
 
 from __future__ import annotations
@@ -15,10 +14,11 @@ import ntpath
 import posixpath
 import re
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final, Protocol
 
-from omkd.engine import patterns, signals, skills
+from omkd.engine import judge, markers, patterns, skills
+from omkd.engine.counters import StreamCounters
 from omkd.engine.events import (
     AssistantText,
     CommandInvoked,
@@ -30,7 +30,8 @@ from omkd.engine.events import (
     UserPrompt,
     tokens_of,
 )
-from omkd.engine.signals import Outcome, Signal
+from omkd.engine.signals import Outcome, Signal, collapse, context_around
+from omkd.engine.summary import Segment, SegmentSummary
 
 MAX_PROMPT_CHARS: Final = 65_536
 """Typed-prompt text kept per stream (the newest) for the user-given-path rule."""
@@ -60,138 +61,8 @@ class StreamContext(Protocol):
     def session_id(self) -> str | None: ...
 
     @property
-    def first_uuid(self) -> str | None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class SegmentSummary:
-    """A segment's figures at one moment: what the fold adds up."""
-
-    key: str
-    stream: str
-    role: str
-    skill: str
-    session_id: str | None
-    cwd: str | None
-    first_ts: float | None
-    last_ts: float | None
-    assistant_parts: int
-    turns: int
-    tool_calls: int
-    tool_answered: int
-    tool_failures: int
-    tool_cancelled: int
-    tokens: tuple[int, int, int, int]
-    signals: tuple[Signal, ...]
-    accessed: frozenset[str]
-    open: bool
-    user_given: tuple[str, ...] = ()
-    """Paths the person named whose Read failed: recorded, never a gap (spec §3.1)."""
-
-    @property
-    def counts(self) -> bool:
-        """Empty segments (no assistant record, no tool call) are dropped."""
-        return self.assistant_parts > 0 or self.tool_calls > 0
-
-    @property
-    def weight(self) -> float:
-        """The max weight of the segment's signals (0 without signals)."""
-        return max((s.weight for s in self.signals), default=0.0)
-
-    @property
-    def duration(self) -> float:
-        if self.first_ts is None or self.last_ts is None:
-            return 0.0
-        return self.last_ts - self.first_ts
-
-
-@dataclass(slots=True)
-class Segment:
-    """A contiguous stretch of one stream attributed to one skill, while it is being built."""
-
-    stream: str
-    role: str
-    ordinal: int
-    skill: str
-    session_id: str | None = None
-    cwd: str | None = None
-    first_ts: float | None = None
-    last_ts: float | None = None
-    assistant_parts: int = 0
-    turns: int = 0
-    tool_calls: int = 0
-    tool_answered: int = 0
-    tool_failures: int = 0
-    tool_cancelled: int = 0
-    tokens: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
-    signals: list[Signal] = field(default_factory=list)
-    accessed: set[str] = field(default_factory=set)
-    open: bool = True
-    user_given: list[str] = field(default_factory=list)
-    deduplicated: int = 0
-    hedged: bool = False
-    pending_calls: int = 0
-    # failed_search de-duplication and repeated_failure runs (spec §3.1, §3.4)
-    last_kept_miss: tuple[str, str] | None = None
-    run_tool: str = ""
-    run_length: int = 0
-    run_first_turn: int = 0
-
-    @property
-    def counts(self) -> bool:
-        return self.assistant_parts > 0 or self.tool_calls > 0
-
-    def touch(self, timestamp: float | None) -> None:
-        if timestamp is None:
-            return
-        if self.first_ts is None or timestamp < self.first_ts:
-            self.first_ts = timestamp
-        if self.last_ts is None or timestamp > self.last_ts:
-            self.last_ts = timestamp
-
-    def note_outcome(self, failed_tool: str | None, turn: int, timestamp: float | None) -> None:
-        """Extend or reset the run of failed searches; the third in a row is a signal."""
-        if failed_tool is None:
-            self.run_tool, self.run_length = "", 0
-            return
-        if failed_tool == self.run_tool:
-            self.run_length += 1
-        else:
-            self.run_tool, self.run_length, self.run_first_turn = failed_tool, 1, turn
-        if self.run_length == 3:
-            self.signals.append(
-                Signal(
-                    patterns.REPEATED_FAILURE,
-                    self.run_first_turn,
-                    timestamp,
-                    f"{failed_tool} found nothing 3 times in a row",
-                    {"tool": failed_tool, "count": 3, "first_turn": self.run_first_turn},
-                )
-            )
-
-    def summary(self, stream_key: str) -> SegmentSummary:
-        """The figures now; ``stream_key`` names the stream by its content (see ``key_of``)."""
-        return SegmentSummary(
-            key=f"{self.session_id or '-'}|{stream_key}|{self.ordinal}",
-            stream=self.stream,
-            role=self.role,
-            skill=self.skill,
-            session_id=self.session_id,
-            cwd=self.cwd,
-            first_ts=self.first_ts,
-            last_ts=self.last_ts,
-            assistant_parts=self.assistant_parts,
-            turns=self.turns,
-            tool_calls=self.tool_calls,
-            tool_answered=self.tool_answered,
-            tool_failures=self.tool_failures,
-            tool_cancelled=self.tool_cancelled,
-            tokens=(self.tokens[0], self.tokens[1], self.tokens[2], self.tokens[3]),
-            signals=tuple(self.signals),
-            accessed=frozenset(self.accessed),
-            open=self.open,
-            user_given=tuple(self.user_given),
-        )
+    def stream_key(self) -> str | None:
+        """What tells this stream apart by its content (a sub-agent's id, else its first uuid)."""
 
 
 @dataclass(slots=True)
@@ -204,12 +75,15 @@ class _PendingCall:
 class StreamSegmenter:
     """Segments of one stream. ``take_changed`` hands out the segments that changed."""
 
-    def __init__(self, stream: str, role: str, context: StreamContext, rules: SegmenterRules) -> None:
+    def __init__(
+        self, stream: str, role: str, context: StreamContext, rules: SegmenterRules, counters: StreamCounters
+    ) -> None:
         self.stream = stream
         self.role = role
         self._context = context
         self._rules = rules
-        self._hedging = patterns.compile_hedging(rules.extra_hedging)
+        self.counters = counters
+        self._hedging = markers.HedgingMatcher(rules.extra_hedging)
         self._ordinal = 0
         self._pending: dict[str, _PendingCall] = {}
         self._prompts: deque[str] = deque()
@@ -218,9 +92,6 @@ class StreamSegmenter:
         self._recent_set: set[str] = set()
         self._turn = 0
         self._changed: dict[int, Segment] = {}
-        self.invalid_skill_names = 0
-        self.orphan_results = 0
-        self.compactions = 0
         self.current = self._open(skills.GENERAL)
 
     def __getstate__(self) -> dict[str, object]:
@@ -230,7 +101,7 @@ class StreamSegmenter:
 
     def __setstate__(self, state: dict[str, object]) -> None:
         vars(self).update(state)
-        self._hedging = patterns.compile_hedging(self._rules.extra_hedging)
+        self._hedging = markers.HedgingMatcher(self._rules.extra_hedging)
 
     # --- segment lifecycle -----------------------------------------------------------
 
@@ -251,14 +122,14 @@ class StreamSegmenter:
     def _start_skill(self, raw: str) -> None:
         name = skills.normalise(raw)
         if not skills.is_valid(name):
-            self.invalid_skill_names += 1
+            self.counters.invalid_skill_names += 1
             return
         if name != self.current.skill:
             self._cut(name)
 
     def take_changed(self) -> list[SegmentSummary]:
         """Summaries of the counted segments that changed since the last call."""
-        stream_key = self._context.first_uuid or self.stream
+        stream_key = self._context.stream_key or self.stream
         changed = [s.summary(stream_key) for s in self._changed.values() if s.counts]
         self._changed.clear()
         return changed
@@ -291,7 +162,7 @@ class StreamSegmenter:
         elif kind is CommandInvoked:
             self._command(event)  # type: ignore[arg-type]
         elif kind is Compaction:
-            self.compactions += 1
+            self.counters.compactions += 1
 
     def _prompt(self, event: UserPrompt) -> None:
         self._remember_prompt(event.text)
@@ -351,35 +222,17 @@ class StreamSegmenter:
         text = event.text
         if not text:
             return
-        for match in signals.find_markers(text):
-            segment.signals.append(
-                Signal(
-                    patterns.EXPLICIT_MARKER,
-                    self._turn,
-                    event.timestamp,
-                    signals.context_around(text, match.start(), match.end()),
-                    {"text": match.group(0), "thinking": event.thinking},
-                )
-            )
-        if not segment.hedged and self._may_hedge(text):
+        for match in markers.find_markers(text):
+            segment.signals.append(self._text_signal(patterns.EXPLICIT_MARKER, event, match))
+        if not segment.hedged:
             hedge = self._hedging.search(text)
             if hedge is not None:
                 segment.hedged = True
-                segment.signals.append(
-                    Signal(
-                        patterns.HEDGING,
-                        self._turn,
-                        event.timestamp,
-                        signals.context_around(text, hedge.start(), hedge.end()),
-                        {"text": hedge.group(0), "thinking": event.thinking},
-                    )
-                )
+                segment.signals.append(self._text_signal(patterns.HEDGING, event, hedge))
 
-    def _may_hedge(self, text: str) -> bool:
-        if self._rules.extra_hedging:
-            return True
-        lowered = text.lower()
-        return any(phrase in lowered for phrase in patterns.HEDGING_LITERALS)
+    def _text_signal(self, kind: str, event: AssistantText, match: re.Match[str]) -> Signal:
+        context = context_around(event.text, match.start(), match.end())
+        return Signal(kind, self._turn, event.timestamp, context, {"text": match.group(0), "thinking": event.thinking})
 
     def _tool_call(self, event: ToolCall) -> None:
         if event.attribution_skill:
@@ -389,7 +242,7 @@ class StreamSegmenter:
             if isinstance(name, str):
                 self._start_skill(name)
         elif self.current.skill == skills.GENERAL:
-            from_file = signals.skill_file_read(event)
+            from_file = judge.skill_file_read(event)
             if from_file is not None:
                 self._start_skill(from_file)
         segment = self._assistant(event.message_id, event.usage, event.timestamp)
@@ -399,24 +252,24 @@ class StreamSegmenter:
     def _tool_result(self, event: ToolResult) -> None:
         pending = self._pending.pop(event.call_id, None)
         if pending is None:
-            self.orphan_results += 1
+            self.counters.orphan_results += 1
             return
         segment, call = pending.segment, pending.call
         self._touch(segment, event.timestamp)
         segment.tool_answered += 1
-        verdict = signals.judge(call, event, self._rules.extra_search_tools)
+        verdict = judge.judge(call, event, self._rules.extra_search_tools)
         outcome = verdict.outcome
         failed_tool: str | None = None
         if outcome is Outcome.CANCELLED:
             segment.tool_cancelled += 1
         elif outcome is Outcome.OK:
-            for path in signals.read_paths(call):
+            for path in judge.read_paths(call):
                 segment.accessed.add(self._absolute(path))
         else:
             if event.is_error:
                 segment.tool_failures += 1
             if outcome is Outcome.MISSED:
-                if call.tool == "Read" and self._user_gave(verdict.search_key):
+                if verdict.user_given and self._user_gave(verdict.search_key):
                     segment.user_given.append(verdict.search_key)
                 else:
                     failed_tool = call.tool
@@ -429,13 +282,13 @@ class StreamSegmenter:
             segment.deduplicated += 1
             return
         segment.last_kept_miss = identity
-        answer = signals.collapse(result.text, 80) or "(no output)"
+        answer = collapse(result.text, 80) or "(no output)"
         segment.signals.append(
             Signal(
                 patterns.FAILED_SEARCH,
                 pending.turn,
                 result.timestamp,
-                signals.collapse(f"{pending.call.tool} {key} -> {answer}"),
+                collapse(f"{pending.call.tool} {key} -> {answer}"),
                 {"tool": pending.call.tool, "pattern": key},
             )
         )

@@ -1,4 +1,4 @@
-"""Skill names: normalisation, validation and the built-in commands that are never skills (spec §2.1)."""
+"""Skill names: normalisation, validation and the built-in commands that are never skills."""
 
 from __future__ import annotations
 

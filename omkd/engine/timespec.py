@@ -1,10 +1,18 @@
-"""Parse ``--since``/``--until`` values: ISO-8601 dates and times, or ages like ``7d``."""
+"""Event time: days since the epoch, and ``--since``/``--until`` values (ISO-8601 or ages like ``7d``)."""
 
 from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
 from typing import Final
+
+DAY: Final = 86400.0
+
+
+def day_of(timestamp: float) -> int:
+    """Days since the epoch (UTC) of a timestamp."""
+    return int(timestamp // DAY)
+
 
 _AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _UNIT_SECONDS: Final = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}

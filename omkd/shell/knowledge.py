@@ -1,4 +1,4 @@
-"""The knowledge base on disk: which files an agent could have read (spec §5).
+"""The knowledge base on disk: which files an agent could have read (coverage).
 
 A project's knowledge is ``<cwd>/CLAUDE.md``, ``<cwd>/.claude/knowledge/**`` and
 ``<cwd>/.claude/skills/**``; the user's is ``~/.claude/CLAUDE.md`` and

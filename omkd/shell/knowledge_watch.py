@@ -12,9 +12,10 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
 
-OTHER: Final = "__other__"
+from omkd.engine.labels import OTHER, CappedLabels
+
+__all__ = ["OTHER", "BaseFigures", "KnowledgeWatcher", "git_revision", "observe"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,17 +104,11 @@ class KnowledgeWatcher:
     """Per-label figures; labels are capped (further bases share ``__other__``)."""
 
     def __init__(self, cap: int = 20) -> None:
-        self.cap = cap
         self.figures: dict[str, BaseFigures] = {}
-        self._labelled: set[str] = set()
+        self._labels = CappedLabels(cap)
 
     def label(self, name: str) -> str:
-        if name in self._labelled:
-            return name
-        if len(self._labelled) < self.cap:
-            self._labelled.add(name)
-            return name
-        return OTHER
+        return self._labels.label(name)
 
     def update(self, bases: list[tuple[str, Path, frozenset[str]]]) -> bool:
         """Look at every base again; True when any changed since the last look."""

@@ -1,23 +1,27 @@
 """Claude Code transcript records -> omkd events.
 
-Covers every version in ``docs/trace-format.md`` (1.0.17 to 2.1.15x): string or list
-content, one part per assistant record, ``tool_result`` parts with or without
-``is_error``, ``toolUseResult`` of any shape, command frames in user or ``system``
-records, compaction in its three forms, ``progress``/``agent_progress`` mirrors (skipped:
-the sub-agent's own file is read as its own stream). A line that is not JSON, not UTF-8 or
-not an object is counted by reason and skipped; record types the adapter does not know
-are counted and ignored.
+Covers every Claude Code version seen (1.0.17 to 2.1.22x): string or list content, one
+part per assistant record, ``tool_result`` parts with or without ``is_error``,
+``toolUseResult`` of any shape, command frames in user or ``system`` records, compaction in
+its three forms, ``progress``/``agent_progress`` mirrors (skipped: the sub-agent's own file
+is read as its own stream). A line that is not JSON, not UTF-8 or not an object is counted
+by reason and skipped; record types the adapter does not know are counted and ignored, and
+so are ``user``/``assistant`` records without Claude Code's ``message`` envelope (another
+agent's format, such as a Gemini CLI chat).
+
+A side-question sub-agent (``/btw``) starts with a copy of its parent's conversation; the
+copied records are skipped (the parent counts them) up to the side question itself.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from datetime import datetime
 from typing import Any, Final
 
 import orjson
 
 from omkd.engine import patterns
+from omkd.engine.counters import StreamCounters
 from omkd.engine.events import (
     AssistantText,
     CommandInvoked,
@@ -27,8 +31,9 @@ from omkd.engine.events import (
     ToolResult,
     UserPrompt,
 )
+from omkd.engine.labels import OTHER, CappedLabels
 
-# Record types that carry nothing omkd measures (trace-format §1.3).
+# Record types that carry nothing omkd measures (as seen in real transcripts).
 QUIET_TYPES: Final = frozenset(
     {
         "summary",
@@ -49,7 +54,6 @@ _TYPE_KEY: Final = b'"type":"'
 _TYPE_SEARCH_WINDOW: Final = 1024
 _OPEN_BRACE: Final = ord("{")
 MAX_DISTINCT_UNKNOWN: Final = 64
-OTHER_TYPE: Final = "__other__"
 
 # Reasons a line is skipped.
 INVALID_JSON: Final = "invalid_json"
@@ -109,49 +113,91 @@ def _quiet_type(line: bytes) -> str | None:
 class ClaudeCodeAdapter:
     """Decodes one stream's lines; keeps the stream's context (cwd, session) and counts."""
 
-    __slots__ = ("bad_lines", "cwd", "first_uuid", "ignored", "records", "session_id", "unknown_types")
+    __slots__ = ("_forked", "_unknown", "agent_id", "counters", "cwd", "first_uuid", "session_id")
 
-    def __init__(self) -> None:
-        self.records = 0
-        self.bad_lines: Counter[str] = Counter()
-        self.unknown_types: Counter[str] = Counter()
-        #: records read and deliberately not turned into events, by kind.
-        self.ignored: Counter[str] = Counter()
+    def __init__(self, counters: StreamCounters | None = None) -> None:
+        self.counters = counters if counters is not None else StreamCounters()
+        self._unknown = CappedLabels(MAX_DISTINCT_UNKNOWN)
         self.cwd: str | None = None
         self.session_id: str | None = None
-        #: the uuid of the stream's first conversation record: names the stream by content.
+        #: the uuid of the stream's first conversation record.
         self.first_uuid: str | None = None
+        #: the sub-agent's own id (every record of a sub-agent file carries it).
+        self.agent_id: str | None = None
+        #: inside the copied head of a side-question fork (None: not known yet).
+        self._forked: bool | None = None
+
+    @property
+    def stream_key(self) -> str | None:
+        """What tells this stream apart by its content: the sub-agent's id, else its first uuid.
+
+        A fork starts with its parent's first record, so the first uuid alone would give the
+        fork's segments the parent's keys.
+        """
+        if self.agent_id is not None:
+            return f"agent-{self.agent_id}"
+        return self.first_uuid
 
     def decode(self, line: bytes) -> list[Event]:
         """Events of one complete line (without its newline)."""
+        counters = self.counters
         quiet = _quiet_type(line)
         if quiet is not None:
-            self.records += 1
-            self.ignored[quiet] += 1
+            counters.records += 1
+            counters.ignored[quiet] += 1
             return []
         if not line.strip():
             return []
         try:
             record = orjson.loads(line)
         except orjson.JSONDecodeError:
-            self.bad_lines[self._why_unparsable(line)] += 1
+            counters.bad_lines[self._why_unparsable(line)] += 1
             return []
         if not isinstance(record, dict):
-            self.bad_lines[NOT_OBJECT] += 1
+            counters.bad_lines[NOT_OBJECT] += 1
             return []
-        self.records += 1
+        counters.records += 1
         kind = record.get("type")
+        if kind in ("assistant", "user") and "message" not in record:
+            self._count_unknown(kind)  # another agent's record that reuses the type name
+            return []
+        if self._forked is not False and self._in_fork_copy(record):
+            counters.ignored["fork_copy"] += 1
+            return []
         if kind == "assistant":
             return self._assistant(record)
         if kind == "user":
             return self._user(record)
         if kind == "progress" or kind in QUIET_TYPES:
-            self.ignored[kind] += 1
+            counters.ignored[kind] += 1
             return []
         if kind == "system":
             return self._system(record)
         self._count_unknown(kind)
         return []
+
+    def _in_fork_copy(self, record: dict[str, Any]) -> bool:
+        """True for the copied head of a side-question fork, up to (not including) its question."""
+        if self._forked is None:
+            agent = record.get("agentId")
+            if not isinstance(agent, str):
+                if record.get("type") in ("assistant", "user", "system"):
+                    self._forked = False
+                return False
+            self._forked = agent.startswith(patterns.FORK_AGENT_PREFIX)
+            if not self._forked:
+                return False
+            self.agent_id = agent
+        if record.get("type") == "user":
+            message = record.get("message")
+            content = message.get("content") if isinstance(message, dict) else None
+            if isinstance(content, list):
+                texts = (p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text")
+                content = next(texts, None)
+            if isinstance(content, str) and content.startswith(patterns.FORK_QUESTION_PREFIX):
+                self._forked = False
+                return False
+        return True
 
     @staticmethod
     def _why_unparsable(line: bytes) -> str:
@@ -162,10 +208,7 @@ class ClaudeCodeAdapter:
         return INVALID_JSON
 
     def _count_unknown(self, kind: object) -> None:
-        name = kind if isinstance(kind, str) else OTHER_TYPE
-        if name not in self.unknown_types and len(self.unknown_types) >= MAX_DISTINCT_UNKNOWN:
-            name = OTHER_TYPE
-        self.unknown_types[name] += 1
+        self.counters.unknown_types[self._unknown.label(kind) if isinstance(kind, str) else OTHER] += 1
 
     def _envelope(self, record: dict[str, Any]) -> None:
         cwd = record.get("cwd")
@@ -175,6 +218,10 @@ class ClaudeCodeAdapter:
             uuid = record.get("uuid")
             if isinstance(uuid, str) and uuid:
                 self.first_uuid = uuid
+                agent = record.get("agentId")
+                if self.agent_id is None and isinstance(agent, str) and agent:
+                    # Only the first record names the stream: a key must never change mid-stream.
+                    self.agent_id = agent
             session = record.get("sessionId")
             if isinstance(session, str) and session:
                 self.session_id = session
@@ -182,11 +229,11 @@ class ClaudeCodeAdapter:
     def _assistant(self, record: dict[str, Any]) -> list[Event]:
         message = record.get("message")
         if not isinstance(message, dict) or not isinstance(message.get("content"), list):
-            self.bad_lines[BAD_SHAPE] += 1
+            self.counters.bad_lines[BAD_SHAPE] += 1
             return []
         self._envelope(record)
         if message.get("model") == "<synthetic>":
-            self.ignored["synthetic"] += 1
+            self.counters.ignored["synthetic"] += 1
             return []
         timestamp = parse_timestamp(record.get("timestamp"))
         message_id = message.get("id")
@@ -222,7 +269,7 @@ class ClaudeCodeAdapter:
     def _user(self, record: dict[str, Any]) -> list[Event]:
         message = record.get("message")
         if not isinstance(message, dict):
-            self.bad_lines[BAD_SHAPE] += 1
+            self.counters.bad_lines[BAD_SHAPE] += 1
             return []
         self._envelope(record)
         content = message.get("content")
@@ -230,7 +277,7 @@ class ClaudeCodeAdapter:
         if isinstance(content, str):
             return self._user_text(record, content, timestamp)
         if not isinstance(content, list):
-            self.bad_lines[BAD_SHAPE] += 1
+            self.counters.bad_lines[BAD_SHAPE] += 1
             return []
         events: list[Event] = []
         texts: list[str] = []
@@ -268,7 +315,7 @@ class ClaudeCodeAdapter:
         if text.lstrip().startswith(patterns.NOT_TYPED_PREFIXES):
             return []
         if record.get("isSidechain") is True:
-            self.ignored["sidechain_prompt"] += 1
+            self.counters.ignored["sidechain_prompt"] += 1
             return []
         return [UserPrompt(timestamp, text)]
 
@@ -283,5 +330,5 @@ class ClaudeCodeAdapter:
                 found = patterns.COMMAND_NAME.search(content)
                 if found:
                     return [CommandInvoked(timestamp, found.group(1))]
-        self.ignored["system"] += 1
+        self.counters.ignored["system"] += 1
         return []

@@ -1,8 +1,9 @@
-"""Run the real ``omkd run`` as a subprocess for integration tests, and talk to it over HTTP.
+"""Run the real ``omkd run`` as a subprocess and talk to it over HTTP: for tests and benchmarks.
 
-Synchronisation is by observation only: the bound port is read from the daemon's
-``started`` log line, readiness from ``/readyz``, progress from ``/metrics`` counters,
-each with a deadline.
+omkd's own tests and benchmarks use this harness, and so can anyone who embeds omkd in a
+test suite of their own. Synchronisation is by observation only: the bound port is read
+from the daemon's ``started`` log line, readiness from ``/readyz``, progress from
+``/metrics`` counters, each with a deadline.
 """
 
 from __future__ import annotations
@@ -22,6 +23,25 @@ import orjson
 from prometheus_client.parser import text_string_to_metric_families
 
 DEADLINE_SECONDS = 30.0
+
+
+class ManualClock:
+    """A ``Clock`` (``omkd.daemon.clock``) that moves only when told: wall and monotonic time."""
+
+    def __init__(self, wall: float = 1_767_225_600.0, monotonic: float = 1000.0) -> None:
+        self.wall = wall
+        self.mono = monotonic
+
+    def time(self) -> float:
+        return self.wall
+
+    def monotonic(self) -> float:
+        return self.mono
+
+    def advance(self, seconds: float) -> None:
+        """Both clocks move on by ``seconds``."""
+        self.wall += seconds
+        self.mono += seconds
 
 
 class DaemonProcess:

@@ -1,0 +1,136 @@
+"""The CI gate options, declared once for ``omkd scan`` and ``omkd status``, and applied once."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+import orjson
+
+from omkd.cli import render
+from omkd.engine import gates
+from omkd.engine.report import Report
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_GATE = 1
+"""A gate failed: the offending skills are printed."""
+EXIT_INPUT = 2
+"""Bad usage or unreadable input: the message names it."""
+
+
+@dataclass(frozen=True, slots=True)
+class GateOptions:
+    only_skills: tuple[str, ...]
+    max_gap_rate: float | None
+    max_weighted_gap_rate: float | None
+    baseline: Path | None
+    gap_rate_regression: float | None
+    confident: bool
+    alpha: float
+
+
+@dataclass(frozen=True, slots=True)
+class GateResult:
+    failures: list[gates.GateFailure]
+    moved: list[gates.Regression]
+    baseline: dict[str, gates.BaselineSkill] | None
+
+
+def load_baseline(path: Path) -> dict[str, gates.BaselineSkill]:
+    try:
+        return gates.baseline_rates(orjson.loads(path.read_bytes()))
+    except OSError as error:
+        raise click.BadParameter(f"{path}: {error.strerror}", param_hint="--baseline") from None
+    except (orjson.JSONDecodeError, gates.BaselineError) as error:
+        raise click.BadParameter(f"{path}: not a baseline ({error})", param_hint="--baseline") from None
+
+
+_OPTIONS: list[Callable[[F], F]] = [
+    click.option("--skill", "only_skills", multiple=True, help="Report (and gate) only this skill. Repeatable."),
+    *(
+        click.option(
+            f"--max-{name}",
+            type=click.FloatRange(0, 1),
+            help=f"Fail (exit 1) when a skill's {what} exceeds this fraction (0-1).",
+        )
+        for name, what in (("gap-rate", "gap rate"), ("weighted-gap-rate", "weighted gap rate"))
+    ),
+    click.option(
+        "--baseline",
+        type=click.Path(path_type=Path, dir_okay=False),
+        help="A baseline saved by `omkd scan --save-baseline` (or a `scan --json` report).",
+    ),
+    click.option(
+        "--gap-rate-regression",
+        type=click.FloatRange(0, 1),
+        help="With --baseline: fail when a skill's gap rate rose by more than this fraction.",
+    ),
+    click.option(
+        "--confident",
+        is_flag=True,
+        help="Gates fail only when the rate's lower bound exceeds the limit (Bonferroni over the skills).",
+    ),
+    click.option(
+        "--alpha",
+        type=click.FloatRange(0, 1, min_open=True, max_open=True),
+        default=gates.DEFAULT_ALPHA,
+        show_default=True,
+        help="Family-wise false-alarm rate of --confident gates.",
+    ),
+]
+
+
+def gate_options(command: F) -> F:
+    """Add the gate options to a click command; it receives them as one ``gate`` argument."""
+    names = [f.name for f in dataclasses.fields(GateOptions)]
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        kwargs["gate"] = GateOptions(**{name: kwargs.pop(name) for name in names})
+        return command(*args, **kwargs)
+
+    decorated: Any = wrapper
+    for option in reversed(_OPTIONS):
+        decorated = option(decorated)
+    return decorated  # type: ignore[no-any-return]
+
+
+def check_usage(gate: GateOptions) -> dict[str, gates.BaselineSkill] | None:
+    """Option combinations that make no sense; the baseline, loaded."""
+    if gate.gap_rate_regression is not None and gate.baseline is None:
+        raise click.UsageError("--gap-rate-regression needs --baseline")
+    return load_baseline(gate.baseline) if gate.baseline is not None else None
+
+
+def apply_gates(report: Report, gate: GateOptions, baseline: dict[str, gates.BaselineSkill] | None) -> GateResult:
+    """Every gate failure and every move against the baseline, for the report's skills."""
+    chosen = gates.Gates(
+        gate.max_gap_rate, gate.max_weighted_gap_rate, baseline, gate.gap_rate_regression, gate.confident, gate.alpha
+    )
+    return GateResult(gates.check(report.skills, chosen), gates.regressions(report.skills, chosen), baseline)
+
+
+def publish(report: Report, result: GateResult, as_json: bool) -> None:
+    """Print the report (JSON or the terminal view) with the gate results; exit 1 on a failure."""
+    failures = result.failures
+    if as_json:
+        document = report.model_dump(mode="json")
+        document["gate_failures"] = [
+            {"skill": f.skill, "gate": f.gate, "value": f.value, "limit": f.limit, "detail": f.detail} for f in failures
+        ]
+        if result.baseline is not None:
+            document["regressions"] = [render.regression_json(m) for m in result.moved]
+        sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+        for failure in failures:
+            click.echo(f"gate failed: {failure.describe()}", err=True)
+    else:
+        render.render(report, render.stdout_console(), failures, result.moved)
+    if failures:
+        sys.exit(EXIT_GATE)

@@ -1,0 +1,57 @@
+"""The daemon's periodic chores: move the window, prune retention, checkpoint, evict, relist
+knowledge. Each has its own timer on the monotonic clock."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final
+
+from omkd.daemon.clock import Clock
+from omkd.daemon.exporter import Exporter
+from omkd.daemon.ingest import Ingest
+from omkd.daemon.knowledge import KnowledgeView
+
+EVICT_EVERY: Final = 60.0
+WINDOW_EVERY: Final = 10.0
+PRUNE_EVERY: Final = 600.0
+
+
+class Chores:
+    def __init__(self, ingest: Ingest, knowledge: KnowledgeView, exporter: Exporter, clock: Clock) -> None:
+        self._ingest = ingest
+        self._knowledge = knowledge
+        self._exporter = exporter
+        self._clock = clock
+        now = clock.monotonic()
+        self.checkpoint_due = now + ingest.config.state.checkpoint_interval
+        self.evict_due = now + EVICT_EVERY
+        self.window_due = now + WINDOW_EVERY
+        self.prune_due = now
+
+    def next_due(self) -> float:
+        """The earliest of the timers the main loop must wake for."""
+        return min(self.checkpoint_due, self.window_due)
+
+    def run(self, cwds: Iterable[str]) -> None:
+        ingest, now = self._ingest, self._clock.monotonic()
+        if now >= self.window_due:
+            if ingest.live.advance(self._clock.time()):
+                self._exporter.dirty = True
+            self.window_due = now + WINDOW_EVERY
+        if now >= self.prune_due:
+            ingest.live.prune(self._clock.time())
+            self.prune_due = now + PRUNE_EVERY
+        if now >= self.checkpoint_due or ingest.wants_checkpoint():
+            self.checkpoint()
+        if now >= self.evict_due:
+            ingest.evict_idle()
+            self.evict_due = now + EVICT_EVERY
+        if self._knowledge.due() and self._knowledge.refresh(cwds):
+            self._exporter.dirty = True
+
+    def checkpoint(self) -> None:
+        ingest = self._ingest
+        if ingest.dirty:
+            ingest.checkpoint()
+            ingest.evict_excess()
+        self.checkpoint_due = self._clock.monotonic() + ingest.config.state.checkpoint_interval

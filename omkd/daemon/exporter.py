@@ -1,0 +1,137 @@
+"""Keeps the /metrics snapshot current: gathers the figures, renders them off the scrape path.
+
+A rebuild happens only when something a metric shows has changed (the ingest's version,
+the clock-driven window, knowledge files), and at most once per snapshot interval; while
+omkd catches up on old files, once a second is enough.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from omkd.daemon.clock import Clock
+from omkd.daemon.ingest import Ingest
+from omkd.daemon.metrics import Snapshot, WindowRow, render
+from omkd.engine import figures
+from omkd.engine.counters import SkillCounters
+from omkd.engine.health import SkillTotals
+from omkd.engine.labels import CappedLabels
+from omkd.engine.plain import add_into
+from omkd.engine.report import KnowledgeIndex, open_segments
+from omkd.shell.knowledge_watch import BaseFigures
+
+REPLAY_SNAPSHOT_INTERVAL: Final = 1.0
+
+
+@dataclass(slots=True)
+class TailFigures:
+    """What the exporter needs to know about the reading side beyond the ingest."""
+
+    polling: bool
+    replaying: bool
+
+
+def window_rows(
+    skills: dict[str, SkillTotals],
+    open_by_skill: Mapping[str, int],
+    knowledge: KnowledgeIndex,
+    labels: CappedLabels,
+) -> dict[str, WindowRow]:
+    """Per label: the skills sharing it summed, and the figures derived from the sums."""
+    merged: dict[str, SkillTotals] = {}
+    opened: dict[str, int] = {}
+    for skill in sorted(skills):
+        label = labels.label(skill)
+        target = merged.setdefault(label, SkillTotals())
+        target.merge(skills[skill])
+        opened[label] = opened.get(label, 0) + open_by_skill.get(skill, 0)
+    return {label: _row(totals, opened.get(label, 0), knowledge) for label, totals in merged.items()}
+
+
+def _row(totals: SkillTotals, open_segments: int, knowledge: KnowledgeIndex) -> WindowRow:
+    files: set[str] = set(knowledge.files_for(None))
+    for cwd in totals.cwds:
+        files.update(knowledge.files_for(cwd))
+    return WindowRow(
+        totals=totals,
+        figures=figures.derive(totals),
+        open_segments=open_segments,
+        knowledge_files=len(files),
+        knowledge_accessed=len(files.intersection(totals.accessed)),
+    )
+
+
+def merge_counters(counters: dict[str, SkillCounters], labels: CappedLabels) -> dict[str, SkillCounters]:
+    merged: dict[str, SkillCounters] = {}
+    for skill in sorted(counters):
+        add_into(merged.setdefault(labels.label(skill), SkillCounters()), counters[skill])
+    return merged
+
+
+class Exporter:
+    """The current /metrics text and when to rebuild it."""
+
+    def __init__(self, labels: CappedLabels, clock: Clock, snapshot_interval: float) -> None:
+        self.labels = labels
+        self.snapshot_interval = snapshot_interval
+        self._clock = clock
+        self.text = b""
+        self.dirty = True
+        self._built = 0.0
+        self._version = -1
+
+    def interval(self, caught_up: bool) -> float:
+        """While catching up, a snapshot a second is enough: nobody waits on each replayed line."""
+        return self.snapshot_interval if caught_up else max(self.snapshot_interval, REPLAY_SNAPSHOT_INTERVAL)
+
+    def next_due(self, caught_up: bool) -> float | None:
+        """Monotonic time of the next rebuild, or None when nothing changed."""
+        return self._built + self.interval(caught_up) if self.dirty else None
+
+    def note(self, ingest: Ingest) -> None:
+        if ingest.version != self._version:
+            self.dirty = True
+
+    def rebuild(
+        self,
+        ingest: Ingest,
+        knowledge: KnowledgeIndex,
+        bases: dict[str, BaseFigures],
+        tail: Callable[[], TailFigures],
+        caught_up: bool,
+        force: bool = False,
+    ) -> bool:
+        """Render a new snapshot when due; True when one was rendered."""
+        now = self._clock.monotonic()
+        if not force and (not self.dirty or now - self._built < self.interval(caught_up)):
+            return False
+        self.text = render(self.snapshot(ingest, knowledge, bases, tail()))
+        self.dirty = False
+        self._built = self._clock.monotonic()
+        self._version = ingest.version
+        return True
+
+    def snapshot(
+        self, ingest: Ingest, knowledge: KnowledgeIndex, bases: dict[str, BaseFigures], tail: TailFigures
+    ) -> Snapshot:
+        fold = ingest.live.fold
+        open_by_skill = open_segments(fold.in_window(), ingest.open_after())
+        overall = fold.overall
+        return Snapshot(
+            counters=merge_counters(ingest.exported_counters, self.labels),
+            window=window_rows(fold.skills, open_by_skill, knowledge, self.labels),
+            overall=WindowRow(overall, figures.derive(overall), sum(open_by_skill.values()), 0, 0),
+            pipeline=ingest.exported_pipeline,
+            ingest=ingest.stats,
+            files_watched=len(ingest.tailer.files),
+            files_open=ingest.tailer.open_files,
+            lag_bytes=ingest.tailer.lag_bytes(),
+            polling=tail.polling,
+            replaying=tail.replaying,
+            last_event=ingest.live.last_event_ts,
+            window_length=ingest.config.window.length,
+            labels=self.labels,
+            knowledge=bases,
+        )

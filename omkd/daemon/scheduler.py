@@ -1,0 +1,127 @@
+"""What to read next: filesystem hints, periodic rescans, and a read budget per ready file.
+
+A rescan of the roots is the source of truth; hints from the watch strategy only make the
+files they name come sooner. Files with new bytes are read a budget at a time, yielding to
+the event loop between files, so HTTP and the systemd watchdog keep being served.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final
+
+import structlog
+
+from omkd.daemon.clock import Clock
+from omkd.daemon.ingest import Ingest
+from omkd.daemon.tailer import TrackedFile
+from omkd.daemon.watch import PollingWatch, Watch, start_watch
+
+log = structlog.get_logger("omkd.daemon")
+
+READ_BUDGET: Final = 4 << 20
+"""Bytes read from one file before the loop looks at anything else."""
+HINT_RESCAN_DELAY: Final = 0.2
+REPLAY_LAG_BYTES: Final = 8 << 20
+"""More unread bytes than this and omkd counts as replaying (rate alerts are suppressed)."""
+
+
+class ReadScheduler:
+    def __init__(self, ingest: Ingest, clock: Clock, wake: asyncio.Event) -> None:
+        self.ingest = ingest
+        self._clock = clock
+        self._wake = wake
+        self._hints: set[str] = set()
+        self.rescan_due = 0.0
+        self.ready: dict[str, TrackedFile] = {}
+        self.watch: Watch = PollingWatch()
+        self.caught_up = False
+        self.announced = False
+        """Set once the daemon is ready: rescans from then on can tell missed events."""
+
+    @property
+    def polling(self) -> bool:
+        return self.watch.polling
+
+    def start_watching(self, mode: str, roots: list[Path]) -> None:
+        self.watch = start_watch(mode, roots, self.hint)
+
+    def stop_watching(self) -> None:
+        self.watch.stop()
+
+    def hint(self, paths: list[str], is_directory: bool) -> None:
+        """A filesystem event (called on the loop)."""
+        if is_directory:
+            self.soon()
+        else:
+            self._hints.update(paths)
+        self._wake.set()
+
+    def soon(self) -> None:
+        """Rescan shortly (a directory changed, or a hint named a file omkd does not know)."""
+        self.rescan_due = min(self.rescan_due, self._clock.monotonic() + HINT_RESCAN_DELAY)
+
+    def now_due(self) -> None:
+        self.rescan_due = 0.0
+        self._wake.set()
+
+    def take_hints(self) -> None:
+        hints, self._hints = self._hints, set()
+        ingest = self.ingest
+        for path in hints:
+            result = ingest.tailer.poke(path)
+            if result is None:
+                if path.endswith((".jsonl", ".jsonl.1")) or "." not in Path(path).name:
+                    self.soon()
+                continue
+            for file in ingest.apply_scan(result):
+                self.ready[file.stream_id] = file
+
+    def rescan(self, interval: Callable[[bool], float]) -> None:
+        ingest = self.ingest
+        before = {f.stream_id: (f.size, f.mtime_ns) for f in ingest.tailer.files.values()}
+        ready = ingest.rescan()
+        if not self.polling and self.announced:
+            unannounced = [f for f in ready if f.stream_id not in self.ready]
+            if unannounced and any(before.get(f.stream_id) is not None for f in unannounced):
+                ingest.stats.watch_overflows += 1
+        for file in ready:
+            self.ready[file.stream_id] = file
+        self.rescan_due = self._clock.monotonic() + interval(self.polling)
+
+    def step(self, interval: Callable[[bool], float]) -> None:
+        """Take pending hints and rescan when due."""
+        if self._hints:
+            self.take_hints()
+        if self._clock.monotonic() >= self.rescan_due:
+            self.rescan(interval)
+
+    async def read_ready(self, stop: Callable[[], bool]) -> bool:
+        """Read a budget from every file with new bytes; True when something was read."""
+        if not self.ready:
+            if not self.caught_up and self.announced:
+                self.caught_up = True
+            return False
+        ingest = self.ingest
+        worked = False
+        for stream_id, file in list(self.ready.items()):
+            if stream_id not in ingest.tailer.files:
+                del self.ready[stream_id]
+                continue
+            try:
+                read = ingest.feed(file, READ_BUDGET)
+            except OSError as error:
+                log.warning("read_failed", path=file.path, error=str(error))
+                read = 0
+            if read < READ_BUDGET:
+                del self.ready[stream_id]
+            worked = worked or read > 0
+            await asyncio.sleep(0)
+            if stop() or ingest.wants_checkpoint():
+                break  # back to the main loop, which saves (and evicts) before reading on
+        return worked
+
+    def replaying(self) -> bool:
+        return not self.caught_up or self.ingest.tailer.lag_bytes() > REPLAY_LAG_BYTES

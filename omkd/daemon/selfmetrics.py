@@ -1,0 +1,50 @@
+"""The reading side's own counters for this process (they restart from 0 with it).
+
+Like the pipeline counters, each field names the metric it is exported as, so a new one is a
+field here and an increment where it happens.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from omkd.engine.counters import metric
+
+
+@dataclass(slots=True)
+class IngestStats:
+    """Self-metrics of the reading side (reset when the process restarts)."""
+
+    files_discovered: int = field(
+        default=0, metadata=metric("omkd_files_discovered", "Transcript files found (read from offset 0).")
+    )
+    files_rotated: int = field(
+        default=0, metadata=metric("omkd_files_rotated", "Files renamed out of the roots and drained.")
+    )
+    files_renamed: int = field(
+        default=0, metadata=metric("omkd_files_renamed", "Files renamed within the roots (followed by identity).")
+    )
+    files_truncated: int = field(
+        default=0, metadata=metric("omkd_files_truncated", "Files truncated or replaced, read again from the start.")
+    )
+    files_deleted: int = field(
+        default=0, metadata=metric("omkd_files_deleted", "Files deleted (drained first when still open).")
+    )
+    bytes_read: int = field(
+        default=0, metadata=metric("omkd_read_bytes", "Bytes read from transcript files by this process.")
+    )
+    rescans: int = field(default=0, metadata=metric("omkd_rescans", "Full rescans of the trace roots."))
+    watch_overflows: int = field(
+        default=0, metadata=metric("omkd_watch_overflows", "Rescans that found changes no filesystem event announced.")
+    )
+    checkpoint_writes: int = field(default=0, metadata=metric("omkd_checkpoint_writes", "State checkpoints written."))
+    checkpoint_errors: int = field(
+        default=0, metadata=metric("omkd_checkpoint_errors", "State checkpoints that failed.")
+    )
+    discarded: Counter[str] = field(default_factory=Counter)
+    """Lines discarded by the tailer, by reason (``partial_at_delete``)."""
+    last_read: float | None = None
+    last_checkpoint: float | None = None
+    restored_files: int = 0
+    missing_roots: tuple[str, ...] = ()

@@ -1,0 +1,80 @@
+"""The parser states of the files being followed: in memory while active, in the store otherwise.
+
+A stream processor holds a file's unfinished business (open segments, calls awaiting their
+result, the splitter's position). At most ``max_in_memory`` are kept in memory; the least
+recently read ones that are checkpointed are evicted and loaded back from the state store
+when their file grows again.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+
+import structlog
+
+from omkd.daemon.state import StateStore
+from omkd.daemon.tailer import TrackedFile
+from omkd.engine.pipeline import StreamProcessor
+from omkd.engine.segment import SegmenterRules
+
+log = structlog.get_logger("omkd.ingest")
+
+
+def unpickle(state: bytes | None, stream_id: str) -> StreamProcessor | None:
+    """A saved parser state, or None (with a log line) when it cannot be used."""
+    if state is None:
+        return None
+    try:
+        processor = pickle.loads(state)  # noqa: S301 (our own state file)
+    except (pickle.UnpicklingError, AttributeError, EOFError, ImportError, TypeError, ValueError) as error:
+        log.warning("stream_state_unreadable", stream=stream_id, error=str(error))
+        return None
+    return processor if isinstance(processor, StreamProcessor) else None
+
+
+def state_of(processor: StreamProcessor) -> bytes:
+    return pickle.dumps(processor, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+class StreamStates:
+    """Stream processors by stream id, backed by the state store."""
+
+    def __init__(self, store: StateStore, rules: SegmenterRules, max_line_bytes: int) -> None:
+        self.store = store
+        self.rules = rules
+        self.max_line_bytes = max_line_bytes
+        self.processors: dict[str, StreamProcessor] = {}
+
+    def __len__(self) -> int:
+        return len(self.processors)
+
+    def get(self, stream_id: str) -> StreamProcessor | None:
+        return self.processors.get(stream_id)
+
+    def of(self, file: TrackedFile) -> StreamProcessor:
+        """The file's processor: in memory, loaded from the store, or new (reading from 0)."""
+        processor = self.processors.get(file.stream_id)
+        if processor is None:
+            processor = unpickle(self.store.load_stream_state(file.stream_id), file.stream_id)
+            if processor is None:
+                if file.read_offset:
+                    # No usable state at this offset: read the file again from the start. The
+                    # segments it yields carry the same keys, so nothing is counted twice.
+                    log.warning("stream_reread", path=file.path)
+                    file.read_offset = 0
+                processor = StreamProcessor(os.path.basename(file.path), self.rules, self.max_line_bytes)
+            self.processors[file.stream_id] = processor
+        return processor
+
+    def take(self, stream_id: str) -> StreamProcessor | None:
+        """Remove and return a stream's processor (from memory, else from the store)."""
+        processor = self.processors.pop(stream_id, None)
+        if processor is None:
+            processor = unpickle(self.store.load_stream_state(stream_id), stream_id)
+        return processor
+
+    def evict(self, file: TrackedFile) -> None:
+        """Drop a checkpointed processor from memory; its file reads on from the saved offset."""
+        processor = self.processors.pop(file.stream_id)
+        file.read_offset = processor.splitter.consumed

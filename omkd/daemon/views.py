@@ -1,0 +1,37 @@
+"""What the HTTP endpoints read from a running daemon: prepared snapshots and reports."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from omkd.engine import report as reports
+from omkd.engine.report import GapEntry, Report
+
+if TYPE_CHECKING:
+    from omkd.daemon.daemon import Daemon
+
+
+class Views:
+    """The daemon as an HTTP ``StatusSource``."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        self._daemon = daemon
+
+    @property
+    def ready(self) -> bool:
+        return self._daemon.ready
+
+    def metrics_snapshot(self) -> bytes:
+        return self._daemon.metrics_snapshot()
+
+    def status(self, skills: list[str]) -> Report:
+        daemon = self._daemon
+        ingest = daemon.ingest
+        roots = [str(root) for root in daemon.config.roots()]
+        built = reports.build_report(
+            ingest.live.fold, roots, daemon.knowledge.index, open_after=ingest.open_after(), counters=ingest.pipeline
+        )
+        return reports.restrict(built, set(skills)) if skills else built
+
+    def gaps(self, skill: str | None, kind: str | None, since: float | None, limit: int) -> list[GapEntry]:
+        return reports.select_gaps(self._daemon.ingest.live.fold.segments.values(), skill, kind, since, limit)

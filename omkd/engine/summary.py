@@ -1,0 +1,145 @@
+"""A segment's figures: the summary the fold adds up, and the record that builds it.
+
+A segment is a contiguous stretch of one stream attributed to one skill. ``Segment`` is
+mutable while the segmenter adds to it; ``SegmentSummary`` is a frozen copy of its figures
+at one moment, keyed so that the fold can replace an older summary of the same segment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from omkd.engine import patterns
+from omkd.engine.signals import Signal
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentSummary:
+    """A segment's figures at one moment: what the fold adds up."""
+
+    key: str
+    stream: str
+    role: str
+    skill: str
+    session_id: str | None
+    cwd: str | None
+    first_ts: float | None
+    last_ts: float | None
+    assistant_parts: int
+    turns: int
+    tool_calls: int
+    tool_answered: int
+    tool_failures: int
+    tool_cancelled: int
+    tokens: tuple[int, int, int, int]
+    signals: tuple[Signal, ...]
+    accessed: frozenset[str]
+    open: bool
+    user_given: tuple[str, ...] = ()
+    """Paths the person named whose Read failed: recorded, never a gap."""
+
+    @property
+    def counts(self) -> bool:
+        """Empty segments (no assistant record, no tool call) are dropped."""
+        return self.assistant_parts > 0 or self.tool_calls > 0
+
+    @property
+    def weight(self) -> float:
+        """The max weight of the segment's signals (0 without signals)."""
+        return max((s.weight for s in self.signals), default=0.0)
+
+    @property
+    def duration(self) -> float:
+        if self.first_ts is None or self.last_ts is None:
+            return 0.0
+        return self.last_ts - self.first_ts
+
+
+@dataclass(slots=True)
+class Segment:
+    """A contiguous stretch of one stream attributed to one skill, while it is being built."""
+
+    stream: str
+    role: str
+    ordinal: int
+    skill: str
+    session_id: str | None = None
+    cwd: str | None = None
+    first_ts: float | None = None
+    last_ts: float | None = None
+    assistant_parts: int = 0
+    turns: int = 0
+    tool_calls: int = 0
+    tool_answered: int = 0
+    tool_failures: int = 0
+    tool_cancelled: int = 0
+    tokens: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    signals: list[Signal] = field(default_factory=list)
+    accessed: set[str] = field(default_factory=set)
+    open: bool = True
+    user_given: list[str] = field(default_factory=list)
+    deduplicated: int = 0
+    hedged: bool = False
+    pending_calls: int = 0
+    # failed_search de-duplication and repeated_failure runs
+    last_kept_miss: tuple[str, str] | None = None
+    run_tool: str = ""
+    run_length: int = 0
+    run_first_turn: int = 0
+
+    @property
+    def counts(self) -> bool:
+        return self.assistant_parts > 0 or self.tool_calls > 0
+
+    def touch(self, timestamp: float | None) -> None:
+        if timestamp is None:
+            return
+        if self.first_ts is None or timestamp < self.first_ts:
+            self.first_ts = timestamp
+        if self.last_ts is None or timestamp > self.last_ts:
+            self.last_ts = timestamp
+
+    def note_outcome(self, failed_tool: str | None, turn: int, timestamp: float | None) -> None:
+        """Extend or reset the run of failed searches; the third in a row is a signal."""
+        run = patterns.REPEATED_RUN
+        if failed_tool is None:
+            self.run_tool, self.run_length = "", 0
+            return
+        if failed_tool == self.run_tool:
+            self.run_length += 1
+        else:
+            self.run_tool, self.run_length, self.run_first_turn = failed_tool, 1, turn
+        if self.run_length == run:
+            self.signals.append(
+                Signal(
+                    patterns.REPEATED_FAILURE,
+                    self.run_first_turn,
+                    timestamp,
+                    f"{failed_tool} found nothing {run} times in a row",
+                    {"tool": failed_tool, "count": run, "first_turn": self.run_first_turn},
+                )
+            )
+
+    def summary(self, stream_key: str) -> SegmentSummary:
+        """The figures now; ``stream_key`` names the stream by its content."""
+        return SegmentSummary(
+            key=f"{self.session_id or '-'}|{stream_key}|{self.ordinal}",
+            stream=self.stream,
+            role=self.role,
+            skill=self.skill,
+            session_id=self.session_id,
+            cwd=self.cwd,
+            first_ts=self.first_ts,
+            last_ts=self.last_ts,
+            assistant_parts=self.assistant_parts,
+            turns=self.turns,
+            tool_calls=self.tool_calls,
+            tool_answered=self.tool_answered,
+            tool_failures=self.tool_failures,
+            tool_cancelled=self.tool_cancelled,
+            tokens=(self.tokens[0], self.tokens[1], self.tokens[2], self.tokens[3]),
+            signals=tuple(self.signals),
+            accessed=frozenset(self.accessed),
+            open=self.open,
+            user_given=tuple(self.user_given),
+        )
