@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from omkd.engine.events import CommandInvoked, Compaction, Event, ToolCall, ToolResult, UserPrompt, tokens_of
+from omkd.engine.events import AgentLink, CommandInvoked, Compaction, Event, ToolCall, ToolResult, UserPrompt, tokens_of
 from omkd.engine.formats.claude_code import ClaudeCodeAdapter
 from omkd.engine.pipeline import Fold, StreamProcessor
 from omkd.engine.report import build_report
@@ -34,6 +34,7 @@ def failed_searches(data: bytes) -> int:
     stream.feed(data)
     fold = Fold()
     fold.add_stream(stream)
+    fold.finish()
     return build_report(fold, ["stream.jsonl"]).overall.by_type["failed_search"]
 
 
@@ -116,20 +117,25 @@ def agent_progress(nested: cl.Record) -> cl.Record:
     }
 
 
-def test_agent_progress_mirrors_produce_no_events() -> None:
-    """A sub-agent call and result mirrored through ``progress`` records yield no events and no gap."""
+def test_agent_progress_mirrors_produce_only_the_link_to_their_sub_agent() -> None:
+    """A sub-agent call and result mirrored through ``progress`` records yield no call, no result and
+    no gap: only, once, the link from the launching call (``parentToolUseID``) to the sub-agent (``agentId``)."""
     mirrors = [agent_progress(GLOB_CALL), agent_progress(GLOB_EMPTY_RESULT)]
     adapter, events = decode_all([cl.line(m) for m in mirrors])
-    assert (events, dict(adapter.counters.unknown_types), failed_searches(cl.jsonl(mirrors))) == ([], {}, 0)
+    link = AgentLink(None, "toolu_task", "a1")
+    assert (events, dict(adapter.counters.unknown_types), failed_searches(cl.jsonl(mirrors))) == ([link], {}, 0)
 
 
-def test_real_progress_records_produce_no_events(real_fixtures: Path) -> None:
-    """Every real ``progress`` record of marot's subagent.jsonl (agent and hook mirrors) yields nothing."""
+def test_real_progress_records_produce_only_the_sub_agent_link(real_fixtures: Path) -> None:
+    """Every real ``progress`` record of marot's subagent.jsonl (agent and hook mirrors) yields nothing but,
+    once, the link its agent mirrors carry."""
     raw = (real_fixtures / "marot__spotter" / "subagent.jsonl").read_bytes().split(b"\n")
     progress = [one for one in raw if one and json.loads(one)["type"] == "progress"]
     adapter, events = decode_all(progress)
-    # 44 = 19 agent_progress + 25 hook_progress (jq '.data.type' | sort | uniq -c).
-    assert (len(progress), events, dict(adapter.counters.unknown_types)) == (44, [], {})
+    # 44 = 19 agent_progress + 25 hook_progress (jq '.data.type' | sort | uniq -c); the 19 agent mirrors all
+    # carry parentToolUseID toolu_01Cz2Pnv7qNcnK1ZiocxWhQX and data.agentId afb92ff (jq).
+    link = AgentLink(None, "toolu_01Cz2Pnv7qNcnK1ZiocxWhQX", "afb92ff")
+    assert (len(progress), events, dict(adapter.counters.unknown_types)) == (44, [link], {})
 
 
 @pytest.mark.parametrize(

@@ -33,6 +33,7 @@ def report_of(name: str, chunks: list[bytes]) -> dict[str, Any]:
         stream.feed(chunk)
     fold = Fold()
     fold.add_stream(stream)
+    fold.finish()
     return build_report(fold, [name], gap_limit=None).model_dump()
 
 

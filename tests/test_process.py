@@ -32,7 +32,7 @@ DEFAULT_CONFIG: Final = REPO / "config" / "omkd.toml"
 # deploy: miss, hit, hedge -> 3 segments, 2 with a signal.
 PLAN: Final = [("deploy", "miss"), ("deploy", "hit"), ("deploy", "hedge")]
 # review: miss, miss -> 2 segments, both with a failed search.
-OTHER_PLAN: Final = [("review", "miss"), ("review", "miss")]
+OTHER_PLAN: Final = [("code-review", "miss"), ("code-review", "miss")]
 SESSION: Final = Path("-home-dev-shop") / "session.jsonl"
 
 
@@ -137,7 +137,7 @@ def test_sighup_applies_a_valid_new_config(tmp_path: Path) -> None:
         daemon.wait_log_event("reloaded")
         after = wait_lines(daemon, data.count(b"\n") + other.count(b"\n"))
         assert daemon.stop() == 0
-    assert (segments_by_skill(before), segments_by_skill(after)) == ({"deploy": 3}, {"deploy": 3, "review": 2})
+    assert (segments_by_skill(before), segments_by_skill(after)) == ({"deploy": 3}, {"deploy": 3, "code-review": 2})
 
 
 def test_sighup_refuses_an_invalid_config_and_keeps_serving(tmp_path: Path) -> None:
@@ -157,7 +157,7 @@ def test_sighup_refuses_an_invalid_config_and_keeps_serving(tmp_path: Path) -> N
         after = wait_lines(daemon, data.count(b"\n") + more.count(b"\n"))
         assert daemon.stop() == 0
     assert [problem.split(":")[0] for problem in rejected["problems"]] == ["tail.mode"]
-    assert (healthy, segments_by_skill(after)) == (b"ok\n", {"deploy": 3, "review": 2})
+    assert (healthy, segments_by_skill(after)) == (b"ok\n", {"deploy": 3, "code-review": 2})
 
 
 # --- (d) config validation -----------------------------------------------------------------------
@@ -275,7 +275,7 @@ def test_polling_mode_picks_up_appends(tmp_path: Path) -> None:
         append(root / SESSION, more)
         after = wait_lines(daemon, data.count(b"\n") + more.count(b"\n"))
         assert daemon.stop() == 0
-    assert (before["omkd_tail_polling"], segments_by_skill(after)) == (1, {"deploy": 3, "review": 2})
+    assert (before["omkd_tail_polling"], segments_by_skill(after)) == (1, {"deploy": 3, "code-review": 2})
 
 
 # --- (g) the systemd unit ----------------------------------------------------------------------------

@@ -80,6 +80,18 @@ def agent_config(target: str, host: str, receiver: str) -> str:
     )
 
 
+def halves_by_session(transcripts: list[Path]) -> tuple[list[Path], list[Path]]:
+    """Two halves with every session's files together: a sub-agent file (``<session>/subagents/…``)
+    stays on the machine of the session that launched it, as on a real laptop."""
+    known = set(transcripts)
+    sessions: dict[Path, list[Path]] = {}
+    for path in transcripts:
+        owners = [p.with_suffix(".jsonl") for p in path.parents if p.name and p.with_suffix(".jsonl") in known]
+        sessions.setdefault(owners[0] if owners else path, []).append(path)
+    groups = [sessions[key] for key in sorted(sessions)]
+    return [p for g in groups[0::2] for p in g], [p for g in groups[1::2] for p in g]
+
+
 def copy_transcripts(real: Path, relative: list[Path], root: Path) -> int:
     """Copy the transcripts below ``root`` (same layout); the number of complete lines copied."""
     lines = 0
@@ -245,7 +257,10 @@ def fleet(real_fixtures: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
     workdir = tmp_path_factory.mktemp("fleet")
     transcripts = claude_code_transcripts(real_fixtures)
     roots = [workdir / "laptop-1" / "projects", workdir / "laptop-2" / "projects"]
-    lines = [copy_transcripts(real_fixtures, transcripts[i::2], root) for i, root in enumerate(roots)]
+    lines = [
+        copy_transcripts(real_fixtures, half, root)
+        for half, root in zip(halves_by_session(transcripts), roots, strict=True)
+    ]
     scanned = omkd("scan", *roots, "--json")
     assert scanned.returncode == 0, scanned.stderr
     with DaemonProcess(roots[0].parent, [roots[0]]) as first, DaemonProcess(roots[1].parent, [roots[1]]) as second:

@@ -152,9 +152,9 @@ def comparable(report: dict[str, Any]) -> dict[str, Any]:
     """The figures both must agree on.
 
     Left out: ``open_segments`` (the daemon's streams are open, scan closes them), the
-    pipeline (compared on its own), the roots, gap ``stream`` names (a rotated file is read
-    as ``x.jsonl.1`` by scan) and ``window_from`` (the daemon's window starts at now minus its
-    length, scan's at the first segment).
+    pipeline (compared on its own), the roots, gap ``stream`` and ``file`` names (a rotated file
+    is read as ``x.jsonl.1`` by scan, which is given files, not the roots) and ``window_from``
+    (the daemon's window starts at now minus its length, scan's at the first segment).
     """
 
     def health(entry: dict[str, Any]) -> dict[str, Any]:
@@ -164,7 +164,7 @@ def comparable(report: dict[str, Any]) -> dict[str, Any]:
     return {
         "overall": health(report["overall"]),
         "skills": [health(s) for s in report["skills"]],
-        "gaps": [{k: v for k, v in g.items() if k != "stream"} for g in report["gaps"]],
+        "gaps": [{k: v for k, v in g.items() if k not in ("stream", "file")} for g in report["gaps"]],
         "top_failed_searches": report["top_failed_searches"],
         "watermark": {k: watermark[k] for k in ("window_to", "sessions", "segments", "fingerprint", "statement")},
     }

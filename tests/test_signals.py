@@ -11,8 +11,10 @@ from tests.transcript_builder import (
     ABSENT,
     REJECTED,
     Transcript,
+    bash_detail,
     gaps_of,
     health_of,
+    overall_signals,
     report_of,
     signal_counts,
 )
@@ -21,17 +23,6 @@ PATH_NOT_FOUND = (
     "<tool_use_error>Path does not exist: /home/dev/shop/srcx. "
     "Note: your current working directory is /home/dev/shop.</tool_use_error>"
 )
-
-
-def bash_detail(stdout: str = "", interpretation: str | None = None) -> dict[str, Any]:
-    detail: dict[str, Any] = {"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False}
-    if interpretation is not None:
-        detail["returnCodeInterpretation"] = interpretation
-    return detail
-
-
-def overall_signals(t: Transcript, rules: SegmenterRules | None = None) -> dict[str, int]:
-    return signal_counts(report_of(t, rules=rules).overall)
 
 
 def one_call(tool: str, tool_input: dict[str, Any], content: Any, is_error: object, detail: object) -> Transcript:
@@ -187,7 +178,6 @@ def test_glob_with_hits_is_not_a_failed_search() -> None:
         "File does not exist. Note: your current working directory is /home/dev/shop. Did you mean retry.yml?",
         "<tool_use_error>Path does not exist: /home/dev/shop/config/retry.yaml.</tool_use_error>",
         "<tool_use_error>Directory does not exist: /home/dev/shop/config.</tool_use_error>",
-        "EISDIR: illegal operation on a directory, read",
         "ENOENT: no such file or directory, open '/home/dev/shop/config/retry.yaml'",
     ],
 )
@@ -207,11 +197,13 @@ def test_read_of_a_missing_path_is_a_failed_search(content: str) -> None:
         "File content (472.3KB) exceeds maximum allowed size (256KB). Please use offset and limit parameters.",
         "<tool_use_error>This tool cannot read binary files. The file appears to be a binary .xlsx file. "
         "Please use appropriate tools for binary file analysis.</tool_use_error>",
+        "EISDIR: illegal operation on a directory, read",
     ],
-    ids=["too many tokens", "too large", "binary"],
+    ids=["too many tokens", "too large", "binary", "EISDIR"],
 )
 def test_read_of_a_too_large_or_binary_file_is_not_a_gap(content: str) -> None:
-    """A file that exists but is too large or binary is not missing knowledge."""
+    """A file that exists but is too large or binary is not missing knowledge, and neither is a read of
+    a directory (EISDIR: every real case was a known directory)."""
     t = one_call("Read", {"file_path": "/home/dev/shop/data/prices.xlsx"}, content, True, f"Error: {content}")
     assert overall_signals(t) == {}
 
@@ -221,12 +213,13 @@ def test_read_of_a_too_large_or_binary_file_is_not_a_gap(content: str) -> None:
     [
         ("The retry settings are in /home/dev/shop/config/retry.yaml, check them", "/home/dev/shop/config/retry.yaml"),
         ("The retry settings are in config/retry.yaml, check them", "/home/dev/shop/config/retry.yaml"),
-        ("look at retry.yaml please", "/home/dev/shop/deploy/retry.yaml"),
+        ("look at retry.yaml please", "/home/dev/shop/retry.yaml"),
     ],
-    ids=["full path", "relative path", "basename"],
+    ids=["full path", "relative path", "file in the cwd"],
 )
 def test_read_of_a_path_the_person_gave_is_not_a_gap(prompt: str, path: str) -> None:
-    """A missing file whose path or name the person typed earlier in the stream does not count."""
+    """A missing file whose path (absolute, or relative to the cwd /home/dev/shop) the person typed
+    earlier in the stream does not count."""
     t = Transcript()
     t.prompt(prompt)
     t.skill("http-client")
@@ -235,6 +228,17 @@ def test_read_of_a_path_the_person_gave_is_not_a_gap(prompt: str, path: str) -> 
     assert signal_counts(report.overall) == {}
     assert report.gaps == []
     assert health_of(report, "http-client").user_given_misses == 1
+
+
+def test_a_bare_file_name_read_in_a_guessed_directory_is_a_gap() -> None:
+    """The person typed only the file name; the agent guessed it lives in deploy/ and that guess failed."""
+    t = Transcript()
+    t.prompt("look at retry.yaml please")
+    t.skill("http-client")
+    t.read_missing("/home/dev/shop/deploy/retry.yaml")
+    report = report_of(t)
+    assert signal_counts(report.overall) == {"failed_search": 1}
+    assert health_of(report, "http-client").user_given_misses == 0
 
 
 def test_user_given_path_only_counts_from_an_earlier_typed_prompt() -> None:
@@ -264,12 +268,24 @@ def test_subagent_prompt_does_not_make_a_path_user_given() -> None:
     assert signal_counts(report.overall) == {"failed_search": 1}
 
 
-def test_user_given_rule_is_for_read_only() -> None:
-    """A Grep for a word the person typed that finds nothing is still a failed search."""
+def test_a_search_for_a_name_the_person_asked_for_is_user_given() -> None:
+    """Grep, Glob, find -name and ls for a name the person typed: the person's thing is missing, not the
+    knowledge. A plain word of the prompt searched for (``client``) is still a gap."""
     t = Transcript()
-    t.prompt("find where retry_policy is defined")
+    t.prompt("find where retry_policy is defined, and where launch_swu.sh went; check the client too")
     t.grep_miss("retry_policy")
-    assert overall_signals(t) == {"failed_search": 1}
+    t.glob_miss("**/launch_swu.sh")
+    t.call("Bash", {"command": "find . -name 'launch_swu.sh'"}, "", detail=bash_detail())
+    t.call(
+        "Bash",
+        {"command": "ls scripts/launch_swu.sh"},
+        "ls: cannot access 'scripts/launch_swu.sh': No such file or directory",
+        detail=bash_detail(),
+    )
+    t.grep_miss("client")
+    report = report_of(t)
+    assert signal_counts(report.overall) == {"failed_search": 1}
+    assert health_of(report, "general").user_given_misses == 4
 
 
 # --- §3.1 failed_search: Bash / PowerShell probes ---------------------------------------------
@@ -485,6 +501,22 @@ CANCELLATIONS: list[tuple[str, str, object]] = [
         "other tools.",
         ABSENT,
     ),
+    ("sibling", "<tool_use_error>Sibling tool call errored</tool_use_error>", "Sibling tool call errored"),
+    (
+        "parallel cancelled",
+        "<tool_use_error>Cancelled: parallel tool call Grep(retry_policy) errored</tool_use_error>",
+        ABSENT,
+    ),
+    ("interrupted", "[Request interrupted by user for tool use]", "Interrupted by user"),
+    (
+        "take this action",
+        "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to "
+        "tell you how to proceed.",
+        "The user doesn't want to take this action right now. STOP what you are doing",
+    ),
+    ("user cancelled", "User cancelled the operation.", ABSENT),
+]
+REFUSALS = [
     ("not granted", "Claude requested permissions to use Bash, but you haven't granted it yet.", ABSENT),
     ("requires approval", "This command requires approval", ABSENT),
     (
@@ -493,13 +525,13 @@ CANCELLATIONS: list[tuple[str, str, object]] = [
         "working directories for this session: '/home/dev/shop'.",
         ABSENT,
     ),
-    ("sibling", "<tool_use_error>Sibling tool call errored</tool_use_error>", "Sibling tool call errored"),
     (
-        "parallel cancelled",
-        "<tool_use_error>Cancelled: parallel tool call Grep(retry_policy) errored</tool_use_error>",
+        "no such tool",
+        "<tool_use_error>Error: No such tool available: Bash. Bash exists but is not enabled in this context."
+        "</tool_use_error>",
         ABSENT,
     ),
-    ("interrupted", "[Request interrupted by user for tool use]", "Interrupted by user"),
+    ("input validation", '<tool_use_error>InputValidationError: [{"code": "invalid_type"}]</tool_use_error>', ABSENT),
 ]
 
 
@@ -521,6 +553,27 @@ def test_cancelled_calls_are_never_gaps(tool: str, tool_input: dict[str, Any], c
     assert signal_counts(skill) == {}
     assert (skill.tools.calls, skill.tools.answered, skill.tools.cancelled, skill.tools.failures) == (2, 2, 1, 0)
     assert skill.tools.failure_rate == 0 / 1
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("Bash", {"command": "grep -rn retry_policy src/"}),
+        ("Read", {"file_path": "/home/dev/shop/config/retry.yaml"}),
+        ("Grep", GREP_INPUT),
+        ("Glob", {"pattern": "**/retry*.yaml"}),
+    ],
+    ids=["Bash probe", "Read", "Grep", "Glob"],
+)
+@pytest.mark.parametrize(("content", "detail"), [c[1:] for c in REFUSALS], ids=[c[0] for c in REFUSALS])
+def test_harness_refusals_are_tool_faults_never_gaps(
+    tool: str, tool_input: dict[str, Any], content: str, detail: object
+) -> None:
+    """A call the harness would not run (approval, sandbox, no such tool, bad input) is a tool failure, no gap."""
+    report = report_of(one_call(tool, tool_input, content, True, detail))
+    skill = health_of(report, "http-client")
+    assert signal_counts(skill) == {}
+    assert (skill.tools.calls, skill.tools.answered, skill.tools.cancelled, skill.tools.failures) == (2, 2, 0, 1)
 
 
 # --- §3.1 is_error absent ---------------------------------------------------------------------

@@ -87,7 +87,7 @@ def comparable(report: dict[str, Any]) -> dict[str, Any]:
         "skills": [health(entry) for entry in report["skills"]],
         "top_failed_searches": report["top_failed_searches"],
         "watermark": {k: report["watermark"][k] for k in ("segments", "sessions", "fingerprint")},
-        "gaps": [{k: v for k, v in gap.items() if k != "stream"} for gap in report["gaps"]],
+        "gaps": [{k: v for k, v in gap.items() if k not in ("stream", "file")} for gap in report["gaps"]],
     }
 
 

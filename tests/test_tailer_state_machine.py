@@ -171,7 +171,7 @@ def figures(fold: Fold) -> dict[str, Any]:
     return {
         "overall": report.overall.model_dump(exclude={"open_segments"}),
         "skills": [s.model_dump(exclude={"open_segments"}) for s in report.skills],
-        "gaps": [g.model_dump(exclude={"stream"}) for g in report.gaps],
+        "gaps": [g.model_dump(exclude={"stream", "file"}) for g in report.gaps],
         "segments": {key: dict(Counter(s.type for s in summary.signals)) for key, summary in fold.segments.items()},
     }
 
@@ -614,14 +614,25 @@ class TailerMachine(RuleBasedStateMachine):
             # otherwise truncated or replaced while stopped: read again from 0 when found
 
     def expected(self) -> Fold:
-        """One clean pass: each lineage's counted lines as one stream, in creation order."""
+        """One clean pass: each lineage's counted lines as one stream, in creation order.
+
+        A stream omkd still follows is not closed (its last segment may still be a skill launch
+        awaiting its next record); one that ended is.
+        """
         fold = Fold()
+        following = {id(track.lineage) for track in self.tracks.values()}
         for lineage in self.lineages:
             upto = self.counted.get(lineage, 0)
             if upto:
                 stream = StreamProcessor(lineage.name)
                 stream.feed(bytes(lineage.data[:upto]))
-                fold.add_stream(stream)
+                if id(lineage) in following:
+                    for summary in stream.take_changed():
+                        fold.offer(summary)
+                    for link in stream.take_links():
+                        fold.learn(link)
+                else:
+                    fold.add_stream(stream)
         return fold
 
     def check(self) -> None:

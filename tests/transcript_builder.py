@@ -402,7 +402,7 @@ class Transcript:
 
 # --- running the pipeline ------------------------------------------------------------------
 # Only the public entry points: StreamProcessor(name).feed(bytes), Fold().add_stream(stream),
-# build_report(fold, roots, knowledge).
+# Fold.finish(), build_report(fold, roots, knowledge).
 
 ROOTS: Final = ["/home/dev/.claude/projects"]
 
@@ -426,6 +426,7 @@ def report_of(
     for position, transcript in enumerate(transcripts):
         name = given[position] if position < len(given) else f"{transcript.session_id}-{position}.jsonl"
         fold.add_stream(process(transcript, name, rules))
+    fold.finish()
     return build_report(fold, ROOTS, knowledge)
 
 
@@ -449,3 +450,16 @@ def signal_counts(health: SkillHealth) -> dict[str, int]:
 def gaps_of(report: Report, kind: str | None = None) -> list[GapEntry]:
     """The report's gap inventory, optionally of one signal type."""
     return [gap for gap in report.gaps if kind is None or gap.type == kind]
+
+
+def bash_detail(stdout: str = "", interpretation: str | None = None) -> dict[str, Any]:
+    """A Bash ``toolUseResult`` (with Claude Code's ``returnCodeInterpretation`` when given)."""
+    detail: dict[str, Any] = {"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False}
+    if interpretation is not None:
+        detail["returnCodeInterpretation"] = interpretation
+    return detail
+
+
+def overall_signals(t: Transcript, rules: SegmenterRules | None = None) -> dict[str, int]:
+    """Signals by type over every segment of one transcript."""
+    return signal_counts(report_of(t, rules=rules).overall)

@@ -113,7 +113,7 @@ def scan_command(
     err = Console(stderr=True)
     try:
         files = discover(paths)
-        total = sum(f.stat().st_size for f in files)
+        total = sum(f.path.stat().st_size for f in files)
         progress = LazyProgress(total, err) if err.is_terminal else None
         try:
             fold = scan(files, window, progress=progress)

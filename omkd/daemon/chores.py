@@ -32,11 +32,13 @@ class Chores:
         """The earliest of the timers the main loop must wake for."""
         return min(self.checkpoint_due, self.window_due)
 
-    def run(self, cwds: Iterable[str]) -> None:
+    def run(self, cwds: Iterable[str], replaying: bool = False) -> None:
         ingest, now = self._ingest, self._clock.monotonic()
         if now >= self.window_due:
             if ingest.live.advance(self._clock.time()):
                 self._exporter.dirty = True
+            if not replaying:
+                self.give_up_waiting()
             self.window_due = now + WINDOW_EVERY
         if now >= self.prune_due:
             ingest.live.prune(self._clock.time())
@@ -47,6 +49,12 @@ class Chores:
             ingest.evict_idle()
             self.evict_due = now + EVICT_EVERY
         if self._knowledge.due() and self._knowledge.refresh(cwds):
+            self._exporter.dirty = True
+
+    def give_up_waiting(self) -> None:
+        """Sub-agent segments whose link did not come within the timeout count as ``general``."""
+        ingest = self._ingest
+        if ingest.live.give_up_waiting(self._clock.time(), ingest.config.segments.subagent_link_timeout):
             self._exporter.dirty = True
 
     def checkpoint(self) -> None:

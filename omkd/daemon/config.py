@@ -97,6 +97,9 @@ class Tail(_Section):
 
 class Segments(_Section):
     idle_close: Seconds = 1800.0
+    subagent_link_timeout: Seconds = 1800.0
+    """How long (event time) a sub-agent's segments wait for the link to the skill that launched
+    them before they count as ``general``."""
     include_thinking: bool = False
     extra_hedging: list[str] = Field(default_factory=list)
     extra_search_tools: list[str] = Field(default_factory=list)

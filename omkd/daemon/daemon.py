@@ -156,14 +156,18 @@ class Daemon:
         caught_up = scheduler.caught_up
         worked = await scheduler.read_ready(lambda: self.should_exit)
         if scheduler.caught_up != caught_up:
+            # Everything on disk is read: a sub-agent still without its link will not get one from
+            # history (the timeout counts from now on for what arrives live).
             self._exporter.dirty = True
+            if self._chores is not None:
+                self._chores.give_up_waiting()
         chores = self._chores
         assert chores is not None
         if not worked and not scheduler.ready and ingest.dirty:
             # A burst has been read: save it now, so /metrics (which shows only saved
             # counters) is current within milliseconds of the write.
             chores.checkpoint()
-        chores.run(self._cwds())
+        chores.run(self._cwds(), replaying=not scheduler.caught_up)
         self._exporter.note(ingest)
         self._rebuild_metrics()
         if worked or scheduler.ready:

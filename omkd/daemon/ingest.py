@@ -23,7 +23,7 @@ from omkd.daemon.streams import StreamStates, state_of
 from omkd.daemon.tailer import Ended, EndReason, ScanResult, Tailer, TrackedFile, new_stream_id
 from omkd.engine.counters import PipelineCounters, SkillCounters
 from omkd.engine.live import LiveFold
-from omkd.engine.pipeline import Window
+from omkd.engine.pipeline import StreamProcessor, Window
 from omkd.engine.plain import copy_record
 
 log = structlog.get_logger("omkd.ingest")
@@ -45,7 +45,7 @@ class Ingest:
         self.store = store
         self.clock = clock
         self.tailer = Tailer(config.roots(), config.tail.max_open_files)
-        self.streams = StreamStates(store, config.segmenter_rules(), config.tail.max_line_bytes)
+        self.streams = StreamStates(store, config.segmenter_rules(), config.tail.max_line_bytes, config.roots())
         window = config.window
         self.live = LiveFold(window.length, window.retention, window.rollup_days, clock.time())
         self.pipeline: PipelineCounters = restored.pipeline
@@ -56,7 +56,7 @@ class Ingest:
         self.version = 0
         self._dropped_files: list[str] = []
         self._unsaved_bytes = 0
-        self.live.restore(restored.segments, restored.counters, restored.rollups)
+        self.live.restore(restored.segments, restored.counters, restored.rollups, restored.links)
         #: The persistent counters as of the last checkpoint: what /metrics exports, so an
         #: exported counter never runs ahead of the saved state and a kill -9 can never make
         #: one go backwards (Prometheus would take that for a reset and count twice).
@@ -80,7 +80,7 @@ class Ingest:
             if before != after
         ]
         self.config = new
-        self.tailer.roots = new.roots()
+        self.tailer.roots = self.streams.roots = new.roots()
         self.tailer.max_open_files = new.tail.max_open_files
         live = self.live
         if new.window.length != live.window_length:
@@ -122,9 +122,15 @@ class Ingest:
             self.stats.last_read = self.clock.time()
             self._unsaved_bytes += total
             self._dirty_files.add(file.stream_id)
-            for summary in processor.take_changed():
-                self.live.apply(summary)
+            self.fold_changes(processor)
         return total
+
+    def fold_changes(self, processor: StreamProcessor, closing: bool = False) -> None:
+        """Hand a stream's changed segments and its links to the live fold."""
+        for summary in processor.close() if closing else processor.take_changed():
+            self.live.apply(summary)
+        for link in processor.take_links():
+            self.live.learn(link)
 
     def end(self, ended: Ended) -> TrackedFile | None:
         """A file's stream ends: drain what can still be read, close, forget the file.
@@ -171,8 +177,7 @@ class Ingest:
         if processor is not None:
             if processor.splitter.pending_bytes:
                 self.stats.discarded["partial_at_delete"] += 1
-            for summary in processor.close():
-                self.live.apply(summary)
+            self.fold_changes(processor, closing=True)
         self.tailer.untrack(file)
         self._dirty_files.discard(file.stream_id)
         self._dropped_files.append(file.stream_id)
@@ -274,8 +279,10 @@ class Ingest:
         checkpoint = Checkpoint(
             files=self._file_checkpoints(),
             dropped_files=list(self._dropped_files),
-            segments=[live.fold.segments[k] for k in live.changed_segments if k in live.fold.segments],
-            forgotten_segments=[k for k in live.changed_segments if k not in live.fold.segments],
+            segments=[s for s in map(live.stored, live.changed_segments) if s is not None],
+            forgotten_segments=[k for k in live.changed_segments if live.stored(k) is None],
+            links=[live.fold.links.known[k] for k in live.changed_links if k in live.fold.links.known],
+            forgotten_links=[k for k in live.changed_links if k not in live.fold.links.known],
             counters={skill: live.counters[skill] for skill in live.changed_skills if skill in live.counters},
             rollups={key: live.rollups.get(key) for key in live.changed_rollups},
             pipeline=self.pipeline,

@@ -47,8 +47,7 @@ def _end_saved(ingest: Ingest, cp: FileCheckpoint, why: str) -> None:
     """A checkpointed file cannot be continued: close its stream as it was saved."""
     processor = unpickle(cp.state, cp.stream_id)
     if processor is not None:
-        for summary in processor.close():
-            ingest.live.apply(summary)
+        ingest.fold_changes(processor, closing=True)
     ingest.drop_saved(cp.stream_id)
     log.info("stream_ended_while_stopped", path=cp.path, reason=why)
 

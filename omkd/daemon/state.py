@@ -28,6 +28,7 @@ import orjson
 import structlog
 
 from omkd.engine.counters import GapCounts, PipelineCounters, SkillCounters
+from omkd.engine.links import Link
 from omkd.engine.plain import from_plain, to_plain
 from omkd.engine.summary import SegmentSummary
 
@@ -46,6 +47,7 @@ CREATE TABLE IF NOT EXISTS files (
 );
 CREATE TABLE IF NOT EXISTS segments (key TEXT PRIMARY KEY, summary BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS counters (skill TEXT PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS links (key TEXT PRIMARY KEY, link TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS rollups (
     day INTEGER NOT NULL, skill TEXT NOT NULL, segments INTEGER NOT NULL,
     gap_segments INTEGER NOT NULL, weight_sum REAL NOT NULL, PRIMARY KEY (day, skill)
@@ -89,6 +91,7 @@ class Restored:
     segments: list[SegmentSummary] = field(default_factory=list)
     counters: dict[str, SkillCounters] = field(default_factory=dict)
     rollups: dict[tuple[int, str], GapCounts] = field(default_factory=dict)
+    links: list[Link] = field(default_factory=list)
     pipeline: PipelineCounters = field(default_factory=PipelineCounters)
     meta: StoreMeta = field(default_factory=StoreMeta)
     fresh: bool = True
@@ -104,6 +107,8 @@ class Checkpoint:
     dropped_files: list[str] = field(default_factory=list)
     segments: Iterable[SegmentSummary] = field(default_factory=list)
     forgotten_segments: list[str] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    forgotten_links: list[str] = field(default_factory=list)
     counters: dict[str, SkillCounters] = field(default_factory=dict)
     rollups: dict[tuple[int, str], GapCounts | None] = field(default_factory=dict)
     pipeline: PipelineCounters | None = None
@@ -204,6 +209,10 @@ class StateStore:
             (day, skill): _rollup_of(segments, gaps, weight)
             for day, skill, segments, gaps, weight in db.execute("SELECT * FROM rollups")
         }
+        restored.links = [
+            Link(key, doc.get("skill"), tuple(doc.get("via", ())), doc.get("timestamp"))
+            for key, doc in ((k, orjson.loads(v)) for k, v in db.execute("SELECT key, link FROM links"))
+        ]
         pipeline = meta.get("pipeline")
         if isinstance(pipeline, dict):
             restored.pipeline = from_plain(PipelineCounters, pipeline)
@@ -253,6 +262,14 @@ class StateStore:
                 ((s.key, pickle.dumps(s, protocol=pickle.HIGHEST_PROTOCOL)) for s in checkpoint.segments),
             )
             db.executemany("DELETE FROM segments WHERE key = ?", [(k,) for k in checkpoint.forgotten_segments])
+            db.executemany(
+                "INSERT OR REPLACE INTO links VALUES (?, ?)",
+                [
+                    (link.key, orjson.dumps({"skill": link.skill, "via": list(link.via), "timestamp": link.timestamp}))
+                    for link in checkpoint.links
+                ],
+            )
+            db.executemany("DELETE FROM links WHERE key = ?", [(k,) for k in checkpoint.forgotten_links])
             db.executemany(
                 "INSERT OR REPLACE INTO counters VALUES (?, ?)",
                 [(skill, _counters_json(c)) for skill, c in checkpoint.counters.items()],

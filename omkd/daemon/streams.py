@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import pickle
+from pathlib import Path
 
 import structlog
 
@@ -40,11 +41,20 @@ def state_of(processor: StreamProcessor) -> bytes:
 class StreamStates:
     """Stream processors by stream id, backed by the state store."""
 
-    def __init__(self, store: StateStore, rules: SegmenterRules, max_line_bytes: int) -> None:
+    def __init__(self, store: StateStore, rules: SegmenterRules, max_line_bytes: int, roots: list[Path]) -> None:
         self.store = store
         self.rules = rules
         self.max_line_bytes = max_line_bytes
+        self.roots = roots
         self.processors: dict[str, StreamProcessor] = {}
+
+    def name_of(self, path: str) -> str:
+        """A file's name in reports: its path relative to the root it is under."""
+        for root in self.roots:
+            base = str(root).rstrip("/") + "/"
+            if path.startswith(base):
+                return path[len(base) :]
+        return os.path.basename(path)
 
     def __len__(self) -> int:
         return len(self.processors)
@@ -63,7 +73,7 @@ class StreamStates:
                     # segments it yields carry the same keys, so nothing is counted twice.
                     log.warning("stream_reread", path=file.path)
                     file.read_offset = 0
-                processor = StreamProcessor(os.path.basename(file.path), self.rules, self.max_line_bytes)
+                processor = StreamProcessor(self.name_of(file.path), self.rules, self.max_line_bytes)
             self.processors[file.stream_id] = processor
         return processor
 

@@ -86,4 +86,52 @@ class Compaction(NamedTuple):
     timestamp: float | None
 
 
-Event = UserPrompt | CommandInvoked | AssistantText | ToolCall | ToolResult | Compaction
+class CommandFailed(NamedTuple):
+    """A command frame was answered only by ``<local-command-stderr>``: it did not run."""
+
+    timestamp: float | None
+
+
+class SkillBody(NamedTuple):
+    """The body a skill injects after it launches: ``Base directory for this skill: <dir>``."""
+
+    timestamp: float | None
+    call_id: str | None
+    """The ``Skill`` call that injected it (``sourceToolUseID``), when the record says."""
+    base_dir: str
+
+
+class SidechainPrompt(NamedTuple):
+    """A prompt in a sub-agent stream: written by the launching agent, not typed by the person."""
+
+    timestamp: float | None
+    text: str
+
+
+class ForkQuestion(NamedTuple):
+    """A side-question fork's own question: the copied conversation ends here."""
+
+    timestamp: float | None
+
+
+class AgentLink(NamedTuple):
+    """A parent stream names the sub-agent a call launched (``progress`` mirrors carry it)."""
+
+    timestamp: float | None
+    call_id: str
+    agent_id: str
+
+
+Event = (
+    UserPrompt
+    | CommandInvoked
+    | AssistantText
+    | ToolCall
+    | ToolResult
+    | Compaction
+    | CommandFailed
+    | SkillBody
+    | SidechainPrompt
+    | ForkQuestion
+    | AgentLink
+)

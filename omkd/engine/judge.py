@@ -1,17 +1,22 @@
-"""Judge one answered tool call by the rule tables of ``patterns.py``: found, missed, failed
-or cancelled, and what it looked for."""
+"""Judge one answered tool call by the rule tables of ``patterns.py``.
+
+The verdict says what the call came to (found, missed, failed, cancelled, refused), what it
+looked for, and which rule row decided: ``omkd explain`` shows it for every call.
+"""
 
 from __future__ import annotations
+
+import re
 
 from omkd.engine import patterns, shell
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.signals import Outcome, Verdict, collapse
 
 
-def is_cancelled(result: ToolResult) -> bool:
-    head = result.text[: patterns.CANCELLED_SEARCH_CHARS]
+def _head_has(result: ToolResult, needles: tuple[str, ...]) -> bool:
+    head = result.text[: patterns.NOT_GAP_SEARCH_CHARS]
     detail = result.detail if isinstance(result.detail, str) else ""
-    return any(needle in head or needle in detail for needle in patterns.CANCELLED_TEXTS)
+    return any(needle in head or needle in detail for needle in needles)
 
 
 def is_mcp_search(tool: str) -> bool:
@@ -19,6 +24,15 @@ def is_mcp_search(tool: str) -> bool:
         return False
     name = tool.rsplit("__", 1)[-1].lower()
     return any(word in name for word in patterns.MCP_SEARCH_WORDS)
+
+
+def unwrapped(tool: str) -> str:
+    """The tool a wrapper reaches: ``mcp__acp__Read`` is judged as ``Read``."""
+    if tool.startswith("mcp__"):
+        inner = tool.rsplit("__", 1)[-1]
+        if inner in patterns.WRAPPED_TOOLS:
+            return inner
+    return tool
 
 
 def first_input(call: ToolCall, keys: tuple[str, ...]) -> str:
@@ -29,9 +43,13 @@ def first_input(call: ToolCall, keys: tuple[str, ...]) -> str:
     return ""
 
 
-def _empty_count(rule: patterns.SearchRule, detail: object) -> bool:
+def _empty_count(rule: patterns.SearchRule, result: ToolResult) -> bool:
+    detail = result.detail
     if not isinstance(detail, dict):
         return False
+    text = result.text.strip()
+    if text and not text.startswith(rule.empty_prefixes or ("\0",)) and not text.startswith(patterns.ZERO_SUMMARY):
+        return False  # the result text shows hits (count mode on one file prints a bare "20"): not believed
     mode = detail.get("mode")
     return any(mode == rule_mode and detail.get(key) == 0 for rule_mode, key in rule.empty_counts)
 
@@ -46,64 +64,90 @@ def _empty_result(result: ToolResult) -> bool:
     return not result.text.strip()
 
 
-def rule_for(tool: str, extra_search_tools: frozenset[str]) -> patterns.SearchRule | None:
-    rule = patterns.SEARCH_RULES.get(tool)
-    if rule is None and (tool in extra_search_tools or is_mcp_search(tool)):
-        return patterns.MCP_SEARCH_RULE
-    return rule
+def rule_for(tool: str, extra_search_tools: frozenset[str]) -> tuple[str, patterns.SearchRule] | None:
+    """The search rule row a tool is judged by, and its name."""
+    name = unwrapped(tool)
+    rule = patterns.SEARCH_RULES.get(name)
+    if rule is not None:
+        return name, rule
+    if tool in extra_search_tools or is_mcp_search(tool):
+        return "search_tool", patterns.MCP_SEARCH_RULE
+    return None
 
 
 def judge(call: ToolCall, result: ToolResult, extra_search_tools: frozenset[str] = frozenset()) -> Verdict:
     """Classify one answered tool call."""
-    if result.is_error and is_cancelled(result):
-        return Verdict(Outcome.CANCELLED)
-    tool = call.tool
-    rule = rule_for(tool, extra_search_tools)
-    if rule is not None:
-        key = first_input(call, rule.input_keys) if rule.input_keys else collapse(str(call.input), 200)
-        if result.is_error:
-            if not rule.miss_errors or any(n in result.text for n in rule.miss_errors):
-                return Verdict(Outcome.MISSED, key, rule.user_given)
-            return Verdict(Outcome.FAILED, key)
-        if rule.empty_prefixes and result.text.startswith(rule.empty_prefixes):
-            return Verdict(Outcome.MISSED, key, rule.user_given)
-        if _empty_count(rule, result.detail):
-            return Verdict(Outcome.MISSED, key, rule.user_given)
-        if rule.empty_result_is_miss and _empty_result(result):
-            return Verdict(Outcome.MISSED, key, rule.user_given)
-        return Verdict(Outcome.OK, key)
-    if tool in patterns.SHELL_TOOLS:
+    if result.is_error and _head_has(result, patterns.CANCELLED_TEXTS):
+        return Verdict(Outcome.CANCELLED, rule="cancelled")
+    if result.is_error and _head_has(result, patterns.REFUSED_TEXTS):
+        return Verdict(Outcome.REFUSED, rule="harness_refused")
+    found = rule_for(call.tool, extra_search_tools)
+    if found is not None:
+        return _judge_search(call, result, *found)
+    if unwrapped(call.tool) in patterns.SHELL_TOOLS:
         return _judge_shell(call, result)
-    return Verdict(Outcome.FAILED if result.is_error else Outcome.OK)
+    return Verdict(Outcome.FAILED if result.is_error else Outcome.OK, rule="not_a_search")
+
+
+def _judge_search(call: ToolCall, result: ToolResult, name: str, rule: patterns.SearchRule) -> Verdict:
+    key = first_input(call, rule.input_keys) if rule.input_keys else collapse(str(call.input), 200)
+    given = rule.user_given
+    if result.is_error:
+        if rule.fault_errors and _head_has(result, rule.fault_errors):
+            return Verdict(Outcome.FAILED, key, rule=f"{name}.fault")
+        if not rule.miss_errors or any(needle in result.text for needle in rule.miss_errors):
+            return Verdict(Outcome.MISSED, key, given, rule=f"{name}.error")
+        return Verdict(Outcome.FAILED, key, rule=f"{name}.fault")
+    if rule.empty_prefixes and result.text.startswith(rule.empty_prefixes):
+        return Verdict(Outcome.MISSED, key, given, rule=f"{name}.empty_text")
+    if _empty_count(rule, result):
+        return Verdict(Outcome.MISSED, key, given, rule=f"{name}.zero_count")
+    if rule.empty_result_is_miss and _empty_result(result):
+        return Verdict(Outcome.MISSED, key, given, rule=f"{name}.empty_result")
+    return Verdict(Outcome.OK, key, rule=f"{name}.found")
 
 
 def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
     command = call.input.get("command")
     if not isinstance(command, str):
-        return Verdict(Outcome.FAILED if result.is_error else Outcome.OK)
-    kind = shell.probe_kind(command)
-    if kind is None:
-        return Verdict(Outcome.FAILED if result.is_error else Outcome.OK)
-    key = collapse(command, 200)
-    if result.is_error:
-        return Verdict(Outcome.MISSED, key)
-    if kind == "test":
-        return Verdict(Outcome.OK, key)
+        return Verdict(Outcome.FAILED if result.is_error else Outcome.OK, rule="not_a_search")
     rule = patterns.SHELL_RULE
+    parsed = shell.parse(command)
+    if not parsed.searches and not parsed.tests:
+        return Verdict(Outcome.FAILED if result.is_error else Outcome.OK, rule="not_a_search")
+    key = collapse(command, 200)
+    output = shell.output_of(result.text, result.is_error)
+    if any(text in output for text in rule.syntax_errors):
+        return Verdict(Outcome.FAILED, key, rule="shell.syntax_error")
+    if parsed.fallback is not None and output.strip() == parsed.fallback:
+        return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.fallback")
+    if shell.only_not_found(output):
+        return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.not_found_output")
+    if result.is_error:
+        # A search that exits non-zero with no output found nothing; anything else in the output
+        # is another part failing (a build, a test, git): not a missing thing.
+        if not output.strip():
+            return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.error_no_output")
+        return Verdict(Outcome.FAILED, key, rule="shell.other_failure")
     detail = result.detail
     if isinstance(detail, dict) and detail.get("returnCodeInterpretation") == rule.no_match:
-        return Verdict(Outcome.MISSED, key)
-    if result.text.strip() in rule.empty_outputs:
-        return Verdict(Outcome.MISSED, key)
-    return Verdict(Outcome.OK, key)
+        return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.no_matches")
+    if parsed.searches and result.text.strip() in rule.empty_outputs:
+        return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.empty_output")
+    return Verdict(Outcome.OK, key, rule="shell.found")
+
+
+NAME_OR_PATH = patterns.NAME_GIVEN
+"""A shell search's target is a name (``find -name X``, ``ls X``): the person may have typed it."""
 
 
 def read_paths(call: ToolCall) -> list[str]:
     """Paths a successful call of this tool has read (coverage)."""
-    if call.tool == "Read":
+    tool = unwrapped(call.tool)
+    if tool == "Read":
         path = first_input(call, patterns.PATH_KEYS)
         return [path] if path else []
-    if call.tool in patterns.SHELL_TOOLS:
+    if tool in patterns.SHELL_TOOLS:
         command = call.input.get("command")
         if isinstance(command, str) and any(reader in command for reader in patterns.SHELL_READERS):
             return shell.reads(command)
@@ -112,9 +156,10 @@ def read_paths(call: ToolCall) -> list[str]:
 
 def skill_file_read(call: ToolCall) -> str | None:
     """The skill name when the call reads ``…/.claude/skills/<name>/SKILL.md`` (the fallback signal)."""
-    if call.tool == "Read":
+    tool = unwrapped(call.tool)
+    if tool == "Read":
         candidates = [first_input(call, patterns.PATH_KEYS)]
-    elif call.tool in patterns.SHELL_TOOLS and isinstance(call.input.get("command"), str):
+    elif tool in patterns.SHELL_TOOLS and isinstance(call.input.get("command"), str):
         command: str = call.input["command"]
         if "SKILL.md" not in command:
             return None
@@ -126,3 +171,29 @@ def skill_file_read(call: ToolCall) -> str | None:
         if found:
             return found.group(1)
     return None
+
+
+def search_targets(call: ToolCall) -> list[str]:
+    """The literal names a search looked for, for the user-given rule: a Glob's file name, a
+    plain Grep pattern, ``find -name X``, ``ls X``. Patterns with wildcards in the name give none."""
+    tool = unwrapped(call.tool)
+    if tool == "Glob":
+        return _literal(first_input(call, ("pattern",)).replace("\\", "/").rsplit("/", 1)[-1])
+    if tool == "Grep":
+        return _literal(first_input(call, ("pattern",)))
+    if tool in patterns.SHELL_TOOLS:
+        command = call.input.get("command")
+        return [t for name in shell.parse(command).targets for t in _literal(name)] if isinstance(command, str) else []
+    return []
+
+
+_NAME_LIKE = re.compile(r"[._\-0-9]|[a-z][A-Z]")
+
+
+def _literal(name: str) -> list[str]:
+    """The name as a literal, when it reads as a name (a file name, an identifier): a plain word such
+    as ``retry`` is not something a person names as a thing to find."""
+    name = name.strip().strip("'\"")
+    if len(name) < 3 or any(c in name for c in "*?[]{}()|^$\\+ ") or not _NAME_LIKE.search(name):
+        return []
+    return [name]

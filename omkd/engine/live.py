@@ -10,8 +10,10 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 
 from omkd.engine.counters import GapCounts, SkillCounters
+from omkd.engine.links import Link
 from omkd.engine.pipeline import Fold, Window
 from omkd.engine.summary import SegmentSummary
 from omkd.engine.timespec import day_of
@@ -34,6 +36,7 @@ class LiveFold:
         self.last_event_ts: float | None = None
         #: keys of segments changed or forgotten since the last checkpoint took them.
         self.changed_segments: set[str] = set()
+        self.changed_links: set[str] = set()
         self.changed_rollups: set[tuple[int, str]] = set()
         self.changed_skills: set[str] = set()
 
@@ -42,10 +45,16 @@ class LiveFold:
         segments: list[SegmentSummary],
         counters: dict[str, SkillCounters],
         rollups: dict[tuple[int, str], GapCounts],
+        links: Iterable[Link] = (),
     ) -> None:
         """Take back what a checkpoint saved (nothing of it counts as changed)."""
+        for link in links:
+            self.fold.links.known[link.key] = link
         for summary in segments:
-            self.fold.upsert(summary)
+            if summary.inherit:
+                self.fold.links.pending[summary.key] = summary
+            else:
+                self.fold.upsert(summary)
         self.counters.update(counters)
         self.rollups.update(rollups)
         self.last_event_ts = max((s.last_ts for s in segments if s.last_ts is not None), default=None)
@@ -53,11 +62,39 @@ class LiveFold:
 
     def clear_changes(self) -> None:
         self.changed_segments.clear()
+        self.changed_links.clear()
         self.changed_rollups.clear()
         self.changed_skills.clear()
 
     def apply(self, summary: SegmentSummary) -> None:
-        """Fold a segment's latest summary."""
+        """Fold a segment's latest summary, or hold it while its skill is a link not learnt yet."""
+        self.changed_segments.add(summary.key)
+        if summary.last_ts is not None and (self.last_event_ts is None or summary.last_ts > self.last_event_ts):
+            self.last_event_ts = summary.last_ts
+        ready = self.fold.settle(summary)
+        if ready is not None:
+            self._fold(ready)
+
+    def learn(self, link: Link) -> None:
+        """A launching stream names a sub-agent's skill: fold what waited for it."""
+        self.changed_links.add(link.key)
+        for ready in self.fold.links.learn(link):
+            self._fold(ready)
+
+    def give_up_waiting(self, now: float, timeout: float) -> int:
+        """Sub-agent segments that started more than ``timeout`` before ``now`` (event time: the later
+        of the clock and the newest record) without a link count as ``general``."""
+        latest = max(now, self.last_event_ts or now)
+        given_up = self.fold.links.flush(latest - timeout)
+        for summary in given_up:
+            self._fold(summary)
+        return len(given_up)
+
+    def stored(self, key: str) -> SegmentSummary | None:
+        """The summary to save under ``key``: folded, or still waiting for its link."""
+        return self.fold.segments.get(key) or self.fold.links.pending.get(key)
+
+    def _fold(self, summary: SegmentSummary) -> None:
         fold = self.fold
         old = fold.segments.get(summary.key)
         self._count(old, summary)
@@ -65,8 +102,6 @@ class LiveFold:
         self._rollup(summary, 1)
         fold.upsert(summary)
         self.changed_segments.add(summary.key)
-        if summary.last_ts is not None and (self.last_event_ts is None or summary.last_ts > self.last_event_ts):
-            self.last_event_ts = summary.last_ts
 
     def _count(self, old: SegmentSummary | None, new: SegmentSummary) -> None:
         counters = self.counters.get(new.skill)
@@ -107,6 +142,7 @@ class LiveFold:
         for key in stale:
             self.fold.forget(key)
             self.changed_segments.add(key)
+        self.fold.links.forget_before(horizon)
         oldest_day = day_of(now) - self.rollup_days
         for day_key in [k for k in self.rollups if k[0] < oldest_day]:
             del self.rollups[day_key]

@@ -9,8 +9,10 @@ same totals.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import heapq
+import posixpath
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
@@ -19,7 +21,8 @@ from omkd.engine.counters import PipelineCounters, StreamCounters
 from omkd.engine.formats.claude_code import ClaudeCodeAdapter
 from omkd.engine.health import SkillTotals
 from omkd.engine.lines import DEFAULT_MAX_LINE_BYTES, LineSplitter
-from omkd.engine.segment import SegmenterRules, StreamSegmenter
+from omkd.engine.links import Link, LinkBook
+from omkd.engine.segment import Observer, SegmenterRules, StreamSegmenter
 from omkd.engine.summary import SegmentSummary
 
 SUBAGENT: Final = "subagent"
@@ -27,9 +30,9 @@ MAIN: Final = "main"
 _FINGERPRINT_MOD: Final = 1 << 64
 
 
-def stream_role(file_name: str) -> str:
+def stream_role(name: str) -> str:
     """Sub-agent transcripts (``agent-*.jsonl``, flat or under ``subagents/``) are their own role."""
-    return SUBAGENT if file_name.startswith("agent-") else MAIN
+    return SUBAGENT if posixpath.basename(name.replace("\\", "/")).startswith("agent-") else MAIN
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,13 +63,16 @@ class StreamProcessor:
         name: str,
         rules: SegmenterRules | None = None,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        observer: Observer | None = None,
     ) -> None:
+        """``name``: the file's path relative to its root (gap entries point there)."""
         self.name = name
         self.role = stream_role(name)
         self.counters = StreamCounters()
         self.splitter = LineSplitter(max_line_bytes)
         self.adapter = ClaudeCodeAdapter(self.counters)
-        self.segmenter = StreamSegmenter(name, self.role, self.adapter, rules or SegmenterRules(), self.counters)
+        rules = rules or SegmenterRules()
+        self.segmenter = StreamSegmenter(name, self.role, self.adapter, rules, self.counters, observer)
         self.bytes_read = 0
 
     @property
@@ -80,6 +86,9 @@ class StreamProcessor:
         splitter = self.splitter
         lines = splitter.feed(data)
         counters = self.counters
+        # Lines skipped for their length are not handed out; the line numbers after one in the
+        # same chunk are then early by one (such lines are over 16 MiB: rare).
+        self.adapter.line = counters.lines + splitter.oversize
         counters.lines += len(lines)
         counters.bytes = splitter.consumed
         if splitter.oversize:
@@ -90,6 +99,9 @@ class StreamProcessor:
 
     def take_changed(self) -> list[SegmentSummary]:
         return self.segmenter.take_changed()
+
+    def take_links(self) -> list[Link]:
+        return self.segmenter.take_links()
 
     def close(self) -> list[SegmentSummary]:
         """The stream ended: its open segment closes (no figure changes)."""
@@ -110,16 +122,47 @@ class Fold:
         self.overall = SkillTotals()
         self.fingerprint = 0
         self.counters = PipelineCounters()
+        self.links = LinkBook()
         self._by_start: list[tuple[float, str]] = []
 
     def add_stream(self, stream: StreamProcessor) -> None:
-        """Fold a stream read to its end: its segments and its counters."""
+        """Fold a stream read to its end: its segments, its links and its counters.
+
+        A sub-agent segment whose launching stream is not folded yet waits in ``links``;
+        ``finish`` folds what still waits once every stream is in.
+        """
         for summary in stream.close():
-            self.upsert(summary)
+            self.offer(summary)
+        for link in stream.take_links():
+            self.learn(link)
         self.counters.add_stream(stream.counters)
         self.counters.files += 1
         if stream.splitter.pending_bytes:
             self.counters.partial_at_end += 1
+
+    def offer(self, summary: SegmentSummary) -> None:
+        """Fold a summary, or hold it while its skill is a link not learnt yet."""
+        ready = self.settle(summary)
+        if ready is not None:
+            self.upsert(ready)
+
+    def settle(self, summary: SegmentSummary) -> SegmentSummary | None:
+        """The summary with its skill known, or None while it waits. A segment folded before keeps
+        the skill it was folded with (resolved, or given up on): later growth does not wait again."""
+        if summary.inherit:
+            folded = self.segments.get(summary.key)
+            if folded is not None:
+                return dataclasses.replace(summary, skill=folded.skill, inherit=())
+        return self.links.offer(summary)
+
+    def learn(self, link: Link) -> None:
+        for ready in self.links.learn(link):
+            self.upsert(ready)
+
+    def finish(self) -> None:
+        """Every stream is in: sub-agent segments still without their link count as ``general``."""
+        for ready in self.links.flush():
+            self.upsert(ready)
 
     def upsert(self, summary: SegmentSummary) -> None:
         """Add a new segment or replace an older summary of it."""

@@ -6,6 +6,7 @@ One schema serves ``omkd scan --json`` and the daemon's ``/api/v1/status``. Bump
 
 from __future__ import annotations
 
+import posixpath
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
@@ -127,6 +128,13 @@ class GapEntry(_Model):
     skill: str
     session_id: str
     stream: str
+    """The transcript's file name."""
+    file: str
+    """The transcript's path relative to the root it was found under."""
+    line: int
+    """The line of the transcript where the gap was found (1-based)."""
+    cwd: str | None
+    """The project directory the agent worked in."""
     segment: str
     turn: int
     type: str
@@ -223,7 +231,10 @@ def gap_entries(segments: list[SegmentSummary]) -> list[GapEntry]:
         GapEntry(
             skill=segment.skill,
             session_id=segment.session_id or "-",
-            stream=segment.stream,
+            stream=posixpath.basename(segment.stream),
+            file=segment.stream,
+            line=signal.line,
+            cwd=segment.cwd,
             segment=segment.key,
             turn=signal.turn,
             type=signal.type,

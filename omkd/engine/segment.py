@@ -3,42 +3,51 @@
 ``StreamSegmenter`` is a state machine fed one event at a time, in file order. It never
 looks ahead and has no end-of-stream step that changes figures, so the figures after N
 lines are the same whether the lines came in one pass or as a live tail in any chunking.
-A tool result is credited to the segment of the call it answers, even when a cut happened
-in between. Runs of failed searches are walked in the order the results arrive (the call
-order, except for parallel calls) so a run never waits for a result that may never come.
+
+A segment opened by a ``Skill`` call or a command frame is *tentative* until its launch is
+confirmed: a launch that fails (an error result, ``<local-command-stderr>``) is undone and its
+records stay in the segment that was current. A plugin skill called by its bare name takes its
+qualified name from the body it injects (or Claude Code's ``attributionSkill``) before it is
+handed out. A sub-agent stream starts in the skill of the segment that launched it: until the
+fold learns which one (``links``), its first segments carry the keys to learn it by.
 """
 
 from __future__ import annotations
 
-import ntpath
-import posixpath
-import re
 from collections import deque
 from dataclasses import dataclass
 from typing import Final, Protocol
 
 from omkd.engine import judge, markers, patterns, skills
+from omkd.engine.calls import CallObserver, CallTracker
 from omkd.engine.counters import StreamCounters
 from omkd.engine.events import (
+    AgentLink,
     AssistantText,
+    CommandFailed,
     CommandInvoked,
     Compaction,
     Event,
+    ForkQuestion,
+    SidechainPrompt,
+    SkillBody,
     ToolCall,
     ToolResult,
     Usage,
     UserPrompt,
     tokens_of,
 )
-from omkd.engine.signals import Outcome, Signal, collapse, context_around
+from omkd.engine.links import Link, link_key
+from omkd.engine.signals import Signal, context_around
+from omkd.engine.skills import plugin_of, same_skill
 from omkd.engine.summary import Segment, SegmentSummary
 
-MAX_PROMPT_CHARS: Final = 65_536
-"""Typed-prompt text kept per stream (the newest) for the user-given-path rule."""
 RECENT_MESSAGES: Final = 64
 """Assistant message ids remembered per stream to count a message's tokens once."""
-
-_WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]")
+LAUNCH_TOOLS: Final = frozenset({"Task", "Agent"})
+"""Tools that launch a sub-agent (``Task`` up to 2.1.4x, ``Agent`` after)."""
+WARMUP_PROMPT: Final = "Warmup"
+COMPACTION_AGENT_PREFIX: Final = "acompact"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,43 +65,72 @@ class StreamContext(Protocol):
 
     @property
     def cwd(self) -> str | None: ...
-
     @property
     def session_id(self) -> str | None: ...
-
     @property
     def stream_key(self) -> str | None:
         """What tells this stream apart by its content (a sub-agent's id, else its first uuid)."""
 
+    @property
+    def agent_id(self) -> str | None: ...
+    @property
+    def line(self) -> int:
+        """The line the events being handled come from."""
 
-@dataclass(slots=True)
-class _PendingCall:
-    segment: Segment
-    call: ToolCall
-    turn: int
+    @property
+    def copying(self) -> bool:
+        """The events replay a fork's copy of its parent's conversation."""
+
+
+class Observer(CallObserver, Protocol):
+    """Told every decision, for ``omkd explain`` (None in normal runs)."""
+
+    def segment_started(self, segment: Segment, rule: str, line: int) -> None: ...
+    def segment_ended(self, segment: Segment, reason: str, line: int) -> None: ...
+    def segment_undone(self, segment: Segment, into: Segment, reason: str, line: int) -> None: ...
 
 
 class StreamSegmenter:
     """Segments of one stream. ``take_changed`` hands out the segments that changed."""
 
     def __init__(
-        self, stream: str, role: str, context: StreamContext, rules: SegmenterRules, counters: StreamCounters
+        self,
+        stream: str,
+        role: str,
+        context: StreamContext,
+        rules: SegmenterRules,
+        counters: StreamCounters,
+        observer: Observer | None = None,
+        replaying: bool = False,
     ) -> None:
         self.stream = stream
+        self._replaying = replaying
         self.role = role
         self._context = context
         self._rules = rules
         self.counters = counters
+        self.observer = observer
         self._hedging = markers.HedgingMatcher(rules.extra_hedging)
         self._ordinal = 0
-        self._pending: dict[str, _PendingCall] = {}
-        self._prompts: deque[str] = deque()
-        self._prompt_chars = 0
+        self.calls = CallTracker(context, rules.extra_search_tools)
         self._recent_messages: deque[str] = deque()
         self._recent_set: set[str] = set()
         self._turn = 0
         self._changed: dict[int, Segment] = {}
-        self.current = self._open(skills.GENERAL)
+        self._links: list[Link] = []
+        self._previous: Segment | None = None
+        """The segment a tentative one was cut from (it takes it back if the launch fails)."""
+        self._launch: str | None = None
+        """The call id of the tentative segment's ``Skill`` call ("" for a command frame)."""
+        self._launched = False
+        self._replaced: tuple[str, str, str] | None = None
+        """(skill replaced, message id, call id) of the last ``Skill`` call: Claude Code stamps the
+        old skill on records of that message, and until the result, before it knows the new one."""
+        self._prompt_key: str | None = None
+        self._noise = False
+        self._dry: StreamSegmenter | None = None
+        self.current = self._open(skills.GENERAL, "stream start")
+        self.current.inherit = role == "subagent"
 
     def __getstate__(self) -> dict[str, object]:
         state = {name: getattr(self, name) for name in vars(self)}
@@ -103,54 +141,120 @@ class StreamSegmenter:
         vars(self).update(state)
         self._hedging = markers.HedgingMatcher(self._rules.extra_hedging)
 
-    # --- segment lifecycle -----------------------------------------------------------
+    # --- segment lifecycle -------------------------------------------------------------------
 
-    def _open(self, skill: str) -> Segment:
+    def _open(self, skill: str, rule: str) -> Segment:
         segment = Segment(self.stream, self.role, self._ordinal, skill)
         self._ordinal += 1
         segment.session_id = self._context.session_id
         segment.cwd = self._context.cwd
+        segment.started_by = rule
+        if self.observer is not None:
+            self.observer.segment_started(segment, rule, self._context.line)
         return segment
 
-    def _cut(self, skill: str) -> None:
+    def _cut(self, skill: str, rule: str) -> Segment:
         closing = self.current
+        if closing.tentative:  # cut before its launch was answered: it stands
+            closing.tentative = False
+            self._previous = self._launch = None
         closing.open = False
+        if self.observer is not None:
+            self.observer.segment_ended(closing, rule, self._context.line)
         if closing.counts:
             self._changed[closing.ordinal] = closing
-        self.current = self._open(skill)
+        self.current = self._open(skill, rule)
+        return closing
 
-    def _start_skill(self, raw: str) -> None:
+    def _switch(self, raw: str, rule: str, launch: str | None = None) -> None:
+        """A record names a skill: a new segment when it is another one (tentative for a launch)."""
         name = skills.normalise(raw)
         if not skills.is_valid(name):
             self.counters.invalid_skill_names += 1
             return
-        if name != self.current.skill:
-            self._cut(name)
+        if name.lower() in self._rules.builtin_commands:
+            name = skills.GENERAL  # a built-in run as a skill: Claude Code's own knowledge
+        current = self.current
+        if name == current.skill and not current.inherit:
+            return
+        if rule == "attributionSkill" and same_skill(name, current.skill) and not current.inherit:
+            if ":" in name and ":" not in current.skill and not current.emitted:
+                current.skill = name  # the qualified name of the plugin skill called by its bare name
+            return
+        self._settle()
+        previous = self._cut(name, rule)
+        if launch is not None and name != skills.GENERAL:
+            self.current.tentative = True
+            self._previous, self._launch, self._launched = previous, launch, False
+
+    def _settle(self) -> None:
+        """The tentative segment's launch is confirmed (anything but its failure came next)."""
+        if self.current.tentative:
+            self.current.tentative = False
+            self._changed[self.current.ordinal] = self.current
+        self._previous = self._launch = None
+
+    def _undo_launch(self, why: str) -> None:
+        """The launch failed: its records go back to the segment it was cut from."""
+        failed, previous = self.current, self._previous
+        self._previous = self._launch = None
+        if previous is None or not failed.tentative:
+            return
+        previous.absorb(failed)
+        previous.open = True
+        self.calls.repoint(failed, previous)
+        self._changed.pop(failed.ordinal, None)
+        self._changed[previous.ordinal] = previous
+        self.current = previous
+        if self.observer is not None:
+            self.observer.segment_undone(failed, previous, why, self._context.line)
 
     def take_changed(self) -> list[SegmentSummary]:
         """Summaries of the counted segments that changed since the last call."""
         stream_key = self._context.stream_key or self.stream
-        changed = [s.summary(stream_key) for s in self._changed.values() if s.counts]
-        self._changed.clear()
+        inherit = self._inherit_keys()
+        changed = []
+        for segment in self._changed.values():
+            if segment.counts and not segment.tentative:
+                segment.emitted = True
+                changed.append(segment.summary(stream_key, inherit))
+        self._changed = {k: s for k, s in self._changed.items() if s.tentative}
         return changed
+
+    def take_links(self) -> list[Link]:
+        links, self._links = self._links, []
+        return links
 
     def close(self) -> list[SegmentSummary]:
         """The stream ended (idle, deleted, end of a batch read): close its open segment.
 
         Closing changes no figure; pending calls are forgotten.
         """
-        self._cut(skills.GENERAL)
-        self._pending.clear()
+        self._settle()
+        self._cut(skills.GENERAL, "end of stream")
+        self.calls.pending.clear()
         return self.take_changed()
 
-    @property
-    def pending_calls(self) -> int:
-        return len(self._pending)
+    def _inherit_keys(self) -> tuple[str, ...]:
+        session, keys = self._context.session_id, []
+        if self._context.agent_id:
+            keys.append(link_key("agent", session, self._context.agent_id))
+        if self._prompt_key is not None:
+            keys.append(self._prompt_key)
+        return tuple(keys)
 
-    # --- events ------------------------------------------------------------------------
+    # --- events --------------------------------------------------------------------------------
 
     def handle(self, event: Event) -> None:
+        if self._noise:
+            return
+        if self._context.copying and not self._replaying:
+            self._replay(event)
+            return
         kind = type(event)
+        launched = self._launch == "" or self._launched
+        if self.current.tentative and launched and kind is not CommandFailed and kind is not SkillBody:
+            self._settle()
         if kind is AssistantText:
             self._assistant_text(event)  # type: ignore[arg-type]
         elif kind is ToolCall:
@@ -161,34 +265,92 @@ class StreamSegmenter:
             self._prompt(event)  # type: ignore[arg-type]
         elif kind is CommandInvoked:
             self._command(event)  # type: ignore[arg-type]
+        elif kind is CommandFailed:
+            if self.current.tentative and self._launch == "":
+                self._undo_launch("command failed (<local-command-stderr>)")
+        elif kind is SkillBody:
+            self._skill_body(event)  # type: ignore[arg-type]
+        elif kind is SidechainPrompt:
+            self._sidechain_prompt(event)  # type: ignore[arg-type]
+        elif kind is AgentLink:
+            self._agent_link(event)  # type: ignore[arg-type]
+        elif kind is ForkQuestion:
+            self._fork_question()
         elif kind is Compaction:
             self.counters.compactions += 1
 
+    def _replay(self, event: Event) -> None:
+        """A fork's copy of its parent's conversation: only the skill current at its end matters."""
+        if self._dry is None:
+            self._dry = StreamSegmenter(
+                self.stream, "main", self._context, self._rules, StreamCounters(), replaying=True
+            )
+        self._dry.handle(event)
+
+    def _fork_question(self) -> None:
+        dry, self._dry = self._dry, None
+        if dry is not None:
+            dry._settle()
+            self.current.skill = dry.current.skill
+        self.current.inherit = False
+        self.current.started_by = "inherited from the parent at the fork point"
+
     def _prompt(self, event: UserPrompt) -> None:
-        self._remember_prompt(event.text)
+        self.calls.remember_prompt(event.text)
         if self.current.skill != skills.GENERAL:
-            self._cut(skills.GENERAL)
+            self._cut(skills.GENERAL, "typed prompt")
         self._touch(self.current, event.timestamp)
 
-    def _remember_prompt(self, text: str) -> None:
-        text = text[-MAX_PROMPT_CHARS:]
-        self._prompts.append(text)
-        self._prompt_chars += len(text)
-        while self._prompt_chars > MAX_PROMPT_CHARS:
-            self._prompt_chars -= len(self._prompts.popleft())
+    def _sidechain_prompt(self, event: SidechainPrompt) -> None:
+        if self._prompt_key is not None or self.role != "subagent":
+            return
+        agent = self._context.agent_id or ""
+        if event.text.strip() == WARMUP_PROMPT or agent.startswith(COMPACTION_AGENT_PREFIX):
+            self._noise = True  # a warm-up or compaction worker: no work of anyone's
+            self.counters.ignored["noise_agent"] += 1
+            return
+        self._prompt_key = link_key("prompt", self._context.session_id, event.text)
 
     def _command(self, event: CommandInvoked) -> None:
         name = skills.normalise(event.name)
         if name.lower() in self._rules.builtin_commands:
             if name.lower() == "clear":
-                self._cut(skills.GENERAL)
+                self._settle()
+                self._cut(skills.GENERAL, "/clear")
         else:
-            self._start_skill(name)
+            self._switch(name, "command frame", launch="")
         self._touch(self.current, event.timestamp)
 
+    def _skill_body(self, event: SkillBody) -> None:
+        current = self.current
+        plugin = plugin_of(event.base_dir)
+        bare = ":" not in current.skill and current.skill != skills.GENERAL
+        if plugin is not None and bare and not current.emitted:
+            current.skill = f"{plugin}:{current.skill}"
+
+    def _agent_link(self, event: AgentLink) -> None:
+        pending = self.calls.pending.get(event.call_id)
+        if pending is not None:
+            self._link(link_key("agent", self._context.session_id, event.agent_id), pending.segment, event.timestamp)
+
+    def _link(self, key: str, segment: Segment, timestamp: float | None) -> None:
+        if segment.inherit:
+            self._links.append(Link(key, None, self._inherit_keys(), timestamp))
+        else:
+            self._links.append(Link(key, segment.skill, (), timestamp))
+
     def _touch(self, segment: Segment, timestamp: float | None) -> None:
-        segment.touch(timestamp)
+        segment.touch(timestamp, self._context.line)
         self._changed[segment.ordinal] = segment
+
+    def _attribution(self, raw: str | None, message_id: str) -> None:
+        if not raw:
+            return
+        replaced = self._replaced
+        stale = replaced is not None and (message_id == replaced[1] or replaced[2] in self.calls.pending)
+        if stale and replaced is not None and skills.normalise(raw) == replaced[0]:
+            return  # stamped before Claude Code knew of the new skill
+        self._switch(raw, "attributionSkill")
 
     def _assistant(self, message_id: str, usage: Usage, timestamp: float | None) -> Segment:
         segment = self.current
@@ -214,8 +376,7 @@ class StreamSegmenter:
         return segment
 
     def _assistant_text(self, event: AssistantText) -> None:
-        if event.attribution_skill:
-            self._start_skill(event.attribution_skill)
+        self._attribution(event.attribution_skill, event.message_id)
         segment = self._assistant(event.message_id, event.usage, event.timestamp)
         if event.thinking and not self._rules.include_thinking:
             return
@@ -223,89 +384,52 @@ class StreamSegmenter:
         if not text:
             return
         for match in markers.find_markers(text):
-            segment.signals.append(self._text_signal(patterns.EXPLICIT_MARKER, event, match))
+            segment.signals.append(self._text_signal(patterns.EXPLICIT_MARKER, event, match.start(), match.group(0)))
         if not segment.hedged:
             hedge = self._hedging.search(text)
             if hedge is not None:
                 segment.hedged = True
-                segment.signals.append(self._text_signal(patterns.HEDGING, event, hedge))
+                segment.signals.append(self._text_signal(patterns.HEDGING, event, hedge.start(), hedge.group(0)))
 
-    def _text_signal(self, kind: str, event: AssistantText, match: re.Match[str]) -> Signal:
-        context = context_around(event.text, match.start(), match.end())
-        return Signal(kind, self._turn, event.timestamp, context, {"text": match.group(0), "thinking": event.thinking})
+    def _text_signal(self, kind: str, event: AssistantText, start: int, found: str) -> Signal:
+        context = context_around(event.text, start, start + len(found))
+        evidence = {"text": found, "thinking": event.thinking}
+        return Signal(kind, self._turn, event.timestamp, context, evidence, self._context.line)
 
     def _tool_call(self, event: ToolCall) -> None:
-        if event.attribution_skill:
-            self._start_skill(event.attribution_skill)
-        if event.tool == "Skill":
+        self._attribution(event.attribution_skill, event.message_id)
+        tool = judge.unwrapped(event.tool)
+        if tool == "Skill":
             name = event.input.get("skill")
             if isinstance(name, str):
-                self._start_skill(name)
-        elif self.current.skill == skills.GENERAL:
+                before = self.current.skill
+                self._switch(name, "Skill call", launch=event.call_id)
+                if self.current.skill != before:
+                    self._replaced = (before, event.message_id, event.call_id)
+        elif self.current.skill == skills.GENERAL and not self.current.inherit:
             from_file = judge.skill_file_read(event)
             if from_file is not None:
-                self._start_skill(from_file)
+                self._switch(from_file, "SKILL.md read")
         segment = self._assistant(event.message_id, event.usage, event.timestamp)
-        segment.tool_calls += 1
-        self._pending[event.call_id] = _PendingCall(segment, event, self._turn)
+        self.calls.add(segment, event, self._turn, self._context.line)
+        if tool in LAUNCH_TOOLS:
+            prompt = event.input.get("prompt")
+            if isinstance(prompt, str) and prompt.strip():
+                self._link(link_key("prompt", self._context.session_id, prompt), segment, event.timestamp)
 
     def _tool_result(self, event: ToolResult) -> None:
-        pending = self._pending.pop(event.call_id, None)
-        if pending is None:
+        answered = self.calls.answer(event, self._context.line, self._context.cwd, self.observer)
+        if answered is None:
             self.counters.orphan_results += 1
             return
-        segment, call = pending.segment, pending.call
-        self._touch(segment, event.timestamp)
-        segment.tool_answered += 1
-        verdict = judge.judge(call, event, self._rules.extra_search_tools)
-        outcome = verdict.outcome
-        failed_tool: str | None = None
-        if outcome is Outcome.CANCELLED:
-            segment.tool_cancelled += 1
-        elif outcome is Outcome.OK:
-            for path in judge.read_paths(call):
-                segment.accessed.add(self._absolute(path))
-        else:
+        pending, _ = answered
+        self._changed[pending.segment.ordinal] = pending.segment
+        if event.call_id == self._launch:
             if event.is_error:
-                segment.tool_failures += 1
-            if outcome is Outcome.MISSED:
-                if verdict.user_given and self._user_gave(verdict.search_key):
-                    segment.user_given.append(verdict.search_key)
-                else:
-                    failed_tool = call.tool
-                    self._failed_search(segment, pending, event, verdict.search_key)
-        segment.note_outcome(failed_tool, pending.turn, event.timestamp)
-
-    def _failed_search(self, segment: Segment, pending: _PendingCall, result: ToolResult, key: str) -> None:
-        identity = (pending.call.tool, key)
-        if identity == segment.last_kept_miss:
-            segment.deduplicated += 1
-            return
-        segment.last_kept_miss = identity
-        answer = collapse(result.text, 80) or "(no output)"
-        segment.signals.append(
-            Signal(
-                patterns.FAILED_SEARCH,
-                pending.turn,
-                result.timestamp,
-                collapse(f"{pending.call.tool} {key} -> {answer}"),
-                {"tool": pending.call.tool, "pattern": key},
-            )
-        )
-
-    def _user_gave(self, path: str) -> bool:
-        """The person named this path (or its file name) in an earlier typed prompt."""
-        if not path:
-            return False
-        base = ntpath.basename(path) if _WINDOWS_PATH.match(path) else posixpath.basename(path)
-        return any(path in prompt or (base and base in prompt) for prompt in self._prompts)
-
-    def _absolute(self, path: str) -> str:
-        if path.startswith("/"):
-            return posixpath.normpath(path)
-        if _WINDOWS_PATH.match(path):
-            return path
-        cwd = self._context.cwd
-        if cwd and cwd.startswith("/"):
-            return posixpath.normpath(posixpath.join(cwd, path))
-        return path
+                self._undo_launch("Skill call failed")
+            else:
+                self._launched = True
+        if judge.unwrapped(pending.call.tool) in LAUNCH_TOOLS and isinstance(event.detail, dict):
+            agent = event.detail.get("agentId")
+            if isinstance(agent, str) and agent:
+                self._link(link_key("agent", self._context.session_id, agent), pending.segment, event.timestamp)

@@ -1,20 +1,103 @@
 """Shell commands as omkd reads them: lists, pipeline stages, programs and their operands.
 
 Enough of POSIX shell (and PowerShell's look-alikes) to see which programs a command runs
-and on what, without running or fully parsing it: quotes are respected, everything else
-is taken word by word.
+and on what, without running or fully parsing it: quotes are respected, here-document bodies
+and redirections are set aside, everything else is taken word by word.
 """
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
+from dataclasses import dataclass, field
+from typing import Final
 
 from omkd.engine import patterns
 
-_COMMAND_LIST = re.compile(r"&&|\|\||;|\n")
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SHELL_WORD = re.compile(r"""(?:'[^']*'|"(?:\\.|[^"\\])*"|[^\s'"])+""")
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
+_REDIRECTION = re.compile(r"^(?:\d*|&)(?:>>?|<<?|>&|<&)(.*)$")
+_NAME_FLAGS: Final = frozenset({"-name", "-iname", "-path", "-ipath"})
+_TARGET_PROGRAMS: Final = frozenset({"which", "type", "locate", "fd"})
+
+
+@dataclass(slots=True)
+class Stage:
+    """One simple command: its program and arguments, redirections removed."""
+
+    program: str
+    args: list[str]
+
+
+@dataclass(slots=True)
+class ParsedCommand:
+    elements: list[list[Stage]] = field(default_factory=list)
+    """The ``&&``/``||``/``;`` list, each element a pipeline of stages."""
+    searches: list[Stage] = field(default_factory=list)
+    """Stages that search or probe for a path (a content search counts)."""
+    tests: list[Stage] = field(default_factory=list)
+    """``test -e`` / ``[ -f … ]`` probes: their exit status is the answer."""
+    fallback: str | None = None
+    """TEXT when the command ends in ``|| echo TEXT`` (or ``printf``)."""
+    targets: list[str] = field(default_factory=list)
+    """Names the searches looked for: ``find -name X``, ``ls X``, ``which X``…"""
+
+
+def strip_heredocs(command: str) -> str:
+    """The command without the bodies of its here-documents (they are data, not commands)."""
+    if "<<" not in command:
+        return command
+    lines = command.split("\n")
+    kept: list[str] = []
+    closing: list[str] = []
+    for line in lines:
+        if closing:
+            if line.strip() == closing[0]:
+                closing.pop(0)
+            continue
+        kept.append(line)
+        closing.extend(m.group(2) for m in _HEREDOC.finditer(line))
+    return "\n".join(kept)
+
+
+def split_top_level(command: str) -> list[tuple[str, str]]:
+    """(operator before it, text) of each pipeline stage; operators ``&&`` ``||`` ``;`` ``\\n`` ``|``.
+
+    Quotes and ``$( … )`` are respected: what is inside them never splits.
+    """
+    parts: list[tuple[str, str]] = []
+    current: list[str] = []
+    operator = ""
+    quote = ""
+    depth = 0
+    i, n = 0, len(command)
+    while i < n:
+        c = command[i]
+        if quote:
+            if c == quote:
+                quote = ""
+            elif c == "\\" and quote == '"' and i + 1 < n:
+                current.append(c)
+                i += 1
+                c = command[i]
+        elif c in "'\"":
+            quote = c
+        elif c == "$" and command.startswith("$(", i):
+            depth += 1
+        elif c == ")" and depth:
+            depth -= 1
+        elif depth == 0 and (command.startswith(("&&", "||"), i) or c in ";\n|"):
+            op = command[i : i + 2] if command.startswith(("&&", "||"), i) else c
+            parts.append((operator, "".join(current)))
+            current, operator = [], op
+            i += len(op)
+            continue
+        current.append(c)
+        i += 1
+    parts.append((operator, "".join(current)))
+    return [(op, text) for op, text in parts if text.strip()]
 
 
 def words(stage: str) -> list[str]:
@@ -22,13 +105,32 @@ def words(stage: str) -> list[str]:
     return [word.replace("'", "").replace('"', "") for word in _SHELL_WORD.findall(stage)]
 
 
-def program_and_args(stage: str) -> tuple[str, list[str]]:
-    found = words(stage)
+def _without_redirections(found: list[str]) -> list[str]:
+    kept: list[str] = []
+    skip_next = False
+    for word in found:
+        if skip_next:
+            skip_next = False
+            continue
+        redirect = _REDIRECTION.match(word)
+        if redirect:
+            skip_next = not redirect.group(1)
+            continue
+        kept.append(word)
+    return kept
+
+
+def stage_of(text: str) -> Stage:
+    found = _without_redirections(words(text))
+    while found and found[0] == "(":
+        found = found[1:]
     while found and (found[0] in patterns.SHELL_WRAPPERS or _ENV_ASSIGNMENT.match(found[0])):
+        if found[0] == "command" and len(found) > 1 and found[1] == "-v":
+            break
         found = found[1:]
     if not found:
-        return "", []
-    return posixpath.basename(found[0].lstrip("(")), found[1:]
+        return Stage("", [])
+    return Stage(posixpath.basename(found[0].lstrip("(")), found[1:])
 
 
 def operands(args: list[str]) -> list[str]:
@@ -36,43 +138,90 @@ def operands(args: list[str]) -> list[str]:
     return [a for a in args if a and not a.startswith("-") and not any(c in a for c in "<>&")]
 
 
-def list_elements(command: str) -> list[str]:
-    """The elements of a ``&&`` / ``||`` / ``;`` / newline list, in order."""
-    return [p for p in _COMMAND_LIST.split(command) if p.strip()]
-
-
-def last_command(command: str) -> str:
-    """The last element of a ``&&``/``||``/``;`` list: what decides the call's result."""
-    parts = list_elements(command)
-    return parts[-1] if parts else ""
-
-
-def probe_kind(command: str) -> str | None:
-    """``"search"`` or ``"test"`` when the command looks for something, else ``None``."""
+def _is_search(stage: Stage) -> bool:
     rule = patterns.SHELL_RULE
-    program, args = program_and_args(last_command(command).split("|")[0])
-    if program in rule.programs:
-        return "search"
-    if program in rule.path_programs and operands(args):
-        return "search"
-    if program in rule.test_programs and any(a in rule.test_flags for a in args):
-        return "test"
-    return None
+    if stage.program in rule.programs:
+        return True
+    if stage.args and (stage.program, stage.args[0]) in rule.subcommands:
+        return True
+    return stage.program in rule.path_programs and bool(operands(stage.args))
+
+
+def _is_test(stage: Stage) -> bool:
+    rule = patterns.SHELL_RULE
+    return stage.program in rule.test_programs and any(a in rule.test_flags for a in stage.args)
+
+
+def _targets(stage: Stage) -> list[str]:
+    args = stage.args
+    if stage.program == "find":
+        return [args[i + 1] for i, a in enumerate(args[:-1]) if a in _NAME_FLAGS]
+    if stage.program in patterns.SHELL_RULE.path_programs:
+        return [posixpath.basename(a.rstrip("/")) for a in operands(args)]
+    if stage.program in _TARGET_PROGRAMS or (stage.program == "command" and args[:1] == ["-v"]):
+        return [a for a in operands(args) if a != "-v"]
+    return []
+
+
+@functools.lru_cache(maxsize=256)
+def parse(command: str) -> ParsedCommand:
+    """The command's structure (cached: a call is judged, read for coverage and for skills).
+
+    The result is shared: do not change it.
+    """
+    parsed = ParsedCommand()
+    element: list[Stage] = []
+    last_operator = ""
+    for operator, text in split_top_level(strip_heredocs(command)):
+        stage = stage_of(text)
+        if operator == "|":
+            element.append(stage)
+        else:
+            if element:
+                parsed.elements.append(element)
+            element, last_operator = [stage], operator
+        if _is_search(stage):
+            parsed.searches.append(stage)
+            parsed.targets.extend(_targets(stage))
+        elif _is_test(stage):
+            parsed.tests.append(stage)
+    if element:
+        parsed.elements.append(element)
+        last = element[-1]
+        if last_operator == "||" and len(element) == 1 and last.program in patterns.SHELL_RULE.fallbacks:
+            text = " ".join(a for a in last.args if not (last.program == "echo" and a in ("-e", "-n")))
+            parsed.fallback = text.replace("\\n", "").strip()
+    return parsed
+
+
+def output_of(text: str, is_error: bool) -> str:
+    """The command's own output: without the ``Exit code N`` line Claude Code puts first on errors."""
+    if is_error:
+        first, _, rest = text.partition("\n")
+        if patterns.SHELL_RULE.exit_code_line.match(first.strip()):
+            return rest
+    return text
+
+
+def only_not_found(output: str) -> bool:
+    """The output is nothing but the search programs' own "no such file" lines."""
+    lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
+    return bool(lines) and all(patterns.SHELL_RULE.not_found_lines.match(line) for line in lines)
 
 
 def reads(command: str) -> list[str]:
     """Paths a shell command reads with cat/head/tail/sed/less (coverage)."""
     paths: list[str] = []
-    for element in list_elements(command):
-        program, args = program_and_args(element.split("|")[0])
-        if program not in patterns.SHELL_READERS:
+    for element in parse(command).elements:
+        stage = element[0]
+        if stage.program not in patterns.SHELL_READERS:
             continue
-        files = [a for a in operands(args) if not a.isdigit()]
-        if program == "sed" and files and "-e" not in args:
+        files = [a for a in operands(stage.args) if not a.isdigit()]
+        if stage.program == "sed" and files and "-e" not in stage.args:
             files = files[1:]  # the first operand is the script
-        if program in ("head", "tail") and "-n" in args:
-            at = args.index("-n") + 1
-            count = args[at] if at < len(args) else ""
+        if stage.program in ("head", "tail") and "-n" in stage.args:
+            at = stage.args.index("-n") + 1
+            count = stage.args[at] if at < len(stage.args) else ""
             files = [a for a in files if a != count]
         paths.extend(files)
     return paths
@@ -80,5 +229,8 @@ def reads(command: str) -> list[str]:
 
 def skill_file_operands(command: str) -> list[str]:
     """Operands of the last command when it is a reader that opens a SKILL.md."""
-    program, args = program_and_args(last_command(command).split("|")[0])
-    return operands(args) if program in patterns.SKILL_FILE_READERS else []
+    elements = parse(command).elements
+    if not elements:
+        return []
+    stage = elements[-1][0]
+    return operands(stage.args) if stage.program in patterns.SKILL_FILE_READERS else []

@@ -28,6 +28,8 @@ class Signal:
     timestamp: float | None
     context: str
     evidence: dict[str, Any] = field(default_factory=dict)
+    line: int = 0
+    """The line of its stream where it was found (1-based; 0 when not known)."""
 
     @property
     def weight(self) -> float:
@@ -38,7 +40,8 @@ class Outcome(Enum):
     """What a tool call came to."""
 
     OK = "ok"
-    CANCELLED = "cancelled"  # rejected, denied, sibling errored, interrupted: never a gap
+    CANCELLED = "cancelled"  # rejected, denied, sibling errored, interrupted: never a gap, not a failure
+    REFUSED = "refused"  # the harness would not run it: a tool fault (a failure), never a gap
     FAILED = "failed"  # an error that is not a search finding nothing
     MISSED = "missed"  # a search or probe that found nothing: failed_search
 
@@ -47,9 +50,11 @@ class Outcome(Enum):
 class Verdict:
     outcome: Outcome
     search_key: str = ""
-    """The call's pattern, path, query or command: what was looked for."""
-    user_given: bool = False
-    """A miss of something the rule lets the person's own prompts excuse (see ``SearchRule``)."""
+    """The call's pattern, path, URL, query or command: what was looked for."""
+    user_given: str | None = None
+    """What of a miss the person's own earlier prompts may excuse (``SearchRule.user_given``)."""
+    rule: str = ""
+    """The rule row that decided (shown by ``omkd explain``)."""
 
 
 def collapse(text: str, limit: int = CONTEXT_CHARS) -> str:

@@ -38,3 +38,17 @@ def normalise(raw: str) -> str:
 def is_valid(name: str) -> bool:
     """A name omkd accepts as a skill label."""
     return VALID_NAME.match(name) is not None
+
+
+def same_skill(a: str, b: str) -> bool:
+    """A plugin skill called by its bare name is the plugin's skill: ``brainstorming`` is
+    ``superpowers:brainstorming``."""
+    return a == b or a.rsplit(":", 1)[-1] == b or b.rsplit(":", 1)[-1] == a
+
+
+def plugin_of(base_dir: str) -> str | None:
+    """The plugin a skill's base directory names: ``…/plugins/…/<plugin>/<version>/skills/<name>``."""
+    parts = [p for p in base_dir.replace("\\", "/").split("/") if p]
+    if len(parts) < 5 or parts[-2] != "skills" or "plugins" not in parts[:-4]:
+        return None
+    return parts[-4]

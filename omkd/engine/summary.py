@@ -3,6 +3,8 @@
 A segment is a contiguous stretch of one stream attributed to one skill. ``Segment`` is
 mutable while the segmenter adds to it; ``SegmentSummary`` is a frozen copy of its figures
 at one moment, keyed so that the fold can replace an older summary of the same segment.
+A sub-agent's first segments may not know their skill yet (the parent that launched them may
+be read later): their summaries carry the link keys by which the fold will learn it.
 """
 
 from __future__ import annotations
@@ -36,7 +38,11 @@ class SegmentSummary:
     accessed: frozenset[str]
     open: bool
     user_given: tuple[str, ...] = ()
-    """Paths the person named whose Read failed: recorded, never a gap."""
+    """What the person named that a search or read did not find: recorded, never a gap."""
+    inherit: tuple[str, ...] = ()
+    """Link keys of the launching skill, while it is not known (the skill is ``general`` until then)."""
+    start_line: int = 0
+    end_line: int = 0
 
     @property
     def counts(self) -> bool:
@@ -80,7 +86,16 @@ class Segment:
     user_given: list[str] = field(default_factory=list)
     deduplicated: int = 0
     hedged: bool = False
-    pending_calls: int = 0
+    inherit: bool = False
+    """The skill is the launching segment's, not known yet (a sub-agent's first stretch)."""
+    tentative: bool = False
+    """Opened by a ``Skill`` call or command frame whose launch is not confirmed yet: not handed
+    out, and undone when the launch fails."""
+    emitted: bool = False
+    """Handed out by ``take_changed``: its skill name is final."""
+    started_by: str = ""
+    start_line: int = 0
+    end_line: int = 0
     # failed_search de-duplication and repeated_failure runs
     last_kept_miss: tuple[str, str] | None = None
     run_tool: str = ""
@@ -91,7 +106,10 @@ class Segment:
     def counts(self) -> bool:
         return self.assistant_parts > 0 or self.tool_calls > 0
 
-    def touch(self, timestamp: float | None) -> None:
+    def touch(self, timestamp: float | None, line: int) -> None:
+        self.end_line = max(self.end_line, line)
+        if not self.start_line:
+            self.start_line = line
         if timestamp is None:
             return
         if self.first_ts is None or timestamp < self.first_ts:
@@ -99,7 +117,23 @@ class Segment:
         if self.last_ts is None or timestamp > self.last_ts:
             self.last_ts = timestamp
 
-    def note_outcome(self, failed_tool: str | None, turn: int, timestamp: float | None) -> None:
+    def absorb(self, other: Segment) -> None:
+        """Take in a segment that should never have been cut from this one (a failed launch)."""
+        self.assistant_parts += other.assistant_parts
+        self.turns += other.turns
+        self.tool_calls += other.tool_calls
+        self.tool_answered += other.tool_answered
+        self.tool_failures += other.tool_failures
+        self.tool_cancelled += other.tool_cancelled
+        self.tokens = [a + b for a, b in zip(self.tokens, other.tokens, strict=True)]
+        self.signals.extend(other.signals)
+        self.accessed |= other.accessed
+        self.user_given.extend(other.user_given)
+        self.hedged = self.hedged or other.hedged
+        for timestamp in (other.first_ts, other.last_ts):
+            self.touch(timestamp, other.end_line)
+
+    def note_outcome(self, failed_tool: str | None, turn: int, timestamp: float | None, line: int) -> None:
         """Extend or reset the run of failed searches; the third in a row is a signal."""
         run = patterns.REPEATED_RUN
         if failed_tool is None:
@@ -117,10 +151,11 @@ class Segment:
                     timestamp,
                     f"{failed_tool} found nothing {run} times in a row",
                     {"tool": failed_tool, "count": run, "first_turn": self.run_first_turn},
+                    line,
                 )
             )
 
-    def summary(self, stream_key: str) -> SegmentSummary:
+    def summary(self, stream_key: str, inherit: tuple[str, ...] = ()) -> SegmentSummary:
         """The figures now; ``stream_key`` names the stream by its content."""
         return SegmentSummary(
             key=f"{self.session_id or '-'}|{stream_key}|{self.ordinal}",
@@ -142,4 +177,7 @@ class Segment:
             accessed=frozenset(self.accessed),
             open=self.open,
             user_given=tuple(self.user_given),
+            inherit=inherit if self.inherit else (),
+            start_line=self.start_line,
+            end_line=self.end_line,
         )

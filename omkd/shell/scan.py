@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 from omkd.engine.pipeline import Fold, StreamProcessor, Window
 from omkd.engine.segment import SegmenterRules
@@ -24,16 +24,26 @@ class ScanInputError(Exception):
     """A path given to scan is missing or unreadable; the message names it."""
 
 
-def discover(paths: Iterable[Path]) -> list[Path]:
+class Source(NamedTuple):
+    """A transcript file and its name in reports: its path relative to the root it was found under."""
+
+    path: Path
+    name: str
+
+
+def discover(paths: Iterable[Path]) -> list[Source]:
     """Transcript files under ``paths``: files as given, directories searched for ``*.jsonl``."""
-    found: list[Path] = []
+    found: list[Source] = []
     for path in paths:
         if path.is_file():
-            found.append(path)
+            found.append(Source(path, path.name))
         elif path.is_dir():
             for directory, subdirs, files in os.walk(path, onerror=_raise):
                 subdirs.sort()
-                found.extend(Path(directory, name) for name in sorted(files) if name.endswith(TRANSCRIPT_SUFFIX))
+                for name in sorted(files):
+                    if name.endswith(TRANSCRIPT_SUFFIX):
+                        file = Path(directory, name)
+                        found.append(Source(file, file.relative_to(path).as_posix()))
         elif path.exists():
             raise ScanInputError(f"{path}: not a regular file or directory")
         else:
@@ -57,15 +67,17 @@ def scan_file(path: Path, stream: StreamProcessor, progress: Progress | None = N
 
 
 def scan(
-    files: Iterable[Path],
+    files: Iterable[Path | Source],
     window: Window | None = None,
     rules: SegmenterRules | None = None,
     progress: Progress | None = None,
 ) -> Fold:
-    """Fold every file, one stream per file."""
+    """Fold every file, one stream per file (a bare path is named by its file name)."""
     fold = Fold(window=window or Window())
-    for path in files:
-        stream = StreamProcessor(path.name, rules)
-        scan_file(path, stream, progress)
+    for item in files:
+        source = item if isinstance(item, Source) else Source(item, item.name)
+        stream = StreamProcessor(source.name, rules)
+        scan_file(source.path, stream, progress)
         fold.add_stream(stream)
+    fold.finish()
     return fold

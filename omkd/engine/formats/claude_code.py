@@ -23,10 +23,15 @@ import orjson
 from omkd.engine import patterns
 from omkd.engine.counters import StreamCounters
 from omkd.engine.events import (
+    AgentLink,
     AssistantText,
+    CommandFailed,
     CommandInvoked,
     Compaction,
     Event,
+    ForkQuestion,
+    SidechainPrompt,
+    SkillBody,
     ToolCall,
     ToolResult,
     UserPrompt,
@@ -54,6 +59,11 @@ _TYPE_KEY: Final = b'"type":"'
 _TYPE_SEARCH_WINDOW: Final = 1024
 _OPEN_BRACE: Final = ord("{")
 MAX_DISTINCT_UNKNOWN: Final = 64
+
+# Where a side-question fork is.
+_COPY: Final = "copy"
+_QUESTION: Final = "question"
+_NORMAL: Final = "normal"
 
 # Reasons a line is skipped.
 INVALID_JSON: Final = "invalid_json"
@@ -110,14 +120,50 @@ def _quiet_type(line: bytes) -> str | None:
     return kind
 
 
+def agent_link(line: bytes) -> tuple[str, str] | None:
+    """(parent call id, sub-agent id) of an ``agent_progress`` mirror, read without parsing it.
+
+    Both keys come after the (large) mirrored message, so they are looked for from the end.
+    """
+    if b'"agent_progress"' not in line:
+        return None
+    found = []
+    for key in (b'"parentToolUseID":"', b'"agentId":"'):
+        at = line.rfind(key)
+        if at < 0:
+            return None
+        start = at + len(key)
+        end = line.find(b'"', start, start + 128)
+        if end < 0:
+            return None
+        found.append(line[start:end].decode("utf-8", "replace"))
+    return (found[0], found[1])
+
+
 class ClaudeCodeAdapter:
     """Decodes one stream's lines; keeps the stream's context (cwd, session) and counts."""
 
-    __slots__ = ("_forked", "_unknown", "agent_id", "counters", "cwd", "first_uuid", "session_id")
+    __slots__ = (
+        "_forked",
+        "_links",
+        "_unknown",
+        "agent_id",
+        "copying",
+        "counters",
+        "cwd",
+        "first_uuid",
+        "line",
+        "session_id",
+    )
 
     def __init__(self, counters: StreamCounters | None = None) -> None:
         self.counters = counters if counters is not None else StreamCounters()
         self._unknown = CappedLabels(MAX_DISTINCT_UNKNOWN)
+        #: the line being decoded (1-based): where the events of a ``decode`` call come from.
+        self.line = 0
+        #: the line being decoded is in the copied head of a fork (its events replay the parent).
+        self.copying = False
+        self._links: set[tuple[str, str]] = set()
         self.cwd: str | None = None
         self.session_id: str | None = None
         #: the uuid of the stream's first conversation record.
@@ -141,10 +187,13 @@ class ClaudeCodeAdapter:
     def decode(self, line: bytes) -> list[Event]:
         """Events of one complete line (without its newline)."""
         counters = self.counters
+        self.line += 1
         quiet = _quiet_type(line)
         if quiet is not None:
             counters.records += 1
             counters.ignored[quiet] += 1
+            if quiet == "progress":
+                return self._progress(line)
             return []
         if not line.strip():
             return []
@@ -161,9 +210,13 @@ class ClaudeCodeAdapter:
         if kind in ("assistant", "user") and "message" not in record:
             self._count_unknown(kind)  # another agent's record that reuses the type name
             return []
-        if self._forked is not False and self._in_fork_copy(record):
-            counters.ignored["fork_copy"] += 1
-            return []
+        if self._forked is not False:
+            fork = self._fork_state(record)
+            self.copying = fork == _COPY
+            if self.copying:
+                counters.ignored["fork_copy"] += 1
+            elif fork == _QUESTION:
+                return [ForkQuestion(parse_timestamp(record.get("timestamp")))]
         if kind == "assistant":
             return self._assistant(record)
         if kind == "user":
@@ -176,28 +229,40 @@ class ClaudeCodeAdapter:
         self._count_unknown(kind)
         return []
 
-    def _in_fork_copy(self, record: dict[str, Any]) -> bool:
-        """True for the copied head of a side-question fork, up to (not including) its question."""
+    def _progress(self, line: bytes) -> list[Event]:
+        link = agent_link(line)
+        if link is None or link in self._links:
+            return []
+        self._links.add(link)
+        return [AgentLink(None, link[0], link[1])]
+
+    @staticmethod
+    def _at_fork_question(record: dict[str, Any]) -> bool:
+        if record.get("type") != "user":
+            return False
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            texts = (p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text")
+            content = next(texts, None)
+        return isinstance(content, str) and content.startswith(patterns.FORK_QUESTION_PREFIX)
+
+    def _fork_state(self, record: dict[str, Any]) -> str:
+        """Where a side-question fork is: in its copied head, at its question, or past both."""
         if self._forked is None:
             agent = record.get("agentId")
             if not isinstance(agent, str):
                 if record.get("type") in ("assistant", "user", "system"):
                     self._forked = False
-                return False
+                return _NORMAL
             self._forked = agent.startswith(patterns.FORK_AGENT_PREFIX)
             if not self._forked:
-                return False
+                return _NORMAL
             self.agent_id = agent
-        if record.get("type") == "user":
-            message = record.get("message")
-            content = message.get("content") if isinstance(message, dict) else None
-            if isinstance(content, list):
-                texts = (p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text")
-                content = next(texts, None)
-            if isinstance(content, str) and content.startswith(patterns.FORK_QUESTION_PREFIX):
-                self._forked = False
-                return False
-        return True
+        if self._at_fork_question(record):
+            self._forked = False
+            return _QUESTION
+        return _COPY
 
     @staticmethod
     def _why_unparsable(line: bytes) -> str:
@@ -305,6 +370,10 @@ class ClaudeCodeAdapter:
 
     def _user_text(self, record: dict[str, Any], text: str, timestamp: float | None) -> list[Event]:
         if record.get("isMeta") is True:
+            if text.startswith(patterns.SKILL_BODY_PREFIX):
+                source = record.get("sourceToolUseID")
+                base = text[len(patterns.SKILL_BODY_PREFIX) :].split("\n", 1)[0].strip()
+                return [SkillBody(timestamp, source if isinstance(source, str) else None, base)]
             return []
         if record.get("isCompactSummary") is True or text.startswith(patterns.COMPACTION_PREFIX):
             return [Compaction(timestamp)]
@@ -312,11 +381,14 @@ class ClaudeCodeAdapter:
             found = patterns.COMMAND_NAME.search(text)
             if found:
                 return [CommandInvoked(timestamp, found.group(1))]
-        if text.lstrip().startswith(patterns.NOT_TYPED_PREFIXES):
+        stripped = text.lstrip()
+        if stripped.startswith(patterns.COMMAND_FAILED_PREFIX):
+            return [CommandFailed(timestamp)]
+        if stripped.startswith(patterns.NOT_TYPED_PREFIXES):
             return []
         if record.get("isSidechain") is True:
             self.counters.ignored["sidechain_prompt"] += 1
-            return []
+            return [SidechainPrompt(timestamp, text)]
         return [UserPrompt(timestamp, text)]
 
     def _system(self, record: dict[str, Any]) -> list[Event]:
@@ -330,5 +402,7 @@ class ClaudeCodeAdapter:
                 found = patterns.COMMAND_NAME.search(content)
                 if found:
                     return [CommandInvoked(timestamp, found.group(1))]
+            if isinstance(content, str) and content.lstrip().startswith(patterns.COMMAND_FAILED_PREFIX):
+                return [CommandFailed(timestamp)]
         self.counters.ignored["system"] += 1
         return []

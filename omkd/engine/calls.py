@@ -1,0 +1,182 @@
+"""Tool calls awaiting their results, and what a result does to its call's segment.
+
+A result is credited to the segment of the call it answers (matched by its id), even when a
+cut happened in between. Its verdict comes from ``judge.py``; this module applies it: tool
+counts, files read (coverage), a miss of something the person named (``user_given``), a
+failed search (de-duplicated against the segment's previous one) and runs of failures.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import deque
+from dataclasses import dataclass
+from typing import Final, Protocol
+
+from omkd.engine import judge, patterns
+from omkd.engine.events import ToolCall, ToolResult
+from omkd.engine.signals import Outcome, Signal, Verdict, collapse
+from omkd.engine.summary import Segment
+
+MAX_PROMPT_CHARS: Final = 65_536
+"""Typed-prompt text kept per stream (the newest) for the user-given rule."""
+_WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]")
+
+# What ``omkd explain`` calls each verdict.
+FAILED_SEARCH: Final = "failed_search"
+DEDUPLICATED: Final = "deduplicated"
+USER_GIVEN: Final = "user_given"
+FOUND: Final = "found"
+NOT_A_SEARCH: Final = "not_a_search"
+TOOL_FAULT: Final = "tool_fault"
+CANCELLED: Final = "cancelled"
+HARNESS_REFUSED: Final = "harness_refused"
+
+
+class CallObserver(Protocol):
+    def call_judged(self, call: ToolCall, call_line: int, verdict: str, rule: str, line: int) -> None: ...
+
+
+@dataclass(slots=True)
+class PendingCall:
+    segment: Segment
+    call: ToolCall
+    turn: int
+    line: int
+
+
+def verdict_name(verdict: Verdict) -> str:
+    """A verdict as ``omkd explain`` names it (before the segment's own rules: dedup, user_given)."""
+    outcome = verdict.outcome
+    if outcome is Outcome.MISSED:
+        return FAILED_SEARCH
+    if outcome is Outcome.CANCELLED:
+        return CANCELLED
+    if outcome is Outcome.REFUSED:
+        return HARNESS_REFUSED
+    if verdict.rule.endswith(".found") or verdict.rule == "shell.found":
+        return FOUND
+    if outcome is Outcome.FAILED and "." in verdict.rule:
+        return TOOL_FAULT
+    return NOT_A_SEARCH
+
+
+class CallTracker:
+    """The calls of one stream awaiting results, and the typed prompts that may excuse a miss."""
+
+    def __init__(self, cwd: object, extra_search_tools: frozenset[str]) -> None:
+        self._context = cwd
+        self._extra = extra_search_tools
+        self.pending: dict[str, PendingCall] = {}
+        self._prompts: deque[str] = deque()
+        self._prompt_chars = 0
+
+    def remember_prompt(self, text: str) -> None:
+        text = text[-MAX_PROMPT_CHARS:]
+        self._prompts.append(text)
+        self._prompt_chars += len(text)
+        while self._prompt_chars > MAX_PROMPT_CHARS:
+            self._prompt_chars -= len(self._prompts.popleft())
+
+    def add(self, segment: Segment, call: ToolCall, turn: int, line: int) -> None:
+        segment.tool_calls += 1
+        self.pending[call.call_id] = PendingCall(segment, call, turn, line)
+
+    def repoint(self, old: Segment, new: Segment) -> None:
+        """Calls of a segment that was undone now belong to the one that took it in."""
+        for pending in self.pending.values():
+            if pending.segment is old:
+                pending.segment = new
+
+    def answer(
+        self, result: ToolResult, line: int, cwd: str | None, observer: CallObserver | None
+    ) -> tuple[PendingCall, Verdict] | None:
+        """Apply a result to its call's segment; None for a result whose call this stream never made."""
+        pending = self.pending.pop(result.call_id, None)
+        if pending is None:
+            return None
+        segment, call = pending.segment, pending.call
+        segment.touch(result.timestamp, line)
+        segment.tool_answered += 1
+        verdict = judge.judge(call, result, self._extra)
+        outcome = verdict.outcome
+        name = verdict_name(verdict)
+        failed_tool: str | None = None
+        if outcome is Outcome.CANCELLED:
+            segment.tool_cancelled += 1
+        elif outcome is Outcome.OK:
+            for path in judge.read_paths(call):
+                segment.accessed.add(absolute(path, cwd))
+        else:
+            if result.is_error:
+                segment.tool_failures += 1
+            if outcome is Outcome.MISSED:
+                if verdict.user_given and self._user_gave(call, verdict, cwd):
+                    segment.user_given.append(verdict.search_key)
+                    name = USER_GIVEN
+                else:
+                    failed_tool = call.tool
+                    name = self._failed_search(segment, pending, result, verdict.search_key, line)
+        segment.note_outcome(failed_tool, pending.turn, result.timestamp, line)
+        if observer is not None:
+            observer.call_judged(call, pending.line, name, verdict.rule, line)
+        return pending, verdict
+
+    def _failed_search(self, segment: Segment, pending: PendingCall, result: ToolResult, key: str, line: int) -> str:
+        identity = (pending.call.tool, key)
+        if identity == segment.last_kept_miss:
+            segment.deduplicated += 1
+            return DEDUPLICATED
+        segment.last_kept_miss = identity
+        answer = collapse(result.text, 80) or "(no output)"
+        segment.signals.append(
+            Signal(
+                patterns.FAILED_SEARCH,
+                pending.turn,
+                result.timestamp,
+                collapse(f"{pending.call.tool} {key} -> {answer}"),
+                {"tool": pending.call.tool, "pattern": key},
+                line,
+            )
+        )
+        return FAILED_SEARCH
+
+    def _user_gave(self, call: ToolCall, verdict: Verdict, cwd: str | None) -> bool:
+        """The person named what this miss looked for in an earlier typed prompt of the stream."""
+        if not self._prompts:
+            return False
+        if verdict.user_given == patterns.PATH_GIVEN:
+            return self._typed_path(verdict.search_key, cwd)
+        if verdict.user_given == patterns.URL_GIVEN:
+            return bool(verdict.search_key) and any(verdict.search_key in p for p in self._prompts)
+        names = judge.search_targets(call)
+        return any(_mentions(prompt, name) for name in names for prompt in self._prompts)
+
+    def _typed_path(self, path: str, cwd: str | None) -> bool:
+        """The path as typed (absolute, or relative to the cwd); a bare file name is not enough:
+        the agent guessed where it lives, and that guess failed."""
+        if not path:
+            return False
+        forms = {path}
+        if cwd and path.startswith(cwd.rstrip("/\\") + ("\\" if _WINDOWS_PATH.match(cwd) else "/")):
+            relative = path[len(cwd.rstrip("/\\")) + 1 :]
+            forms.update({relative, "./" + relative})
+        elif not (path.startswith("/") or _WINDOWS_PATH.match(path)):
+            forms.add(path.removeprefix("./"))  # a relative read: the same relative path typed
+        return any(_mentions(prompt, form) for form in forms for prompt in self._prompts)
+
+
+def _mentions(prompt: str, name: str) -> bool:
+    """``name`` stands in ``prompt`` as a whole (not as the tail of a longer path or word)."""
+    return re.search(rf"(?<![\w./\\-]){re.escape(name)}(?![\w-])", prompt) is not None
+
+
+def absolute(path: str, cwd: str | None) -> str:
+    if path.startswith("/"):
+        return posixpath.normpath(path)
+    if _WINDOWS_PATH.match(path):
+        return path
+    if cwd and cwd.startswith("/"):
+        return posixpath.normpath(posixpath.join(cwd, path))
+    return path

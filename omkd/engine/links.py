@@ -1,0 +1,107 @@
+"""Which skill launched a sub-agent: links from the launching streams, and the segments that wait.
+
+A sub-agent's work is done for the skill whose segment launched it. The launching stream
+says so in three ways — the call's ``input.prompt`` (the sub-agent's first prompt), the
+call's result ``toolUseResult.agentId``, the ``progress`` mirrors' ``parentToolUseID`` and
+``agentId`` — and each becomes a ``Link``. A sub-agent segment that does not know its skill
+yet carries the keys of these links; ``LinkBook`` holds it until one of them is known (or,
+live, until ``subagent_link_timeout`` of event time passes; then it counts as ``general``).
+A link may itself point at the keys of its launching segment (a sub-agent launched by a
+sub-agent): such chains are followed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from dataclasses import dataclass
+from typing import Final
+
+from omkd.engine import skills
+from omkd.engine.summary import SegmentSummary
+
+MAX_CHAIN: Final = 8
+"""Sub-agents launched by sub-agents, followed this deep at most."""
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """What a launching stream says about a sub-agent: its skill, or the keys of the (itself
+    inherited) skill of the segment that launched it."""
+
+    key: str
+    skill: str | None
+    via: tuple[str, ...] = ()
+    timestamp: float | None = None
+
+
+def link_key(kind: str, session: str | None, value: str) -> str:
+    """``agent|<session>|<agent id>`` or ``prompt|<session>|<hash of the prompt>``."""
+    if kind == "prompt":
+        value = hashlib.blake2b(value.strip().encode(), digest_size=12).hexdigest()
+    return f"{kind}|{session or '-'}|{value}"
+
+
+def _earlier(a: Link, b: Link) -> bool:
+    """Which of two links for one key stands: the earliest (the same whatever order files are read)."""
+    return (a.timestamp or 0.0, a.skill or "", a.via) < (b.timestamp or 0.0, b.skill or "", b.via)
+
+
+class LinkBook:
+    def __init__(self) -> None:
+        self.known: dict[str, Link] = {}
+        self.pending: dict[str, SegmentSummary] = {}
+
+    def resolve(self, keys: tuple[str, ...], depth: int = 0) -> str | None:
+        """The skill these keys lead to, or None while no link is known."""
+        if depth > MAX_CHAIN:
+            return None
+        for key in keys:
+            link = self.known.get(key)
+            if link is None:
+                continue
+            if link.skill is not None:
+                return link.skill
+            found = self.resolve(link.via, depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def offer(self, summary: SegmentSummary) -> SegmentSummary | None:
+        """The summary to fold (its skill resolved), or None while it waits for its link."""
+        if not summary.inherit:
+            return summary
+        skill = self.resolve(summary.inherit)
+        if skill is None:
+            self.pending[summary.key] = summary
+            return None
+        self.pending.pop(summary.key, None)
+        return dataclasses.replace(summary, skill=skill, inherit=())
+
+    def learn(self, link: Link) -> list[SegmentSummary]:
+        """Take a link; the waiting summaries it resolves, ready to fold."""
+        old = self.known.get(link.key)
+        if old is not None and not _earlier(link, old):
+            return []
+        self.known[link.key] = link
+        ready = []
+        for key, summary in list(self.pending.items()):
+            skill = self.resolve(summary.inherit)
+            if skill is not None:
+                del self.pending[key]
+                ready.append(dataclasses.replace(summary, skill=skill, inherit=()))
+        return ready
+
+    def flush(self, before: float | None = None) -> list[SegmentSummary]:
+        """Waiting summaries given up on (all, or those that started before ``before``): ``general``."""
+        given_up = []
+        for key, summary in list(self.pending.items()):
+            if before is None or (summary.first_ts is not None and summary.first_ts < before):
+                del self.pending[key]
+                given_up.append(dataclasses.replace(summary, skill=skills.GENERAL, inherit=()))
+        return given_up
+
+    def forget_before(self, horizon: float) -> None:
+        """Drop links older than the retention (their sub-agents are long settled)."""
+        for key in [k for k, link in self.known.items() if link.timestamp is not None and link.timestamp < horizon]:
+            del self.known[key]

@@ -1,0 +1,93 @@
+"""Sub-agent streams inherit the skill whose segment launched them, linked by what the files carry:
+the call's prompt, its result's ``agentId``, the ``progress`` mirrors. Hand-made transcripts."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.transcript_builder import Transcript, health_of, report_of, segments_by_skill
+
+SESSION = "5e551011-aaaa-4bbb-8ccc-ddddeeeeffff"
+PROMPT = "Find every place the retry policy is configured and report the file paths."
+
+
+def parent(launch: str = "prompt") -> Transcript:
+    """A session in skill ``deploy`` that launches one sub-agent (``Agent`` tool, id ``a7c1``)."""
+    t = Transcript(session_id=SESSION, version="2.1.90")
+    t.prompt("deploy the api")
+    t.skill("deploy")
+    prompt = PROMPT if launch != "agent_id" else "(a prompt the sub-agent's file does not repeat)"
+    call = t.tool_use("Agent", {"description": "find retry config", "prompt": prompt, "subagent_type": "Explore"})
+    if launch == "progress":
+        t.agent_progress({"type": "user", "message": {"role": "user", "content": prompt}})
+        t.records[-1]["parentToolUseID"] = call
+        t.records[-1]["data"]["agentId"] = "a7c1"
+    detail = {"status": "completed", "prompt": prompt, "agentId": "a7c1", "content": [{"type": "text", "text": "ok"}]}
+    t.tool_result(call, [{"type": "text", "text": "Found 2 places."}], detail=detail)
+    t.say("The retry policy lives in two places.")
+    return t
+
+
+def subagent(own_skill: str | None = None) -> Transcript:
+    t = Transcript(session_id=SESSION, sidechain=True, agent_id="a7c1", version="2.1.90")
+    t.user(PROMPT, parentUuid=None)
+    t.say("Searching.")
+    t.glob_miss("**/retry*.yaml")
+    t.grep_miss("retry_policy")
+    if own_skill is not None:
+        t.skill(own_skill)
+        t.say("Using the skill.")
+    return t
+
+
+NAMES = [f"{SESSION}.jsonl", f"{SESSION}/subagents/agent-a7c1.jsonl"]
+
+
+@pytest.mark.parametrize("launch", ["prompt", "agent_id", "progress"])
+@pytest.mark.parametrize("parent_first", [True, False], ids=["parent first", "sub-agent first"])
+def test_a_subagent_counts_for_the_skill_that_launched_it(launch: str, parent_first: bool) -> None:
+    """Linked by its first prompt, by the result's agentId or by a progress mirror, in either order."""
+    streams = [parent(launch), subagent()]
+    names = NAMES if parent_first else NAMES[::-1]
+    report = report_of(*(streams if parent_first else streams[::-1]), names=names)
+    # deploy: the parent's segment and the sub-agent's stretch; the typed prompt opened nothing counted.
+    assert segments_by_skill(report) == {"deploy": 2}
+    assert health_of(report, "deploy").by_type["failed_search"] == 2
+
+
+def test_a_subagent_without_its_parent_counts_as_general() -> None:
+    """No launching stream in the fold: once every stream is in, the sub-agent's work is ``general``."""
+    report = report_of(subagent(), names=NAMES[1:])
+    assert segments_by_skill(report) == {"general": 1}
+
+
+def test_a_skill_the_subagent_calls_itself_is_its_own() -> None:
+    """The inherited skill holds until the sub-agent opens one of its own."""
+    report = report_of(parent(), subagent(own_skill="code-search"), names=NAMES)
+    assert segments_by_skill(report) == {"deploy": 2, "code-search": 1}
+
+
+def test_a_subagent_launched_by_a_subagent_inherits_through_it() -> None:
+    """deploy launches a7c1, which launches b9d2: both count for deploy (the chain is followed)."""
+    inner_prompt = "List the YAML files under config/."
+    middle = subagent()
+    middle.tool_use("Task", {"description": "list", "prompt": inner_prompt, "subagent_type": "Explore"})
+    inner = Transcript(session_id=SESSION, sidechain=True, agent_id="b9d2", version="2.1.90")
+    inner.user(inner_prompt, parentUuid=None)
+    inner.say("Listing.")
+    names = [*NAMES, f"{SESSION}/subagents/agent-b9d2.jsonl"]
+    report = report_of(inner, middle, parent(), names=[names[2], names[1], names[0]])
+    assert segments_by_skill(report) == {"deploy": 3}
+
+
+def test_a_side_question_fork_inherits_the_skill_current_at_the_fork_point() -> None:
+    """The fork's copied head ends inside ``deploy``: its question and answer count for deploy."""
+    fork = Transcript(session_id=SESSION, sidechain=True, agent_id="aside_question-0f1e2d3c", version="2.1.92")
+    fork.prompt("deploy the api")
+    fork.skill("deploy")
+    fork.say("Deploying.")
+    fork.user("<system-reminder>This is a side question from the user. Answer it directly.</system-reminder>")
+    fork.say("The staging host is staging-1.")
+    report = report_of(fork, names=[f"{SESSION}/subagents/agent-aside_question-0f1e2d3c.jsonl"])
+    assert segments_by_skill(report) == {"deploy": 1}
+    assert health_of(report, "deploy").turns == 1
