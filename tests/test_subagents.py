@@ -3,8 +3,14 @@ the call's prompt, its result's ``agentId``, the ``progress`` mirrors. Hand-made
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from omkd.daemon.config import Config
+from omkd.daemon.ingest import Ingest
+from omkd.daemon.state import StateStore
+from omkd.testing import ManualClock
 from tests.transcript_builder import Transcript, health_of, report_of, segments_by_skill
 
 SESSION = "5e551011-aaaa-4bbb-8ccc-ddddeeeeffff"
@@ -61,9 +67,18 @@ def test_a_subagent_without_its_parent_counts_as_general() -> None:
     assert segments_by_skill(report) == {"general": 1}
 
 
-def test_a_skill_the_subagent_calls_itself_is_its_own() -> None:
-    """The inherited skill holds until the sub-agent opens one of its own."""
-    report = report_of(parent(), subagent(own_skill="code-search"), names=NAMES)
+def test_a_skill_the_subagent_calls_is_for_the_agents_it_launches() -> None:
+    """Claude Code stamps every record of a sub-agent with its launcher's skill, even after the
+    sub-agent calls a skill itself; the agents it launches after that call work for that skill."""
+    inner_prompt = "Summarise each config file."
+    middle = subagent(own_skill="code-search")
+    middle.tool_use("Agent", {"description": "summarise", "prompt": inner_prompt, "subagent_type": "general-purpose"})
+    inner = Transcript(session_id=SESSION, sidechain=True, agent_id="c3e4", version="2.1.90")
+    inner.user(inner_prompt, parentUuid=None)
+    inner.say("Summarising.")
+    names = [*NAMES, f"{SESSION}/subagents/agent-c3e4.jsonl"]
+    report = report_of(parent(), middle, inner, names=names)
+    # deploy: the parent's segment and the whole middle sub-agent; code-search: the inner one.
     assert segments_by_skill(report) == {"deploy": 2, "code-search": 1}
 
 
@@ -91,3 +106,54 @@ def test_a_side_question_fork_inherits_the_skill_current_at_the_fork_point() -> 
     report = report_of(fork, names=[f"{SESSION}/subagents/agent-aside_question-0f1e2d3c.jsonl"])
     assert segments_by_skill(report) == {"deploy": 1}
     assert health_of(report, "deploy").turns == 1
+
+
+# --- live: the daemon's reader, the files written in any order ---------------------------------
+
+
+def _live_figures(tmp_path: Path, writes: list[tuple[str, bytes]]) -> dict[str, int]:
+    """Write the pieces in order, reading after each (as a tail does); the live fold's skills."""
+    root = tmp_path / "projects" / "-home-dev-shop"
+    config = Config.model_validate(
+        {
+            "sources": {"roots": [str(tmp_path / "projects")], "home": str(tmp_path / "home")},
+            "state": {"directory": str(tmp_path / "state")},
+            "window": {"length": "3650d", "retention": "3650d"},
+        }
+    )
+    store = StateStore(config.state_dir())
+    ingest = Ingest(config, store, store.open(), ManualClock())
+    for name, piece in writes:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("ab") as handle:
+            handle.write(piece)
+        for file in ingest.rescan():
+            while ingest.feed(file, 1 << 20):
+                pass
+    figures = {skill: totals.segments for skill, totals in ingest.live.fold.skills.items()}
+    ingest.shutdown()
+    store.close()
+    return figures
+
+
+def _halves(data: bytes) -> tuple[bytes, bytes]:
+    lines = data.splitlines(keepends=True)
+    return b"".join(lines[: len(lines) // 2]), b"".join(lines[len(lines) // 2 :])
+
+
+@pytest.mark.parametrize("order", ["sub-agent after", "sub-agent before", "interleaved"])
+def test_live_tail_links_a_subagent_written_in_any_order(tmp_path: Path, order: str) -> None:
+    """Read live as it is written — the sub-agent after its parent, before it, or line by line in
+    between — the daemon's reader counts what one scan of both files counts."""
+    parent_bytes, child_bytes = parent("agent_id").to_bytes(), subagent().to_bytes()
+    a, b = NAMES
+    if order == "sub-agent after":
+        writes = [(a, parent_bytes), (b, child_bytes)]
+    elif order == "sub-agent before":
+        writes = [(b, child_bytes), (a, parent_bytes)]
+    else:
+        (p1, p2), (c1, c2) = _halves(parent_bytes), _halves(child_bytes)
+        writes = [(a, p1), (b, c1), (a, p2), (b, c2)]
+    batch = report_of(parent("agent_id"), subagent(), names=NAMES)
+    assert _live_figures(tmp_path, writes) == segments_by_skill(batch) == {"deploy": 2}

@@ -76,8 +76,9 @@ def gaps_command(url: str, skill: str | None, kind: str | None, since: str | Non
         sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
         return
     table = Table(title=f"Gaps ({document['count']})", title_justify="left")
-    for column in ("time", "skill", "type", "turn", "context"):
+    for column in ("time", "skill", "type", "where", "context"):
         table.add_column(column, overflow="fold")
     for gap in document["gaps"]:
-        table.add_row(gap["timestamp"] or "—", gap["skill"], gap["type"], str(gap["turn"]), gap["context"])
+        where = f"{gap.get('file') or gap['stream']}:{gap.get('line', 0)}"
+        table.add_row(gap["timestamp"] or "—", gap["skill"], gap["type"], where, gap["context"])
     render.stdout_console().print(table)

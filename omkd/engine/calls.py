@@ -35,7 +35,9 @@ HARNESS_REFUSED: Final = "harness_refused"
 
 
 class CallObserver(Protocol):
-    def call_judged(self, call: ToolCall, call_line: int, verdict: str, rule: str, line: int) -> None: ...
+    def call_judged(
+        self, call: ToolCall, call_line: int, verdict: str, rule: str, line: int, segment: Segment
+    ) -> None: ...
 
 
 @dataclass(slots=True)
@@ -120,7 +122,7 @@ class CallTracker:
                     name = self._failed_search(segment, pending, result, verdict.search_key, line)
         segment.note_outcome(failed_tool, pending.turn, result.timestamp, line)
         if observer is not None:
-            observer.call_judged(call, pending.line, name, verdict.rule, line)
+            observer.call_judged(call, pending.line, name, verdict.rule, line, segment)
         return pending, verdict
 
     def _failed_search(self, segment: Segment, pending: PendingCall, result: ToolResult, key: str, line: int) -> str:
@@ -168,8 +170,9 @@ class CallTracker:
 
 
 def _mentions(prompt: str, name: str) -> bool:
-    """``name`` stands in ``prompt`` as a whole (not as the tail of a longer path or word)."""
-    return re.search(rf"(?<![\w./\\-]){re.escape(name)}(?![\w-])", prompt) is not None
+    """``name`` stands in ``prompt`` as a whole (not as the tail of a longer path or word). Only ASCII
+    letters and digits join a name: in ``可以用launch_swu.sh`` the name stands alone."""
+    return re.search(rf"(?<![A-Za-z0-9_./\\-]){re.escape(name)}(?![A-Za-z0-9_-])", prompt) is not None
 
 
 def absolute(path: str, cwd: str | None) -> str:

@@ -116,17 +116,23 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
     if not parsed.searches and not parsed.tests:
         return Verdict(Outcome.FAILED if result.is_error else Outcome.OK, rule="not_a_search")
     key = collapse(command, 200)
-    output = shell.output_of(result.text, result.is_error)
+    output, code = shell.output_of(result.text, result.is_error)
     if any(text in output for text in rule.syntax_errors):
         return Verdict(Outcome.FAILED, key, rule="shell.syntax_error")
-    if parsed.fallback is not None and output.strip() == parsed.fallback:
+    lines = shell.output_lines(output)
+    if parsed.fallbacks and any(line in parsed.fallbacks for line in lines):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.fallback")
-    if shell.only_not_found(output):
+    own = [line for line in lines if line not in parsed.echoes]
+    if lines and not own and parsed.searches:
+        return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_own_echoes")
+    if shell.only_not_found(own):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.not_found_output")
     if result.is_error:
+        if code in rule.not_run_codes:
+            return Verdict(Outcome.FAILED, key, rule="shell.not_run")
         # A search that exits non-zero with no output found nothing; anything else in the output
         # is another part failing (a build, a test, git): not a missing thing.
-        if not output.strip():
+        if not own:
             return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.error_no_output")
         return Verdict(Outcome.FAILED, key, rule="shell.other_failure")
     detail = result.detail
@@ -192,8 +198,9 @@ _NAME_LIKE = re.compile(r"[._\-0-9]|[a-z][A-Z]")
 
 def _literal(name: str) -> list[str]:
     """The name as a literal, when it reads as a name (a file name, an identifier): a plain word such
-    as ``retry`` is not something a person names as a thing to find."""
-    name = name.strip().strip("'\"")
+    as ``retry`` is not something a person names as a thing to find. Wildcards at its ends are
+    dropped (``launch_swu*`` looks for ``launch_swu…``)."""
+    name = name.strip().strip("'\"").strip("*")
     if len(name) < 3 or any(c in name for c in "*?[]{}()|^$\\+ ") or not _NAME_LIKE.search(name):
         return []
     return [name]

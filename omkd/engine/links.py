@@ -33,6 +33,8 @@ class Link:
     skill: str | None
     via: tuple[str, ...] = ()
     timestamp: float | None = None
+    source: str = ""
+    """The key of the segment holding the launching call (shown by ``omkd explain``)."""
 
 
 def link_key(kind: str, session: str | None, value: str) -> str:
@@ -48,12 +50,19 @@ def _earlier(a: Link, b: Link) -> bool:
 
 
 class LinkBook:
-    def __init__(self) -> None:
+    def __init__(self, record_sources: bool = False) -> None:
         self.known: dict[str, Link] = {}
         self.pending: dict[str, SegmentSummary] = {}
+        self.record_sources = record_sources
+        self.resolved_by: dict[str, str] = {}
+        """Segment key -> the launching segment it inherited from (kept for ``omkd explain`` only)."""
 
     def resolve(self, keys: tuple[str, ...], depth: int = 0) -> str | None:
         """The skill these keys lead to, or None while no link is known."""
+        found = self._resolve(keys, depth)
+        return found.skill if found is not None else None
+
+    def _resolve(self, keys: tuple[str, ...], depth: int = 0) -> Link | None:
         if depth > MAX_CHAIN:
             return None
         for key in keys:
@@ -61,22 +70,27 @@ class LinkBook:
             if link is None:
                 continue
             if link.skill is not None:
-                return link.skill
-            found = self.resolve(link.via, depth + 1)
+                return link
+            found = self._resolve(link.via, depth + 1)
             if found is not None:
                 return found
         return None
+
+    def _resolved(self, summary: SegmentSummary, link: Link) -> SegmentSummary:
+        if link.source and self.record_sources:
+            self.resolved_by[summary.key] = link.source
+        return dataclasses.replace(summary, skill=link.skill or skills.GENERAL, inherit=())
 
     def offer(self, summary: SegmentSummary) -> SegmentSummary | None:
         """The summary to fold (its skill resolved), or None while it waits for its link."""
         if not summary.inherit:
             return summary
-        skill = self.resolve(summary.inherit)
-        if skill is None:
+        link = self._resolve(summary.inherit)
+        if link is None:
             self.pending[summary.key] = summary
             return None
         self.pending.pop(summary.key, None)
-        return dataclasses.replace(summary, skill=skill, inherit=())
+        return self._resolved(summary, link)
 
     def learn(self, link: Link) -> list[SegmentSummary]:
         """Take a link; the waiting summaries it resolves, ready to fold."""
@@ -86,10 +100,10 @@ class LinkBook:
         self.known[link.key] = link
         ready = []
         for key, summary in list(self.pending.items()):
-            skill = self.resolve(summary.inherit)
-            if skill is not None:
+            found = self._resolve(summary.inherit)
+            if found is not None:
                 del self.pending[key]
-                ready.append(dataclasses.replace(summary, skill=skill, inherit=()))
+                ready.append(self._resolved(summary, found))
         return ready
 
     def flush(self, before: float | None = None) -> list[SegmentSummary]:

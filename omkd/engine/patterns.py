@@ -152,9 +152,11 @@ class ShellRule:
     ``empty_outputs``: outputs meaning the search printed nothing. ``no_match``: the
     ``returnCodeInterpretation`` Claude Code gives grep's exit code 1. ``not_found_lines``:
     an output made only of such lines is the search programs' own "not there" (Claude Code
-    does not mark these runs as errors). ``fallbacks``: the programs of ``… || echo TEXT``
-    whose exact output hides a miss. ``syntax_errors``: the shell's own complaints (the agent's
-    typo, not a missing thing).
+    does not mark these runs as errors). ``not_run_codes``: exit codes of a shell that could not
+    run the program at all (a tool fault). ``fallbacks``: the programs whose literal text a
+    command prints itself: ``… || echo TEXT`` after a search hides its miss when TEXT is printed,
+    and an output made only of the command's own headers means its searches printed nothing.
+    ``syntax_errors``: the shell's own complaints (the agent's typo, not a missing thing).
     """
 
     programs: frozenset[str]
@@ -166,6 +168,7 @@ class ShellRule:
     no_match: str
     not_found_lines: re.Pattern[str]
     exit_code_line: re.Pattern[str]
+    not_run_codes: frozenset[int]
     fallbacks: frozenset[str]
     syntax_errors: tuple[str, ...]
 
@@ -186,7 +189,8 @@ SHELL_RULE: Final = ShellRule(
         r"|(?:.*: )?\S+: not found"
         r"|.*Cannot find path .* because it does not exist\.?)$"
     ),
-    exit_code_line=re.compile(r"^Exit code \d+$"),
+    exit_code_line=re.compile(r"^Exit code (\d+)$"),
+    not_run_codes=frozenset({126, 127}),
     fallbacks=frozenset({"echo", "printf"}),
     syntax_errors=(
         "unexpected EOF while looking for matching",

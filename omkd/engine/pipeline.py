@@ -22,7 +22,8 @@ from omkd.engine.formats.claude_code import ClaudeCodeAdapter
 from omkd.engine.health import SkillTotals
 from omkd.engine.lines import DEFAULT_MAX_LINE_BYTES, LineSplitter
 from omkd.engine.links import Link, LinkBook
-from omkd.engine.segment import Observer, SegmenterRules, StreamSegmenter
+from omkd.engine.segment import SegmenterRules, StreamSegmenter
+from omkd.engine.segmenting import Observer
 from omkd.engine.summary import SegmentSummary
 
 SUBAGENT: Final = "subagent"

@@ -1,8 +1,7 @@
 """Cut one stream into per-skill segments and collect each segment's signals.
 
-``StreamSegmenter`` is a state machine fed one event at a time, in file order. It never
-looks ahead and has no end-of-stream step that changes figures, so the figures after N
-lines are the same whether the lines came in one pass or as a live tail in any chunking.
+``StreamSegmenter`` is a state machine fed one event at a time, in file order. It never looks
+ahead, so the figures after N lines are the same in one pass or as a live tail in any chunking.
 
 A segment opened by a ``Skill`` call or a command frame is *tentative* until its launch is
 confirmed: a launch that fails (an error result, ``<local-command-stderr>``) is undone and its
@@ -14,12 +13,11 @@ fold learns which one (``links``), its first segments carry the keys to learn it
 
 from __future__ import annotations
 
-from collections import deque
-from dataclasses import dataclass
-from typing import Final, Protocol
+from collections.abc import Callable
+from typing import Any, Final
 
-from omkd.engine import judge, markers, patterns, skills
-from omkd.engine.calls import CallObserver, CallTracker
+from omkd.engine import judge, skills
+from omkd.engine.calls import CallTracker
 from omkd.engine.counters import StreamCounters
 from omkd.engine.events import (
     AgentLink,
@@ -37,57 +35,17 @@ from omkd.engine.events import (
     UserPrompt,
     tokens_of,
 )
-from omkd.engine.links import Link, link_key
-from omkd.engine.signals import Signal, context_around
+from omkd.engine.lineage import Lineage
+from omkd.engine.links import Link
+from omkd.engine.segmenting import Observer, SegmenterRules, StreamContext
 from omkd.engine.skills import plugin_of, same_skill
-from omkd.engine.summary import Segment, SegmentSummary
+from omkd.engine.summary import RecentMessages, Segment, SegmentSummary
+from omkd.engine.text_signals import TextSignals
 
-RECENT_MESSAGES: Final = 64
-"""Assistant message ids remembered per stream to count a message's tokens once."""
+__all__ = ["SegmenterRules", "StreamSegmenter"]
+
 LAUNCH_TOOLS: Final = frozenset({"Task", "Agent"})
 """Tools that launch a sub-agent (``Task`` up to 2.1.4x, ``Agent`` after)."""
-WARMUP_PROMPT: Final = "Warmup"
-COMPACTION_AGENT_PREFIX: Final = "acompact"
-
-
-@dataclass(frozen=True, slots=True)
-class SegmenterRules:
-    """The configurable parts of segmentation and detection."""
-
-    builtin_commands: frozenset[str] = skills.BUILTIN_COMMANDS
-    include_thinking: bool = False
-    extra_hedging: tuple[str, ...] = ()
-    extra_search_tools: frozenset[str] = frozenset()
-
-
-class StreamContext(Protocol):
-    """What the segmenter needs to know about the stream beyond its events."""
-
-    @property
-    def cwd(self) -> str | None: ...
-    @property
-    def session_id(self) -> str | None: ...
-    @property
-    def stream_key(self) -> str | None:
-        """What tells this stream apart by its content (a sub-agent's id, else its first uuid)."""
-
-    @property
-    def agent_id(self) -> str | None: ...
-    @property
-    def line(self) -> int:
-        """The line the events being handled come from."""
-
-    @property
-    def copying(self) -> bool:
-        """The events replay a fork's copy of its parent's conversation."""
-
-
-class Observer(CallObserver, Protocol):
-    """Told every decision, for ``omkd explain`` (None in normal runs)."""
-
-    def segment_started(self, segment: Segment, rule: str, line: int) -> None: ...
-    def segment_ended(self, segment: Segment, reason: str, line: int) -> None: ...
-    def segment_undone(self, segment: Segment, into: Segment, reason: str, line: int) -> None: ...
 
 
 class StreamSegmenter:
@@ -110,14 +68,12 @@ class StreamSegmenter:
         self._rules = rules
         self.counters = counters
         self.observer = observer
-        self._hedging = markers.HedgingMatcher(rules.extra_hedging)
+        self.texts = TextSignals(rules.include_thinking, rules.extra_hedging, observer)
         self._ordinal = 0
         self.calls = CallTracker(context, rules.extra_search_tools)
-        self._recent_messages: deque[str] = deque()
-        self._recent_set: set[str] = set()
+        self._messages = RecentMessages()
         self._turn = 0
         self._changed: dict[int, Segment] = {}
-        self._links: list[Link] = []
         self._previous: Segment | None = None
         """The segment a tentative one was cut from (it takes it back if the launch fails)."""
         self._launch: str | None = None
@@ -126,20 +82,10 @@ class StreamSegmenter:
         self._replaced: tuple[str, str, str] | None = None
         """(skill replaced, message id, call id) of the last ``Skill`` call: Claude Code stamps the
         old skill on records of that message, and until the result, before it knows the new one."""
-        self._prompt_key: str | None = None
-        self._noise = False
+        self.lineage = Lineage(role, context, rules.builtin_commands)
         self._dry: StreamSegmenter | None = None
         self.current = self._open(skills.GENERAL, "stream start")
         self.current.inherit = role == "subagent"
-
-    def __getstate__(self) -> dict[str, object]:
-        state = {name: getattr(self, name) for name in vars(self)}
-        del state["_hedging"]  # compiled patterns are rebuilt from the rules
-        return state
-
-    def __setstate__(self, state: dict[str, object]) -> None:
-        vars(self).update(state)
-        self._hedging = markers.HedgingMatcher(self._rules.extra_hedging)
 
     # --- segment lifecycle -------------------------------------------------------------------
 
@@ -212,7 +158,7 @@ class StreamSegmenter:
     def take_changed(self) -> list[SegmentSummary]:
         """Summaries of the counted segments that changed since the last call."""
         stream_key = self._context.stream_key or self.stream
-        inherit = self._inherit_keys()
+        inherit = self.lineage.inherit_keys()
         changed = []
         for segment in self._changed.values():
             if segment.counts and not segment.tentative:
@@ -222,8 +168,7 @@ class StreamSegmenter:
         return changed
 
     def take_links(self) -> list[Link]:
-        links, self._links = self._links, []
-        return links
+        return self.lineage.take_links()
 
     def close(self) -> list[SegmentSummary]:
         """The stream ended (idle, deleted, end of a batch read): close its open segment.
@@ -235,18 +180,10 @@ class StreamSegmenter:
         self.calls.pending.clear()
         return self.take_changed()
 
-    def _inherit_keys(self) -> tuple[str, ...]:
-        session, keys = self._context.session_id, []
-        if self._context.agent_id:
-            keys.append(link_key("agent", session, self._context.agent_id))
-        if self._prompt_key is not None:
-            keys.append(self._prompt_key)
-        return tuple(keys)
-
     # --- events --------------------------------------------------------------------------------
 
     def handle(self, event: Event) -> None:
-        if self._noise:
+        if self.lineage.noise:
             return
         if self._context.copying and not self._replaying:
             self._replay(event)
@@ -255,29 +192,16 @@ class StreamSegmenter:
         launched = self._launch == "" or self._launched
         if self.current.tentative and launched and kind is not CommandFailed and kind is not SkillBody:
             self._settle()
-        if kind is AssistantText:
-            self._assistant_text(event)  # type: ignore[arg-type]
-        elif kind is ToolCall:
-            self._tool_call(event)  # type: ignore[arg-type]
-        elif kind is ToolResult:
-            self._tool_result(event)  # type: ignore[arg-type]
-        elif kind is UserPrompt:
-            self._prompt(event)  # type: ignore[arg-type]
-        elif kind is CommandInvoked:
-            self._command(event)  # type: ignore[arg-type]
-        elif kind is CommandFailed:
-            if self.current.tentative and self._launch == "":
-                self._undo_launch("command failed (<local-command-stderr>)")
-        elif kind is SkillBody:
-            self._skill_body(event)  # type: ignore[arg-type]
-        elif kind is SidechainPrompt:
-            self._sidechain_prompt(event)  # type: ignore[arg-type]
-        elif kind is AgentLink:
-            self._agent_link(event)  # type: ignore[arg-type]
-        elif kind is ForkQuestion:
-            self._fork_question()
-        elif kind is Compaction:
-            self.counters.compactions += 1
+        handler = _HANDLERS.get(kind)
+        if handler is not None:
+            handler(self, event)
+
+    def _command_failed(self, event: CommandFailed) -> None:
+        if self.current.tentative and self._launch == "":
+            self._undo_launch("command failed (<local-command-stderr>)")
+
+    def _compaction(self, event: Compaction) -> None:
+        self.counters.compactions += 1
 
     def _replay(self, event: Event) -> None:
         """A fork's copy of its parent's conversation: only the skill current at its end matters."""
@@ -287,7 +211,7 @@ class StreamSegmenter:
             )
         self._dry.handle(event)
 
-    def _fork_question(self) -> None:
+    def _fork_question(self, event: ForkQuestion) -> None:
         dry, self._dry = self._dry, None
         if dry is not None:
             dry._settle()
@@ -300,16 +224,6 @@ class StreamSegmenter:
         if self.current.skill != skills.GENERAL:
             self._cut(skills.GENERAL, "typed prompt")
         self._touch(self.current, event.timestamp)
-
-    def _sidechain_prompt(self, event: SidechainPrompt) -> None:
-        if self._prompt_key is not None or self.role != "subagent":
-            return
-        agent = self._context.agent_id or ""
-        if event.text.strip() == WARMUP_PROMPT or agent.startswith(COMPACTION_AGENT_PREFIX):
-            self._noise = True  # a warm-up or compaction worker: no work of anyone's
-            self.counters.ignored["noise_agent"] += 1
-            return
-        self._prompt_key = link_key("prompt", self._context.session_id, event.text)
 
     def _command(self, event: CommandInvoked) -> None:
         name = skills.normalise(event.name)
@@ -328,16 +242,13 @@ class StreamSegmenter:
         if plugin is not None and bare and not current.emitted:
             current.skill = f"{plugin}:{current.skill}"
 
+    def _sidechain_prompt(self, event: SidechainPrompt) -> None:
+        self.lineage.prompt(event)
+
     def _agent_link(self, event: AgentLink) -> None:
         pending = self.calls.pending.get(event.call_id)
         if pending is not None:
-            self._link(link_key("agent", self._context.session_id, event.agent_id), pending.segment, event.timestamp)
-
-    def _link(self, key: str, segment: Segment, timestamp: float | None) -> None:
-        if segment.inherit:
-            self._links.append(Link(key, None, self._inherit_keys(), timestamp))
-        else:
-            self._links.append(Link(key, segment.skill, (), timestamp))
+            self.lineage.agent(event, pending.segment)
 
     def _touch(self, segment: Segment, timestamp: float | None) -> None:
         segment.touch(timestamp, self._context.line)
@@ -355,11 +266,7 @@ class StreamSegmenter:
     def _assistant(self, message_id: str, usage: Usage, timestamp: float | None) -> Segment:
         segment = self.current
         segment.assistant_parts += 1
-        if message_id not in self._recent_set:
-            self._recent_set.add(message_id)
-            self._recent_messages.append(message_id)
-            if len(self._recent_messages) > RECENT_MESSAGES:
-                self._recent_set.discard(self._recent_messages.popleft())
+        if self._messages.first(message_id):
             self._turn += 1
             segment.turns += 1
             tokens = tokens_of(usage)
@@ -373,40 +280,32 @@ class StreamSegmenter:
         if segment.cwd is None:
             segment.cwd = self._context.cwd
         self._touch(segment, timestamp)
+        if self.observer is not None:
+            self.observer.assistant_record(segment, self._context.line)
         return segment
 
     def _assistant_text(self, event: AssistantText) -> None:
         self._attribution(event.attribution_skill, event.message_id)
         segment = self._assistant(event.message_id, event.usage, event.timestamp)
-        if event.thinking and not self._rules.include_thinking:
-            return
-        text = event.text
-        if not text:
-            return
-        for match in markers.find_markers(text):
-            segment.signals.append(self._text_signal(patterns.EXPLICIT_MARKER, event, match.start(), match.group(0)))
-        if not segment.hedged:
-            hedge = self._hedging.search(text)
-            if hedge is not None:
-                segment.hedged = True
-                segment.signals.append(self._text_signal(patterns.HEDGING, event, hedge.start(), hedge.group(0)))
-
-    def _text_signal(self, kind: str, event: AssistantText, start: int, found: str) -> Signal:
-        context = context_around(event.text, start, start + len(found))
-        evidence = {"text": found, "thinking": event.thinking}
-        return Signal(kind, self._turn, event.timestamp, context, evidence, self._context.line)
+        self.texts.read(event, segment, self._turn, self._context.line)
 
     def _tool_call(self, event: ToolCall) -> None:
         self._attribution(event.attribution_skill, event.message_id)
         tool = judge.unwrapped(event.tool)
-        if tool == "Skill":
+        if tool == "Skill" and self.role == "subagent":
+            # A sub-agent's records stay its launcher's (Claude Code stamps them so); the skill it
+            # calls is the one the agents it launches from now on work for.
+            name = event.input.get("skill")
+            if isinstance(name, str) and skills.is_valid(skills.normalise(name)):
+                self.lineage.calls_skill(skills.normalise(name))
+        elif tool == "Skill":
             name = event.input.get("skill")
             if isinstance(name, str):
                 before = self.current.skill
                 self._switch(name, "Skill call", launch=event.call_id)
                 if self.current.skill != before:
                     self._replaced = (before, event.message_id, event.call_id)
-        elif self.current.skill == skills.GENERAL and not self.current.inherit:
+        elif self.current.skill == skills.GENERAL and self.role != "subagent":
             from_file = judge.skill_file_read(event)
             if from_file is not None:
                 self._switch(from_file, "SKILL.md read")
@@ -415,7 +314,7 @@ class StreamSegmenter:
         if tool in LAUNCH_TOOLS:
             prompt = event.input.get("prompt")
             if isinstance(prompt, str) and prompt.strip():
-                self._link(link_key("prompt", self._context.session_id, prompt), segment, event.timestamp)
+                self.lineage.launched_with(prompt, segment, event.timestamp)
 
     def _tool_result(self, event: ToolResult) -> None:
         answered = self.calls.answer(event, self._context.line, self._context.cwd, self.observer)
@@ -432,4 +331,20 @@ class StreamSegmenter:
         if judge.unwrapped(pending.call.tool) in LAUNCH_TOOLS and isinstance(event.detail, dict):
             agent = event.detail.get("agentId")
             if isinstance(agent, str) and agent:
-                self._link(link_key("agent", self._context.session_id, agent), pending.segment, event.timestamp)
+                self.lineage.launched_agent(agent, pending.segment, event.timestamp)
+
+
+_HANDLERS: Final[dict[type, Callable[[StreamSegmenter, Any], None]]] = {
+    AssistantText: StreamSegmenter._assistant_text,
+    ToolCall: StreamSegmenter._tool_call,
+    ToolResult: StreamSegmenter._tool_result,
+    UserPrompt: StreamSegmenter._prompt,
+    CommandInvoked: StreamSegmenter._command,
+    CommandFailed: StreamSegmenter._command_failed,
+    SkillBody: StreamSegmenter._skill_body,
+    SidechainPrompt: StreamSegmenter._sidechain_prompt,
+    AgentLink: StreamSegmenter._agent_link,
+    ForkQuestion: StreamSegmenter._fork_question,
+    Compaction: StreamSegmenter._compaction,
+}
+"""What each kind of event does (one lookup per event, in the hot path)."""

@@ -39,8 +39,10 @@ class ParsedCommand:
     """Stages that search or probe for a path (a content search counts)."""
     tests: list[Stage] = field(default_factory=list)
     """``test -e`` / ``[ -f … ]`` probes: their exit status is the answer."""
-    fallback: str | None = None
-    """TEXT when the command ends in ``|| echo TEXT`` (or ``printf``)."""
+    fallbacks: list[str] = field(default_factory=list)
+    """TEXT of each ``… || echo TEXT`` (or ``printf``) that follows a search or probe."""
+    echoes: list[str] = field(default_factory=list)
+    """The literal texts the command echoes itself (headers, separators, fallbacks)."""
     targets: list[str] = field(default_factory=list)
     """Names the searches looked for: ``find -name X``, ``ls X``, ``which X``…"""
 
@@ -171,7 +173,8 @@ def parse(command: str) -> ParsedCommand:
     """
     parsed = ParsedCommand()
     element: list[Stage] = []
-    last_operator = ""
+    probing = False
+    """An element before holds a search or probe (a fallback after it hides its miss)."""
     for operator, text in split_top_level(strip_heredocs(command)):
         stage = stage_of(text)
         if operator == "|":
@@ -179,33 +182,50 @@ def parse(command: str) -> ParsedCommand:
         else:
             if element:
                 parsed.elements.append(element)
-            element, last_operator = [stage], operator
+                probing = probing or any(_is_search(s) or _is_test(s) for s in element)
+            element = [stage]
         if _is_search(stage):
             parsed.searches.append(stage)
             parsed.targets.extend(_targets(stage))
         elif _is_test(stage):
             parsed.tests.append(stage)
+        echoed = _echoed(stage, text) if operator != "|" else None
+        if echoed is not None:
+            parsed.echoes.append(echoed)
+            if operator == "||" and probing:
+                parsed.fallbacks.append(echoed)
     if element:
         parsed.elements.append(element)
-        last = element[-1]
-        if last_operator == "||" and len(element) == 1 and last.program in patterns.SHELL_RULE.fallbacks:
-            text = " ".join(a for a in last.args if not (last.program == "echo" and a in ("-e", "-n")))
-            parsed.fallback = text.replace("\\n", "").strip()
     return parsed
 
 
-def output_of(text: str, is_error: bool) -> str:
-    """The command's own output: without the ``Exit code N`` line Claude Code puts first on errors."""
+def _echoed(stage: Stage, text: str) -> str | None:
+    """What an ``echo``/``printf`` of a literal prints (None for anything with a variable in it)."""
+    if stage.program not in patterns.SHELL_RULE.fallbacks or "$" in text or "`" in text:
+        return None
+    words = [a for a in stage.args if not (stage.program == "echo" and a in ("-e", "-n"))]
+    return " ".join(words).replace("\\n", "").strip()
+
+
+def output_of(text: str, is_error: bool) -> tuple[str, int | None]:
+    """The command's own output and exit code: without the ``Exit code N`` line Claude Code puts
+    first on errors (a bare ``Error`` is an error with no output)."""
     if is_error:
         first, _, rest = text.partition("\n")
-        if patterns.SHELL_RULE.exit_code_line.match(first.strip()):
-            return rest
-    return text
+        found = patterns.SHELL_RULE.exit_code_line.match(first.strip())
+        if found:
+            return rest, int(found.group(1))
+        if text.strip() == "Error":
+            return "", None
+    return text, None
 
 
-def only_not_found(output: str) -> bool:
-    """The output is nothing but the search programs' own "no such file" lines."""
-    lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
+def output_lines(output: str) -> list[str]:
+    return [line.strip() for line in output.strip().splitlines() if line.strip()]
+
+
+def only_not_found(lines: list[str]) -> bool:
+    """The lines are nothing but the search programs' own "no such file" lines."""
     return bool(lines) and all(patterns.SHELL_RULE.not_found_lines.match(line) for line in lines)
 
 

@@ -9,10 +9,33 @@ be read later): their summaries carry the link keys by which the fold will learn
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
+from typing import Final
 
 from omkd.engine import patterns
 from omkd.engine.signals import Signal
+
+RECENT_MESSAGES: Final = 64
+"""Assistant message ids remembered per stream to count a message's tokens and turn once."""
+
+
+class RecentMessages:
+    """One API response is written as several records sharing its ``message.id``: count it once."""
+
+    def __init__(self) -> None:
+        self._order: deque[str] = deque()
+        self._seen: set[str] = set()
+
+    def first(self, message_id: str) -> bool:
+        """True the first time ``message_id`` is seen (among the last ``RECENT_MESSAGES``)."""
+        if message_id in self._seen:
+            return False
+        self._seen.add(message_id)
+        self._order.append(message_id)
+        if len(self._order) > RECENT_MESSAGES:
+            self._seen.discard(self._order.popleft())
+        return True
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,6 @@ copied records are skipped (the parent counts them) up to the side question itse
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Final
 
 import orjson
@@ -36,6 +35,15 @@ from omkd.engine.events import (
     ToolResult,
     UserPrompt,
 )
+from omkd.engine.formats.common import (
+    BAD_SHAPE,
+    NOT_OBJECT,
+    agent_link,
+    flatten_text,
+    parse_timestamp,
+    quiet_type,
+    why_unparsable,
+)
 from omkd.engine.labels import OTHER, CappedLabels
 
 # Record types that carry nothing omkd measures (as seen in real transcripts).
@@ -55,89 +63,12 @@ QUIET_TYPES: Final = frozenset(
 )
 # Records skipped without parsing when their top-level type can be read safely (below).
 _SKIPPED_UNPARSED: Final = {t.encode(): t for t in QUIET_TYPES | {"progress"}}
-_TYPE_KEY: Final = b'"type":"'
-_TYPE_SEARCH_WINDOW: Final = 1024
-_OPEN_BRACE: Final = ord("{")
 MAX_DISTINCT_UNKNOWN: Final = 64
 
 # Where a side-question fork is.
 _COPY: Final = "copy"
 _QUESTION: Final = "question"
 _NORMAL: Final = "normal"
-
-# Reasons a line is skipped.
-INVALID_JSON: Final = "invalid_json"
-INVALID_UTF8: Final = "invalid_utf8"
-NOT_OBJECT: Final = "not_object"
-BAD_SHAPE: Final = "bad_shape"
-
-
-def parse_timestamp(value: object) -> float | None:
-    """ISO-8601 (``Z`` or offset) to seconds since the epoch; ``None`` if absent or bad."""
-    if not isinstance(value, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        return None
-    return moment.timestamp()
-
-
-def flatten_text(content: object) -> str:
-    """A tool result's content as one text: strings as they are, text parts joined."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = [
-            part["text"]
-            for part in content
-            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
-        ]
-        return "\n".join(texts)
-    return ""
-
-
-def _quiet_type(line: bytes) -> str | None:
-    """The record's type when it is one omkd ignores and can be known without parsing.
-
-    ``"type":"`` cannot occur inside a JSON string (its quotes would be escaped), so its
-    first occurrence, with no ``{`` or ``[`` before it, is the top-level key. Half of a
-    2.1.x transcript's records are ``progress`` mirrors, and they are the largest lines:
-    not parsing them is most of the speed of a scan. The cheap tests come first: most
-    lines are not skipped and leave after one search.
-    """
-    at = line.find(_TYPE_KEY, 1, _TYPE_SEARCH_WINDOW)
-    if at < 0:
-        return None
-    start = at + len(_TYPE_KEY)
-    kind = _SKIPPED_UNPARSED.get(line[start : line.find(b'"', start, start + 32)])
-    if kind is None or line[0] != _OPEN_BRACE or not line.endswith(b"}"):
-        return None
-    if line.find(b"{", 1, at) >= 0 or line.find(b"[", 1, at) >= 0:
-        return None
-    return kind
-
-
-def agent_link(line: bytes) -> tuple[str, str] | None:
-    """(parent call id, sub-agent id) of an ``agent_progress`` mirror, read without parsing it.
-
-    Both keys come after the (large) mirrored message, so they are looked for from the end.
-    """
-    if b'"agent_progress"' not in line:
-        return None
-    found = []
-    for key in (b'"parentToolUseID":"', b'"agentId":"'):
-        at = line.rfind(key)
-        if at < 0:
-            return None
-        start = at + len(key)
-        end = line.find(b'"', start, start + 128)
-        if end < 0:
-            return None
-        found.append(line[start:end].decode("utf-8", "replace"))
-    return (found[0], found[1])
 
 
 class ClaudeCodeAdapter:
@@ -188,7 +119,7 @@ class ClaudeCodeAdapter:
         """Events of one complete line (without its newline)."""
         counters = self.counters
         self.line += 1
-        quiet = _quiet_type(line)
+        quiet = quiet_type(line, _SKIPPED_UNPARSED)
         if quiet is not None:
             counters.records += 1
             counters.ignored[quiet] += 1
@@ -200,7 +131,7 @@ class ClaudeCodeAdapter:
         try:
             record = orjson.loads(line)
         except orjson.JSONDecodeError:
-            counters.bad_lines[self._why_unparsable(line)] += 1
+            counters.bad_lines[why_unparsable(line)] += 1
             return []
         if not isinstance(record, dict):
             counters.bad_lines[NOT_OBJECT] += 1
@@ -263,14 +194,6 @@ class ClaudeCodeAdapter:
             self._forked = False
             return _QUESTION
         return _COPY
-
-    @staticmethod
-    def _why_unparsable(line: bytes) -> str:
-        try:
-            line.decode("utf-8")
-        except UnicodeDecodeError:
-            return INVALID_UTF8
-        return INVALID_JSON
 
     def _count_unknown(self, kind: object) -> None:
         self.counters.unknown_types[self._unknown.label(kind) if isinstance(kind, str) else OTHER] += 1

@@ -1,0 +1,103 @@
+"""``omkd explain``: why a transcript's figures are what they are (README "omkd explain")."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+import orjson
+from rich.text import Text
+
+from omkd.cli import render
+from omkd.cli.gating import EXIT_INPUT
+from omkd.engine.explain import Explanation
+from omkd.shell.explain import explain
+from omkd.shell.scan import ScanInputError, discover
+
+GAP_VERDICTS = frozenset({"failed_search"})
+VERDICT_STYLES = {
+    "failed_search": "bold red",
+    "deduplicated": "red",
+    "user_given": "yellow",
+    "cancelled": "dim",
+    "harness_refused": "dim",
+    "tool_fault": "yellow",
+    "found": "green",
+    "not_a_search": "dim",
+}
+
+
+def restrict(found: Explanation, skill: str | None, only: str | None) -> Explanation:
+    segments, calls, candidates = found.segments, found.calls, found.candidates
+    if skill is not None:
+        segments = [s for s in segments if s.skill == skill]
+        keys = {s.key for s in segments}
+        calls = [c for c in calls if c.segment in keys]
+        spans = {(s.file, s.start_line, s.end_line) for s in segments}
+        candidates = [c for c in candidates if any(f == c.file and a <= c.line <= b for f, a, b in spans)]
+    if only == "gaps":
+        segments = []
+        calls = [c for c in calls if c.verdict in GAP_VERDICTS]
+        candidates = [c for c in candidates if c.is_uncertainty]
+    elif only == "calls":
+        segments, candidates = [], []
+    elif only == "segments":
+        calls, candidates = [], []
+    return found.model_copy(update={"segments": segments, "calls": calls, "candidates": candidates})
+
+
+def show(found: Explanation) -> None:
+    console = render.stdout_console()
+    files = sorted(
+        {s.file for s in found.segments} | {c.file for c in found.calls} | {c.file for c in found.candidates}
+    )
+
+    for file in files:
+        console.print(Text(file, style="bold"))
+        rows: list[tuple[int, int, Text]] = []
+        for seg in (s for s in found.segments if s.file == file and s.counted):
+            ended = f", ended by {seg.ended_by}" if seg.ended_by else ", still open"
+            counted = "" if seg.counted else " (empty: not counted)"
+            line = Text(f"  {file}:{seg.start_line}-{seg.end_line}  segment ", style="cyan")
+            line.append(seg.skill, style="bold cyan")
+            line.append(f"  started by {seg.started_by}{ended}{counted}")
+            rows.append((seg.start_line, 0, line))
+        for call in (c for c in found.calls if c.file == file):
+            line = Text(f"    {file}:{call.line}  {call.tool} {call.call_id}  → ")
+            line.append(call.verdict, style=VERDICT_STYLES.get(call.verdict, ""))
+            line.append(f"  [{call.rule}]", style="dim")
+            rows.append((call.line, 1, line))
+        for cand in (c for c in found.candidates if c.file == file):
+            verdict = "uncertain" if cand.is_uncertainty else "not uncertain"
+            part = " (thinking)" if cand.thinking else ""
+            line = Text(f"    {file}:{cand.line}  text{part} cue “{cand.cue}” → {verdict} [{cand.judge}]: ")
+            line.append(cand.sentence, style="italic")
+            rows.append((cand.line, 2, line))
+        for _, _, text in sorted(rows, key=lambda r: (r[0], r[1])):
+            console.print(text, soft_wrap=True)
+
+
+@click.command("explain")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON (schema in the README).")
+@click.option("--skill", help="Only this skill's segments and what happened in them.")
+@click.option(
+    "--only",
+    type=click.Choice(["gaps", "calls", "segments"]),
+    help="Only the gaps (failed searches, uncertain sentences), the tool calls, or the segments.",
+)
+def explain_command(paths: tuple[Path, ...], as_json: bool, skill: str | None, only: str | None) -> None:
+    """Explain transcripts: each segment and why it started and ended, each tool call's verdict and
+    the rule that decided it, each uncertainty candidate. Give a session with its sub-agent files
+    (a folder) so that they find the skill that launched them."""
+    try:
+        found, _, _ = explain(discover(paths))
+    except ScanInputError as error:
+        click.echo(f"omkd explain: {error}", err=True)
+        sys.exit(EXIT_INPUT)
+    found = restrict(found, skill, only)
+    if as_json:
+        sys.stdout.buffer.write(orjson.dumps(found.model_dump(mode="json"), option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        show(found)

@@ -1,0 +1,192 @@
+"""Why a transcript's figures are what they are: every segment with the rule that started it and
+the reason it ended, every tool call with its verdict and the rule row that decided it, every text
+candidate with its verdict. What ``omkd explain`` prints, and how the rules are checked against
+hand-labelled transcripts.
+
+``StreamExplainer`` is the segmenter's observer for one stream; ``explanation`` puts the streams
+together once the fold knows every segment's final skill (a sub-agent's is its launcher's).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+from pydantic import BaseModel, ConfigDict
+
+from omkd.engine.events import ToolCall
+from omkd.engine.pipeline import Fold
+from omkd.engine.summary import Segment
+
+SCHEMA_VERSION: Final = 1
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SegmentRow(_Model):
+    key: str
+    skill: str
+    file: str
+    start_line: int
+    end_line: int
+    started_by: str
+    """``Skill call``, ``command frame``, ``attributionSkill``, ``SKILL.md read``, ``typed prompt``,
+    ``stream start``, ``inherited from <segment key>``…"""
+    ended_by: str | None
+    """``typed prompt``, ``/clear``, ``Skill call`` (another skill began), ``end of stream``…; None while open."""
+    counted: bool
+    """Holds an assistant record or a tool call (empty segments are dropped from the figures)."""
+
+
+class CallRow(_Model):
+    call_id: str
+    tool: str
+    verdict: str
+    """``failed_search``, ``deduplicated``, ``user_given``, ``found``, ``not_a_search``, ``tool_fault``,
+    ``cancelled``, ``harness_refused``."""
+    rule: str
+    """The rule row that decided (``Grep.empty_text``, ``shell.fallback``, ``Read.fault``…)."""
+    file: str
+    line: int
+    """The line of the call (the ``tool_use`` record)."""
+    result_line: int
+    segment: str
+
+
+class CandidateRow(_Model):
+    sentence: str
+    context: str
+    cue: str
+    is_uncertainty: bool
+    judge: str
+    file: str
+    line: int
+    thinking: bool = False
+
+
+class Explanation(_Model):
+    schema_version: int
+    segments: list[SegmentRow]
+    calls: list[CallRow]
+    candidates: list[CandidateRow]
+
+
+@dataclass(slots=True)
+class _Seen:
+    segment: Segment
+    started_by: str
+    line: int
+    ended_by: str | None = None
+    undone: bool = False
+
+
+@dataclass(slots=True)
+class StreamExplainer:
+    """What one stream's segmenter decided, as it decided it."""
+
+    file: str
+    segments: list[_Seen] = field(default_factory=list)
+    calls: list[tuple[ToolCall, int, str, str, int, Segment]] = field(default_factory=list)
+    candidates: list[CandidateRow] = field(default_factory=list)
+    records: dict[int, Segment] = field(default_factory=dict)
+    """The segment each assistant record (by line) was counted in."""
+
+    def assistant_record(self, segment: Segment, line: int) -> None:
+        self.records.setdefault(line, segment)
+
+    def segment_started(self, segment: Segment, rule: str, line: int) -> None:
+        self.segments.append(_Seen(segment, rule, line))
+
+    def segment_ended(self, segment: Segment, reason: str, line: int) -> None:
+        for seen in self.segments:
+            if seen.segment is segment:
+                seen.ended_by = reason
+
+    def segment_undone(self, segment: Segment, into: Segment, reason: str, line: int) -> None:
+        for seen in self.segments:
+            if seen.segment is segment:
+                seen.undone, seen.ended_by = True, reason
+            elif seen.segment is into:
+                seen.ended_by = None
+        for at, holder in self.records.items():
+            if holder is segment:
+                self.records[at] = into
+
+    def call_judged(self, call: ToolCall, call_line: int, verdict: str, rule: str, line: int, segment: Segment) -> None:
+        self.calls.append((call, call_line, verdict, rule, line, segment))
+
+    def text_candidate(
+        self, sentence: str, context: str, cue: str, is_uncertainty: bool, judge: str, line: int, thinking: bool
+    ) -> None:
+        self.candidates.append(
+            CandidateRow(
+                sentence=sentence,
+                context=context,
+                cue=cue,
+                is_uncertainty=is_uncertainty,
+                judge=judge,
+                file=self.file,
+                line=line,
+                thinking=thinking,
+            )
+        )
+
+
+def explanation(streams: list[tuple[StreamExplainer, str]], fold: Fold) -> Explanation:
+    """Put the streams together; ``streams`` pairs each explainer with its stream's content key."""
+    segments: list[SegmentRow] = []
+    calls: list[CallRow] = []
+    candidates: list[CandidateRow] = []
+    for explainer, stream_key in streams:
+        keys: dict[int, str] = {}
+        for seen in explainer.segments:
+            if seen.undone or seen.started_by == "end of stream":
+                continue
+            segment = seen.segment
+            key = f"{segment.session_id or '-'}|{stream_key}|{segment.ordinal}"
+            keys[id(segment)] = key
+            folded = fold.segments.get(key)
+            started_by = seen.started_by
+            if segment.inherit and folded is not None:
+                source = fold.links.resolved_by.get(key)
+                started_by = f"inherited from {source}" if source else "sub-agent without a link: general"
+            segments.append(
+                SegmentRow(
+                    key=key,
+                    skill=folded.skill if folded is not None else segment.skill,
+                    file=explainer.file,
+                    start_line=segment.start_line or seen.line,
+                    end_line=segment.end_line or seen.line,
+                    started_by=started_by,
+                    ended_by=seen.ended_by,
+                    counted=segment.counts,
+                )
+            )
+        for call, call_line, verdict, rule, line, owner in explainer.calls:
+            calls.append(
+                CallRow(
+                    call_id=call.call_id,
+                    tool=call.tool,
+                    verdict=verdict,
+                    rule=rule,
+                    file=explainer.file,
+                    line=call_line,
+                    result_line=line,
+                    segment=keys.get(id(owner), ""),
+                )
+            )
+        candidates.extend(explainer.candidates)
+    return Explanation(schema_version=SCHEMA_VERSION, segments=segments, calls=calls, candidates=candidates)
+
+
+def record_skills(streams: list[tuple[StreamExplainer, str]], fold: Fold) -> dict[tuple[str, int], str]:
+    """The skill each assistant record was counted for, by (file, line), once the fold is finished."""
+    found: dict[tuple[str, int], str] = {}
+    for explainer, stream_key in streams:
+        for line, segment in explainer.records.items():
+            key = f"{segment.session_id or '-'}|{stream_key}|{segment.ordinal}"
+            folded = fold.segments.get(key)
+            found[(explainer.file, line)] = folded.skill if folded is not None else segment.skill
+    return found

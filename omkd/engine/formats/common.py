@@ -1,0 +1,93 @@
+"""What every format adapter needs: timestamps, flattened result texts, the reasons a line is
+skipped, and reading a record's type (or a field) from its bytes without parsing it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Final
+
+_TYPE_KEY: Final = b'"type":"'
+_TYPE_SEARCH_WINDOW: Final = 1024
+_OPEN_BRACE: Final = ord("{")
+
+# Reasons a line is skipped.
+INVALID_JSON: Final = "invalid_json"
+INVALID_UTF8: Final = "invalid_utf8"
+NOT_OBJECT: Final = "not_object"
+BAD_SHAPE: Final = "bad_shape"
+
+
+def parse_timestamp(value: object) -> float | None:
+    """ISO-8601 (``Z`` or offset) to seconds since the epoch; ``None`` if absent or bad."""
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        return None
+    return moment.timestamp()
+
+
+def flatten_text(content: object) -> str:
+    """A tool result's content as one text: strings as they are, text parts joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [
+            part["text"]
+            for part in content
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
+        ]
+        return "\n".join(texts)
+    return ""
+
+
+def quiet_type(line: bytes, skipped: dict[bytes, str]) -> str | None:
+    """The record's type when it is one omkd ignores and can be known without parsing.
+
+    ``"type":"`` cannot occur inside a JSON string (its quotes would be escaped), so its
+    first occurrence, with no ``{`` or ``[`` before it, is the top-level key. Half of a
+    2.1.x transcript's records are ``progress`` mirrors, and they are the largest lines:
+    not parsing them is most of the speed of a scan. The cheap tests come first: most
+    lines are not skipped and leave after one search.
+    """
+    at = line.find(_TYPE_KEY, 1, _TYPE_SEARCH_WINDOW)
+    if at < 0:
+        return None
+    start = at + len(_TYPE_KEY)
+    kind = skipped.get(line[start : line.find(b'"', start, start + 32)])
+    if kind is None or line[0] != _OPEN_BRACE or not line.endswith(b"}"):
+        return None
+    if line.find(b"{", 1, at) >= 0 or line.find(b"[", 1, at) >= 0:
+        return None
+    return kind
+
+
+def agent_link(line: bytes) -> tuple[str, str] | None:
+    """(parent call id, sub-agent id) of an ``agent_progress`` mirror, read without parsing it.
+
+    Both keys come after the (large) mirrored message, so they are looked for from the end.
+    """
+    if b'"agent_progress"' not in line:
+        return None
+    found = []
+    for key in (b'"parentToolUseID":"', b'"agentId":"'):
+        at = line.rfind(key)
+        if at < 0:
+            return None
+        start = at + len(key)
+        end = line.find(b'"', start, start + 128)
+        if end < 0:
+            return None
+        found.append(line[start:end].decode("utf-8", "replace"))
+    return (found[0], found[1])
+
+
+def why_unparsable(line: bytes) -> str:
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return INVALID_UTF8
+    return INVALID_JSON

@@ -1,0 +1,59 @@
+"""The segmenter's interfaces: the rules it is configured by, what it reads about its stream,
+and whom it tells what it decided.
+
+``StreamContext`` is the format adapter's view of the stream (cwd, session, the line being read);
+``Observer`` is ``omkd explain``'s ear (None in normal runs, so deciding costs nothing extra).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from omkd.engine import skills
+from omkd.engine.calls import CallObserver
+from omkd.engine.summary import Segment
+
+
+@dataclass(frozen=True, slots=True)
+class SegmenterRules:
+    """The configurable parts of segmentation and detection."""
+
+    builtin_commands: frozenset[str] = skills.BUILTIN_COMMANDS
+    include_thinking: bool = False
+    extra_hedging: tuple[str, ...] = ()
+    extra_search_tools: frozenset[str] = frozenset()
+
+
+class StreamContext(Protocol):
+    """What the segmenter needs to know about the stream beyond its events."""
+
+    @property
+    def cwd(self) -> str | None: ...
+    @property
+    def session_id(self) -> str | None: ...
+    @property
+    def stream_key(self) -> str | None:
+        """What tells this stream apart by its content (a sub-agent's id, else its first uuid)."""
+
+    @property
+    def agent_id(self) -> str | None: ...
+    @property
+    def line(self) -> int:
+        """The line the events being handled come from."""
+
+    @property
+    def copying(self) -> bool:
+        """The events replay a fork's copy of its parent's conversation."""
+
+
+class Observer(CallObserver, Protocol):
+    """Told every decision, for ``omkd explain`` (None in normal runs)."""
+
+    def segment_started(self, segment: Segment, rule: str, line: int) -> None: ...
+    def segment_ended(self, segment: Segment, reason: str, line: int) -> None: ...
+    def segment_undone(self, segment: Segment, into: Segment, reason: str, line: int) -> None: ...
+    def text_candidate(
+        self, sentence: str, context: str, cue: str, is_uncertainty: bool, judge: str, line: int, thinking: bool
+    ) -> None: ...
+    def assistant_record(self, segment: Segment, line: int) -> None: ...
