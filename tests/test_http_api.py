@@ -24,6 +24,7 @@ from click.testing import CliRunner, Result
 from omkd.cli import main
 from omkd.engine.report import Report
 from omkd.testing import DaemonProcess
+from tests import claude_lines as cl
 from tests.live_helpers import append, omkd, session_bytes, wait_lines
 
 PLAN: Final = [
@@ -220,3 +221,11 @@ def test_status_command_unreachable_daemon_exits_2() -> None:
     """``omkd status`` against a port nobody listens on exits 2 with a message naming the URL."""
     completed = omkd("status", "--url", "http://127.0.0.1:1")
     assert (completed.returncode, "http://127.0.0.1:1" in completed.stderr) == (2, True), completed.stderr
+
+
+def test_gaps_point_at_the_transcript(daemon: DaemonProcess) -> None:
+    """Each gap names its file (relative to the root), its line and the project: the first deploy
+    segment is lines 1-5 (prompt, Skill call and result, Glob call, Glob result at line 5)."""
+    code, body = fetch(daemon, "/api/v1/gaps?type=failed_search")
+    oldest = orjson.loads(body)["gaps"][-1]
+    assert (code, oldest["file"], oldest["line"], oldest["cwd"]) == (200, "-home-dev-shop/session.jsonl", 5, cl.CWD)

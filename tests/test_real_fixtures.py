@@ -257,3 +257,16 @@ def test_side_question_fork_counts_only_the_question_and_its_answer(real_fixture
     assert both.overall.turns == parent.overall.turns + 1
     assert both.overall.tools.calls == parent.overall.tools.calls
     assert reverse.overall.model_dump() == both.overall.model_dump()
+
+
+def test_weighted_rates_are_exact_on_every_real_file(real_fixtures: Path) -> None:
+    """The weighted gap rate never exceeds the gap rate and soft_share is never negative, to the
+    last digit (full- and half-weight segments are counted as integers)."""
+    report = report_of([real_fixtures / r for r in every_file() if r.suffix == ".jsonl"])
+    for health in [*report.skills, report.overall]:
+        assert health.weighted_gap_rate <= health.gap_rate, health.skill
+        assert health.soft_share >= 0.0, health.skill
+        expected = (2 * (health.gap_segments - health.half_weight_segments) + health.half_weight_segments) / (
+            2 * health.segments
+        )
+        assert health.weighted_gap_rate == expected, health.skill
