@@ -58,9 +58,9 @@ class CatchUpResult:
     status: str
 
 
-def daemon_catch_up(root: Path, workdir: Path) -> tuple[float, float, float, float | None]:
+def daemon_catch_up(root: Path, workdir: Path, extra_config: str = "") -> tuple[float, float, float, float | None]:
     """Seconds from spawn to caught up, seconds to the ``started`` log line, peak RSS MB, records."""
-    daemon = harness.BenchDaemon(workdir, [root], "")
+    daemon = harness.BenchDaemon(workdir, [root], extra_config)
     try:
         spawned = daemon.start()
         started = time.perf_counter() - spawned

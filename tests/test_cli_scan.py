@@ -29,6 +29,7 @@ WATERMARK_STATEMENT = (
 )
 TOP_LEVEL_KEYS = {
     "schema_version",
+    "conventions",
     "watermark",
     "overall",
     "skills",

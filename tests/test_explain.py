@@ -43,7 +43,7 @@ def test_segments_and_calls_carry_their_rules_and_lines(tmp_path: Path) -> None:
     typed prompt, 12-13 a Read. The skill segment starts at its Skill call and ends at the typed prompt;
     the Globs are a failed search, its duplicate and a hit; the Read after the prompt is general's."""
     document = explained(tmp_path, [("-home-dev-shop/s.jsonl", session())])
-    assert document["schema_version"] == 1
+    assert document["schema_version"] == 2
     segments = [(s["skill"], s["start_line"], s["started_by"], s["ended_by"]) for s in document["segments"]]
     assert segments == [
         ("general", 1, "stream start", "Skill call"),

@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 
+from omkd.engine.explain import StreamExplainer
+from omkd.engine.pipeline import StreamProcessor
 from omkd.engine.segment import SegmenterRules
 from tests.transcript_builder import (
     ABSENT,
@@ -709,11 +711,12 @@ def test_one_marker_signal_per_occurrence() -> None:
     ids=["fenced", "tilde fence", "fenced with language", "inline code", "quote line", "indented quote", "table row"],
 )
 def test_quoted_markers_are_not_signals(text: str) -> None:
-    """Markers in fenced code, inline code, quote lines and table rows are quotations, not signals."""
+    """Markers in fenced code, inline code, quote lines and table rows are quotations, not signals
+    (the hedging judge decides the words around them on their own)."""
     t = Transcript()
     t.prompt("how do I mark guesses?")
     t.say(text)
-    assert overall_signals(t) == {}
+    assert "explicit_marker" not in overall_signals(t)
 
 
 def test_table_row_without_outer_pipes_is_not_a_signal() -> None:
@@ -831,13 +834,24 @@ def test_opted_in_thinking_still_gives_one_hedge_per_segment() -> None:
     assert overall_signals(t, SegmenterRules(include_thinking=True)) == {"hedging": 1}
 
 
-def test_extra_hedging_patterns_are_configurable() -> None:
-    """A configured extra pattern is a hedge; without it the same text is not."""
+def candidates_of(t: Transcript, rules: SegmenterRules | None = None) -> list[tuple[str, str]]:
+    """(cue, sentence) of every hedging candidate the net caught in one transcript."""
+    explainer = StreamExplainer("t.jsonl")
+    stream = StreamProcessor("t.jsonl", rules, observer=explainer)
+    stream.feed(t.to_bytes())
+    stream.close()
+    return [(c.cue, c.sentence) for c in explainer.candidates]
+
+
+def test_extra_cues_widen_the_net() -> None:
+    """A configured extra cue makes a sentence a candidate for the judge; without it the same text
+    holds none."""
     t = Transcript()
     t.prompt("what is the retry count?")
-    t.say("It is 3, but I might be wrong.")
-    assert overall_signals(t) == {}
-    assert overall_signals(t, SegmenterRules(extra_hedging=("might be wrong",))) == {"hedging": 1}
+    t.say("It is 3, from memory of the old setup.")
+    assert candidates_of(t) == []
+    widened = SegmenterRules(extra_hedging=("from memory",))
+    assert candidates_of(t, widened) == [("from memory", "It is 3, from memory of the old setup.")]
 
 
 def test_hedging_outside_assistant_text_is_not_a_signal() -> None:

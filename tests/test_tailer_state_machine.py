@@ -791,3 +791,35 @@ def test_short_line_completed_after_eviction_is_read_once_across_a_restart() -> 
             ("sync", {"evict": False}),
         ]
     )
+
+
+def test_a_subagent_file_read_before_it_names_its_keys_waits_all_the_same() -> None:
+    """Found by the machine: a real transcript written at a sub-agent's path names no key in its first
+    records (no ``agentId``, no sidechain prompt). Read that far, its segment was folded as
+    ``general`` at once; once the rest of the file named a key, one clean pass over the same bytes
+    kept the segment waiting for its link. A sub-agent segment waits from its first record."""
+    machine = TailerMachine()
+    try:
+        three = [[("prompt", 0)] * 2, [("prompt", 0)] * 2, [("prompt", 0)] * 4]
+        machine.sessions_under_way(three, 1)  # the fixture lands on the sub-agent's path
+        steps: list[tuple[str, dict[str, Any]]] = [
+            ("kill", {}),
+            ("rewrite_keeping_head", {"content": [("prompt", 0)], "pick": 0}),
+            ("start", {}),
+            ("kill", {}),
+            ("append_lines", {"content": [("prompt", 0), ("prompt", 0)], "pick": 0}),
+            ("start", {}),
+            ("kill", {}),
+            ("delete", {"pick": 0}),
+            ("start", {}),
+            ("append_partial", {"cut": 0, "inside_char": False, "kind": "prompt", "pick": 2, "variant": 0}),
+            ("sync", {"evict": False}),
+            ("kill", {}),
+            ("start", {}),
+            ("complete_partial", {"pick": 0}),
+            ("sync", {"evict": False}),
+        ]
+        for name, arguments in steps:
+            getattr(machine, name)(**arguments)
+    finally:
+        machine.teardown()

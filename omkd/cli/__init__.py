@@ -16,6 +16,8 @@ from omkd import __version__
 COMMANDS: Final = {
     "scan": ("omkd.cli.scan", "scan_command"),
     "explain": ("omkd.cli.explain", "explain_command"),
+    "calibrate": ("omkd.cli.calibrate", "calibrate_command"),
+    "conventions": ("omkd.cli.conventions", "conventions_command"),
     "run": ("omkd.cli.run", "run_command"),
     "check-config": ("omkd.cli.run", "check_config_command"),
     "status": ("omkd.cli.remote", "status_command"),

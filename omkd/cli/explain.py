@@ -71,8 +71,12 @@ def show(found: Explanation) -> None:
         for cand in (c for c in found.candidates if c.file == file):
             verdict = "uncertain" if cand.is_uncertainty else "not uncertain"
             part = " (thinking)" if cand.thinking else ""
-            line = Text(f"    {file}:{cand.line}  text{part} cue “{cand.cue}” → {verdict} [{cand.judge}]: ")
+            line = Text(f"    {file}:{cand.line}  text{part} cue “{cand.cue}” → ")
+            line.append(f"{verdict} {cand.confidence:.2f}", style="yellow" if cand.is_uncertainty else "dim")
+            line.append(f" [{cand.judge}]: ", style="dim")
             line.append(cand.sentence, style="italic")
+            if cand.reason:
+                line.append(f"  ({cand.reason})", style="dim")
             rows.append((cand.line, 2, line))
         for _, _, text in sorted(rows, key=lambda r: (r[0], r[1])):
             console.print(text, soft_wrap=True)

@@ -94,6 +94,21 @@ def warnings(report: Report) -> list[str]:
     return lines
 
 
+def marker_note(report: Report) -> str | None:
+    """Whether a marker rate means anything: the agents must have been asked to write markers."""
+    not_asked = [c.cwd for c in report.conventions if not c.asked]
+    if not report.conventions or not not_asked:
+        return None
+    if len(not_asked) == len(report.conventions):
+        where = "no project asks for them"
+    else:
+        where = f"{len(not_asked)} of {len(report.conventions)} projects do not ask for them"
+    return (
+        f'explicit markers: {where}, so a marker count of 0 there means "not asked", not "no guesses" '
+        "(`omkd conventions` prints the block for CLAUDE.md / AGENTS.md)"
+    )
+
+
 def patterns_table(report: Report) -> Table | None:
     if not report.top_failed_searches:
         return None
@@ -168,6 +183,9 @@ def render(
     )
     for line in warnings(report):
         console.print(Text("warning: ", style="yellow") + Text(line))
+    note = marker_note(report)
+    if note is not None:
+        console.print(Text("note: ", style="cyan") + Text(note))
     table = patterns_table(report)
     if table is not None:
         console.print(table)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import orjson
@@ -20,9 +20,13 @@ from omkd.cli.gating import EXIT_INPUT, GateOptions, apply_gates, check_usage, g
 from omkd.engine import gates
 from omkd.engine.pipeline import Window
 from omkd.engine.report import build_report, restrict
+from omkd.engine.segmenting import SegmenterRules
 from omkd.engine.timespec import parse_moment
 from omkd.shell.knowledge import FileKnowledgeIndex
 from omkd.shell.scan import ScanInputError, discover, scan
+
+if TYPE_CHECKING:
+    from omkd.shell.llm_judge import LlmRefiner
 
 PROGRESS_AFTER_SECONDS = 0.5
 
@@ -65,6 +69,21 @@ def _moment(option: str, value: str | None) -> float | None:
         raise click.BadParameter(str(error), param_hint=option) from None
 
 
+def _rules(config_path: Path | None) -> tuple[SegmenterRules | None, LlmRefiner | None]:
+    """The detection rules (and the LLM judge) of a daemon config file; defaults without one."""
+    if config_path is None:
+        return None, None
+    from omkd.daemon.config import ConfigError, load_config
+    from omkd.shell.llm_judge import open_refiner
+
+    try:
+        config = load_config(config_path)
+    except ConfigError as error:
+        click.echo(f"omkd scan: {error}", err=True)
+        sys.exit(EXIT_INPUT)
+    return config.segmenter_rules(), open_refiner(config.hedging.llm, config.state_dir())
+
+
 @click.command("scan")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
@@ -87,6 +106,12 @@ def _moment(option: str, value: str | None) -> float | None:
     help="Newest gaps listed in the JSON inventory (0: all).",
 )
 @click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Read [segments] and [hedging] (the LLM judge included) from this daemon config file.",
+)
+@click.option(
     "--home",
     type=click.Path(path_type=Path, file_okay=False),
     default=Path.home(),
@@ -102,6 +127,7 @@ def scan_command(
     gate: GateOptions,
     save_baseline: Path | None,
     gap_limit: int,
+    config_path: Path | None,
     home: Path,
 ) -> None:
     """Scan transcript files or directories (recursively, *.jsonl) and report skill health."""
@@ -110,16 +136,19 @@ def scan_command(
         if not root.is_dir():
             raise click.BadParameter(f"{root}: no such directory", param_hint="--kb")
     window = Window(_moment("--since", since), _moment("--until", until))
+    rules, refiner = _rules(config_path)
     err = Console(stderr=True)
     try:
         files = discover(paths)
         total = sum(f.path.stat().st_size for f in files)
         progress = LazyProgress(total, err) if err.is_terminal else None
         try:
-            fold = scan(files, window, progress=progress)
+            fold = scan(files, window, rules, progress=progress, refiner=refiner)
         finally:
             if progress is not None:
                 progress.close()
+            if refiner is not None:
+                refiner.cache.close()
     except ScanInputError as error:
         click.echo(f"omkd scan: {error}", err=True)
         sys.exit(EXIT_INPUT)

@@ -100,10 +100,51 @@ class Segments(_Section):
     subagent_link_timeout: Seconds = 1800.0
     """How long (event time) a sub-agent's segments wait for the link to the skill that launched
     them before they count as ``general``."""
-    include_thinking: bool = False
-    extra_hedging: list[str] = Field(default_factory=list)
+    include_thinking: bool | None = None
+    """Deprecated alias of ``hedging.include_thinking`` (release 1 configs)."""
+    extra_hedging: list[str] | None = None
+    """Deprecated alias of ``hedging.extra_cues`` (release 1 configs)."""
     extra_search_tools: list[str] = Field(default_factory=list)
     builtin_commands: list[str] = Field(default_factory=lambda: sorted(skills.BUILTIN_COMMANDS))
+
+
+class HedgingLlm(_Section):
+    """The optional LLM judge of hedging candidates (spec §3.3): off unless ``enabled``."""
+
+    enabled: bool = False
+    provider: Literal["openai", "anthropic"] = "openai"
+    """``openai``: any OpenAI-compatible chat-completions endpoint (OpenAI, a local Ollama or
+    llama.cpp server); ``anthropic``: the Anthropic messages API."""
+    base_url: str | None = None
+    """E.g. ``http://127.0.0.1:11434/v1`` for Ollama; the provider's own when unset."""
+    model: str = ""
+    api_key_env: str = ""
+    """The environment variable holding the API key (a local server may need none)."""
+    max_candidates: int = Field(default=5, ge=0)
+    """Candidates per segment sent to the LLM; further ones keep the embedded verdict."""
+    daily_cost_cap: float = Field(default=1.0, ge=0)
+    """US dollars per UTC day; once spent, candidates keep the embedded verdict until the next day."""
+    input_price: float = Field(default=0.0, ge=0)
+    """US dollars per million input tokens (0: a local model, free)."""
+    output_price: float = Field(default=0.0, ge=0)
+    """US dollars per million output tokens."""
+    timeout: Seconds = 20.0
+    concurrency: int = Field(default=2, ge=1, le=64)
+
+    @field_validator("model")
+    @classmethod
+    def _model(cls, model: str) -> str:
+        return model.strip()
+
+
+class Hedging(_Section):
+    enabled: bool = True
+    """Look for hedging at all (markers are always looked for)."""
+    include_thinking: bool = False
+    """Also look in ``thinking`` parts (signals from them are marked)."""
+    extra_cues: list[str] = Field(default_factory=list)
+    """Extra cues of the recall net (regular expressions, case-insensitive)."""
+    llm: HedgingLlm = Field(default_factory=HedgingLlm)
 
 
 class WindowSection(_Section):
@@ -155,6 +196,7 @@ class Config(_Section):
     sources: Sources = Field(default_factory=Sources)
     tail: Tail = Field(default_factory=Tail)
     segments: Segments = Field(default_factory=Segments)
+    hedging: Hedging = Field(default_factory=Hedging)
     window: WindowSection = Field(default_factory=WindowSection)
     state: State = Field(default_factory=State)
     http: Http = Field(default_factory=Http)
@@ -168,11 +210,13 @@ class Config(_Section):
 
     def segmenter_rules(self) -> SegmenterRules:
         """The engine's rules as this config sets them."""
-        seg = self.segments
+        seg, hedging = self.segments, self.hedging
+        thinking = hedging.include_thinking if seg.include_thinking is None else seg.include_thinking
         return SegmenterRules(
             builtin_commands=frozenset(name.lower() for name in seg.builtin_commands),
-            include_thinking=seg.include_thinking,
-            extra_hedging=tuple(seg.extra_hedging),
+            hedging=hedging.enabled,
+            include_thinking=thinking or hedging.include_thinking,
+            extra_hedging=(*hedging.extra_cues, *(seg.extra_hedging or ())),
             extra_search_tools=frozenset(seg.extra_search_tools),
         )
 
@@ -202,7 +246,10 @@ _SECONDS: Final = TypeAdapter(Seconds)
 
 def _cross_checks(document: dict[str, Any]) -> list[str]:
     """Rules between keys, checked even when other keys are bad so every problem is named."""
-    window = document.get("window", {})
+    return [*_window_checks(document.get("window", {})), *_llm_checks(document.get("hedging", {}))]
+
+
+def _window_checks(window: object) -> list[str]:
     if not isinstance(window, dict):
         return []
     try:
@@ -212,6 +259,13 @@ def _cross_checks(document: dict[str, Any]) -> list[str]:
         return []
     if retention < length:
         return ["window.retention: must be at least window.length"]
+    return []
+
+
+def _llm_checks(hedging: object) -> list[str]:
+    llm = hedging.get("llm", {}) if isinstance(hedging, dict) else {}
+    if isinstance(llm, dict) and llm.get("enabled") is True and not str(llm.get("model", "")).strip():
+        return ["hedging.llm.model: required when hedging.llm.enabled is true"]
     return []
 
 

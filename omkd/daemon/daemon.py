@@ -29,6 +29,7 @@ from omkd.daemon.notify import Notifier
 from omkd.daemon.scheduler import ReadScheduler
 from omkd.daemon.state import StateStore
 from omkd.daemon.views import Views
+from omkd.engine.hedge_judge import HedgeVerdict
 from omkd.engine.labels import CappedLabels
 
 log = structlog.get_logger("omkd.daemon")
@@ -74,6 +75,7 @@ class Daemon:
         self._knowledge = KnowledgeView(config, clock)
         self._exporter = Exporter(CappedLabels(config.metrics.max_skills), clock, config.metrics.snapshot_interval)
         self._chores: Chores | None = None
+        self._judge_task: asyncio.Task[None] | None = None
 
     @property
     def ingest(self) -> Ingest:
@@ -122,6 +124,17 @@ class Daemon:
             config.metrics.max_skills, restored.meta.skill_labels or sorted(restored.counters)
         )
         self._scheduler = ReadScheduler(self._ingest, self.clock, self._wake)
+        refiner = self._ingest.refiner
+        if refiner is not None:
+            folded = refiner.deliver
+
+            def deliver(key: str, verdict: HedgeVerdict | None) -> None:
+                folded(key, verdict)
+                self._wake.set()
+
+            refiner.deliver = deliver
+            self._judge_task = asyncio.create_task(refiner.run(), name="llm-judge")
+            log.info("llm_judge", model=refiner.settings.model, provider=refiner.settings.provider)
         await self._http.start(config.http.host, config.http.port)
         self.scheduler.start_watching(config.tail.mode, config.roots())
         log.info(
@@ -183,11 +196,18 @@ class Daemon:
 
     async def shutdown(self) -> None:
         self.notifier.send("STOPPING=1")
+        if self._judge_task is not None:
+            self._judge_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._judge_task
+            self._judge_task = None
         if self._scheduler is not None:
             self._scheduler.stop_watching()
         if self._ingest is not None:
             self._ingest.skill_labels = list(self._exporter.labels.labelled)
             self._ingest.shutdown()
+            if self._ingest.refiner is not None:
+                await self._ingest.refiner.close()
         await self._http.stop()
         if self._store is not None:
             self._store.close()

@@ -21,6 +21,7 @@ from omkd.engine.labels import CappedLabels
 from omkd.engine.plain import add_into
 from omkd.engine.report import KnowledgeIndex, open_segments
 from omkd.shell.knowledge_watch import BaseFigures
+from omkd.shell.llm_judge import LlmStats
 
 REPLAY_SNAPSHOT_INTERVAL: Final = 1.0
 
@@ -134,4 +135,6 @@ class Exporter:
             window_length=ingest.config.window.length,
             labels=self.labels,
             knowledge=bases,
+            llm=ingest.refiner.stats if ingest.refiner is not None else LlmStats(),
+            llm_cap=ingest.refiner.settings.daily_cost_cap if ingest.refiner is not None else None,
         )

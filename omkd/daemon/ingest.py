@@ -22,9 +22,11 @@ from omkd.daemon.state import Checkpoint, FileCheckpoint, Restored, StateStore
 from omkd.daemon.streams import StreamStates, state_of
 from omkd.daemon.tailer import Ended, EndReason, ScanResult, Tailer, TrackedFile, new_stream_id
 from omkd.engine.counters import PipelineCounters, SkillCounters
+from omkd.engine.hedge_judge import HedgeVerdict
 from omkd.engine.live import LiveFold
 from omkd.engine.pipeline import StreamProcessor, Window
 from omkd.engine.plain import copy_record
+from omkd.shell.llm_judge import open_refiner
 
 log = structlog.get_logger("omkd.ingest")
 
@@ -45,7 +47,12 @@ class Ingest:
         self.store = store
         self.clock = clock
         self.tailer = Tailer(config.roots(), config.tail.max_open_files)
-        self.streams = StreamStates(store, config.segmenter_rules(), config.tail.max_line_bytes, config.roots())
+        self.refiner = open_refiner(config.hedging.llm, config.state_dir())
+        if self.refiner is not None:
+            self.refiner.deliver = self.refined
+        self.streams = StreamStates(
+            store, config.segmenter_rules(), config.tail.max_line_bytes, config.roots(), self.refiner
+        )
         window = config.window
         self.live = LiveFold(window.length, window.retention, window.rollup_days, clock.time())
         self.pipeline: PipelineCounters = restored.pipeline
@@ -75,6 +82,7 @@ class Ingest:
                 ("http.listen", old.http.listen, new.http.listen),
                 ("state.directory", old.state_dir(), new.state_dir()),
                 ("segments", old.segments, new.segments),
+                ("hedging", old.hedging, new.hedging),
                 ("tail.max_line_bytes", old.tail.max_line_bytes, new.tail.max_line_bytes),
             )
             if before != after
@@ -131,6 +139,19 @@ class Ingest:
             self.live.apply(summary)
         for link in processor.take_links():
             self.live.learn(link)
+
+    def refined(self, key: str, verdict: HedgeVerdict | None) -> None:
+        """The LLM judge answered: streams that wait for ``key`` fold their changed segments."""
+        for stream_id, processor in self.streams.processors.items():
+            if not processor.segmenter.texts.awaiting:
+                continue
+            processor.segmenter.refine(key, verdict)
+            changed = processor.take_changed()
+            if changed:
+                self.version += 1
+                self._dirty_files.add(stream_id)
+                for summary in changed:
+                    self.live.apply(summary)
 
     def end(self, ended: Ended) -> TrackedFile | None:
         """A file's stream ends: drain what can still be read, close, forget the file.

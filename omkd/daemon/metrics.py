@@ -31,6 +31,7 @@ from omkd.engine.figures import WindowFigures
 from omkd.engine.health import SkillTotals
 from omkd.engine.labels import CappedLabels
 from omkd.shell.knowledge_watch import BaseFigures
+from omkd.shell.llm_judge import LlmStats
 
 PARSE_ERROR_REASONS: Final = ("invalid_json", "invalid_utf8", "not_object", "bad_shape")
 DISCARD_REASONS: Final = ("oversize", "partial_at_delete")
@@ -71,6 +72,9 @@ class Snapshot:
     window_length: float = 0.0
     labels: CappedLabels = field(default_factory=lambda: CappedLabels(1))
     knowledge: dict[str, BaseFigures] = field(default_factory=dict)
+    llm: LlmStats = field(default_factory=LlmStats)
+    llm_cap: float | None = None
+    """The LLM judge's daily cost cap; None when no LLM judge is configured."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +239,16 @@ TABLE: Final[list[MetricSpec]] = [
                _plain(lambda s: s.files_open)),
     *_from_fields(IngestStats, lambda s: s.ingest),
     *_from_fields(PipelineCounters, lambda s: s.pipeline),
+    *_from_fields(LlmStats, lambda s: s.llm),
+    MetricSpec("omkd_hedging_llm_enabled", "gauge", "1 when an LLM judge refines the hedging verdicts.", (),
+               _plain(lambda s: float(s.llm_cap is not None))),
+    MetricSpec("omkd_hedging_llm_queued", "gauge", "Hedging candidates waiting for the LLM judge.", (),
+               _plain(lambda s: s.llm.queued)),
+    MetricSpec("omkd_hedging_llm_spent_today_dollars", "gauge",
+               "What the LLM judge spent this UTC day, in US dollars (capped by the daily cost cap).", (),
+               _plain(lambda s: s.llm.spent_today)),
+    MetricSpec("omkd_hedging_llm_daily_cap_dollars", "gauge", "The LLM judge's daily cost cap, in US dollars.", (),
+               _plain(lambda s: s.llm_cap)),
     MetricSpec("omkd_lines_discarded", "counter", "Lines discarded, by reason.", ("reason",),
                _by_reason(lambda s: {**s.ingest.discarded, "oversize": s.pipeline.bad_lines.get("oversize", 0)},
                           DISCARD_REASONS)),

@@ -18,6 +18,7 @@ from omkd.daemon.state import StateStore
 from omkd.daemon.tailer import TrackedFile
 from omkd.engine.pipeline import StreamProcessor
 from omkd.engine.segment import SegmenterRules
+from omkd.engine.text_signals import Refiner
 
 log = structlog.get_logger("omkd.ingest")
 
@@ -41,9 +42,17 @@ def state_of(processor: StreamProcessor) -> bytes:
 class StreamStates:
     """Stream processors by stream id, backed by the state store."""
 
-    def __init__(self, store: StateStore, rules: SegmenterRules, max_line_bytes: int, roots: list[Path]) -> None:
+    def __init__(
+        self,
+        store: StateStore,
+        rules: SegmenterRules,
+        max_line_bytes: int,
+        roots: list[Path],
+        refiner: Refiner | None = None,
+    ) -> None:
         self.store = store
         self.rules = rules
+        self.refiner = refiner
         self.max_line_bytes = max_line_bytes
         self.roots = roots
         self.processors: dict[str, StreamProcessor] = {}
@@ -74,6 +83,7 @@ class StreamStates:
                     log.warning("stream_reread", path=file.path)
                     file.read_offset = 0
                 processor = StreamProcessor(self.name_of(file.path), self.rules, self.max_line_bytes)
+            processor.segmenter.texts.attach(self.refiner)
             self.processors[file.stream_id] = processor
         return processor
 

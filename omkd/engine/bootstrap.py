@@ -43,7 +43,7 @@ def _check_resamples(resamples: int) -> None:
         raise ValueError(f"resamples must be at least 1, got {resamples}")
 
 
-def _derived_seed(*parts: object) -> int:
+def derived_seed(*parts: object) -> int:
     """A seed that depends only on the inputs: stable across runs, processes and platforms.
 
     ``hash()`` is salted per process for strings, so the seed comes from blake2b over the
@@ -91,7 +91,7 @@ def _weighted_interval(counts: Counts, confidence: float, resamples: int, seed: 
         mean = (counts[1] + 2 * counts[2]) / (2 * n)
         return (mean, mean)
     if seed is None:
-        seed = _derived_seed("weighted", *counts, resamples, confidence)
+        seed = derived_seed("weighted", *counts, resamples, confidence)
     rng = np.random.Generator(np.random.PCG64(seed))
     lower, upper = _percentiles(_resampled_sums(rng, counts, resamples), confidence)
     return (lower / (2 * n), upper / (2 * n))
@@ -173,7 +173,7 @@ def bootstrap_difference_interval(
     if n_before == 0 or n_after == 0:
         return (-1.0, 1.0)
     if seed is None:
-        seed = _derived_seed("difference", *before, *after, resamples, float(confidence))
+        seed = derived_seed("difference", *before, *after, resamples, float(confidence))
     rng = np.random.Generator(np.random.PCG64(seed))
     sums_before = _resampled_sums(rng, before, resamples)
     sums_after = _resampled_sums(rng, after, resamples)

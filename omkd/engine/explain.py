@@ -14,11 +14,14 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict
 
+from omkd.engine.cues import Candidate
 from omkd.engine.events import ToolCall
+from omkd.engine.hedge_judge import HedgeVerdict
 from omkd.engine.pipeline import Fold
 from omkd.engine.summary import Segment
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
+"""2: candidates carry confidence, reason and after_tool_result."""
 
 
 class _Model(BaseModel):
@@ -56,14 +59,21 @@ class CallRow(_Model):
 
 
 class CandidateRow(_Model):
+    """A sentence the hedging net caught, with the verdict it got."""
+
     sentence: str
     context: str
+    """Its neighbours, ``⟨…⟩`` where it stands."""
     cue: str
     is_uncertainty: bool
+    confidence: float
+    reason: str
     judge: str
+    """``embedded-v1``, ``llm:<model>:<prompt version>`` (a cached LLM verdict)."""
     file: str
     line: int
     thinking: bool = False
+    after_tool_result: bool = False
 
 
 class Explanation(_Model):
@@ -117,19 +127,20 @@ class StreamExplainer:
     def call_judged(self, call: ToolCall, call_line: int, verdict: str, rule: str, line: int, segment: Segment) -> None:
         self.calls.append((call, call_line, verdict, rule, line, segment))
 
-    def text_candidate(
-        self, sentence: str, context: str, cue: str, is_uncertainty: bool, judge: str, line: int, thinking: bool
-    ) -> None:
+    def text_candidate(self, candidate: Candidate, verdict: HedgeVerdict, line: int) -> None:
         self.candidates.append(
             CandidateRow(
-                sentence=sentence,
-                context=context,
-                cue=cue,
-                is_uncertainty=is_uncertainty,
-                judge=judge,
+                sentence=candidate.sentence,
+                context=candidate.context,
+                cue=candidate.cue,
+                is_uncertainty=verdict.is_uncertainty,
+                confidence=verdict.confidence,
+                reason=verdict.reason,
+                judge=verdict.judge,
                 file=self.file,
                 line=line,
-                thinking=thinking,
+                thinking=candidate.thinking,
+                after_tool_result=candidate.after_tool_result,
             )
         )
 

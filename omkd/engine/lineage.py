@@ -32,13 +32,18 @@ class Lineage:
         """In a sub-agent stream, the skill it called: the one the agents it launches work for."""
         self.noise = False
 
-    def inherit_keys(self) -> tuple[str, ...]:
-        """The keys a sub-agent stream's skill can be learnt by."""
+    def inherit_keys(self, stream_key: str) -> tuple[str, ...]:
+        """The keys a sub-agent stream's skill can be learnt by. Before its records name any (no
+        ``agentId``, no first prompt read yet), a key no link carries: its segments wait, as they
+        would had the keys been read already, instead of counting as ``general`` at once (the
+        figures must not depend on when the reading stopped)."""
         keys = []
         if self._context.agent_id:
             keys.append(link_key("agent", self._context.session_id, self._context.agent_id))
         if self._prompt_key is not None:
             keys.append(self._prompt_key)
+        if not keys and self._subagent:
+            keys.append(link_key("unnamed", self._context.session_id, stream_key))
         return tuple(keys)
 
     def take_links(self) -> list[Link]:
@@ -69,11 +74,12 @@ class Lineage:
         self.launched_agent(event.agent_id, segment, event.timestamp)
 
     def _link(self, key: str, segment: Segment, timestamp: float | None) -> None:
-        source = f"{segment.session_id or '-'}|{self._context.stream_key or segment.stream}|{segment.ordinal}"
+        stream_key = self._context.stream_key or segment.stream
+        source = f"{segment.session_id or '-'}|{stream_key}|{segment.ordinal}"
         if self._called is not None:
             skill = skills.GENERAL if self._called.lower() in self._builtins else self._called
             self._links.append(Link(key, skill, (), timestamp, source))
         elif segment.inherit:
-            self._links.append(Link(key, None, self.inherit_keys(), timestamp, source))
+            self._links.append(Link(key, None, self.inherit_keys(stream_key), timestamp, source))
         else:
             self._links.append(Link(key, segment.skill, (), timestamp, source))

@@ -25,6 +25,7 @@ from omkd.engine.links import Link, LinkBook
 from omkd.engine.segment import SegmenterRules, StreamSegmenter
 from omkd.engine.segmenting import Observer
 from omkd.engine.summary import SegmentSummary
+from omkd.engine.text_signals import Refiner
 
 SUBAGENT: Final = "subagent"
 MAIN: Final = "main"
@@ -65,15 +66,17 @@ class StreamProcessor:
         rules: SegmenterRules | None = None,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         observer: Observer | None = None,
+        refiner: Refiner | None = None,
     ) -> None:
-        """``name``: the file's path relative to its root (gap entries point there)."""
+        """``name``: the file's path relative to its root (gap entries point there); ``refiner``:
+        the LLM judge of hedging candidates, when one is configured."""
         self.name = name
         self.role = stream_role(name)
         self.counters = StreamCounters()
         self.splitter = LineSplitter(max_line_bytes)
         self.adapter = ClaudeCodeAdapter(self.counters)
         rules = rules or SegmenterRules()
-        self.segmenter = StreamSegmenter(name, self.role, self.adapter, rules, self.counters, observer)
+        self.segmenter = StreamSegmenter(name, self.role, self.adapter, rules, self.counters, observer, refiner=refiner)
         self.bytes_read = 0
 
     @property

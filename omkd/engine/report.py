@@ -15,7 +15,7 @@ from typing import Final, Protocol
 import pydantic
 from pydantic import BaseModel, ConfigDict
 
-from omkd.engine import certainty, figures, health, patterns
+from omkd.engine import certainty, conventions, figures, health, patterns
 from omkd.engine.certainty import Certainty
 from omkd.engine.counters import GapCounts, PipelineCounters
 from omkd.engine.health import SkillTotals
@@ -37,6 +37,8 @@ class KnowledgeIndex(Protocol):
     """Which knowledge files exist for a project directory."""
 
     def files_for(self, cwd: str | None) -> frozenset[str]: ...
+    def asks_markers(self, cwd: str | None) -> bool | None:
+        """Whether the agent's instructions there ask for uncertainty markers (None: not known)."""
 
 
 class NoKnowledge:
@@ -44,6 +46,9 @@ class NoKnowledge:
 
     def files_for(self, cwd: str | None) -> frozenset[str]:
         return frozenset()
+
+    def asks_markers(self, cwd: str | None) -> bool | None:
+        return None
 
 
 class _Model(BaseModel):
@@ -97,6 +102,16 @@ class SkillHealth(_Model):
     turns: int
     coverage: CoverageReport
     certainty: Certainty
+    markers: str = conventions.UNKNOWN
+    """Whether the projects the skill ran in ask the agent for uncertainty markers: ``asked``,
+    ``not asked`` (a marker rate of 0 then means nothing), ``partly asked``, ``unknown``."""
+
+
+class ConventionReport(_Model):
+    """Whether one project's instructions ask for the markers (``omkd conventions``)."""
+
+    cwd: str
+    asked: bool
 
 
 class FailedSearchPattern(_Model):
@@ -152,6 +167,8 @@ class Report(_Model):
     top_failed_searches: list[FailedSearchPattern]
     gaps: list[GapEntry]
     pipeline: PipelineReport
+    conventions: list[ConventionReport] = []
+    """Per project directory transcripts ran in: does it ask for uncertainty markers."""
 
 
 def iso(timestamp: float | None) -> str | None:
@@ -166,6 +183,7 @@ def skill_health(
     knowledge_files: frozenset[str],
     open_segments: int = 0,
     days: list[tuple[int, GapCounts]] | None = None,
+    markers: str = conventions.UNKNOWN,
 ) -> SkillHealth:
     derived = figures.derive(totals)
     cov = health.coverage(knowledge_files, totals.accessed)
@@ -205,6 +223,7 @@ def skill_health(
             never_accessed_total=len(cov.never_accessed),
         ),
         certainty=certainty.assess(derived, days or []),
+        markers=markers,
     )
 
 
@@ -213,6 +232,11 @@ def _knowledge_of(totals: SkillTotals, index: KnowledgeIndex) -> frozenset[str]:
     for cwd in totals.cwds:
         files.update(index.files_for(cwd))
     return frozenset(files)
+
+
+def _markers_of(totals: SkillTotals, index: KnowledgeIndex) -> str:
+    cwds = sorted(totals.cwds)
+    return conventions.combined([index.asks_markers(cwd) for cwd in cwds] or [index.asks_markers(None)])
 
 
 def pipeline_report(counters: PipelineCounters, outside_window: int) -> PipelineReport:
@@ -304,12 +328,17 @@ def build_report(
     open_by_skill = open_segments(inside, open_after)
     series = certainty.daily_series(inside)
     skills = [
-        skill_health(name, totals, _knowledge_of(totals, index), open_by_skill[name], series.days(name))
+        skill_health(
+            name, totals, _knowledge_of(totals, index), open_by_skill[name], series.days(name),
+            _markers_of(totals, index),
+        )
         for name, totals in sorted(fold.skills.items(), key=lambda item: (-item[1].segments, item[0]))
-    ]
+    ]  # fmt: skip
     overall = skill_health(
-        OVERALL, fold.overall, _knowledge_of(fold.overall, index), open_by_skill.total(), series.days(None)
-    )
+        OVERALL, fold.overall, _knowledge_of(fold.overall, index), open_by_skill.total(), series.days(None),
+        _markers_of(fold.overall, index),
+    )  # fmt: skip
+    asked = [(cwd, index.asks_markers(cwd)) for cwd in sorted(fold.overall.cwds)]
     window = fold.window
     starts = [s.first_ts for s in inside if s.first_ts is not None]
     ends = [s.last_ts for s in inside if s.last_ts is not None]
@@ -328,6 +357,7 @@ def build_report(
         overall=overall,
         skills=skills,
         top_failed_searches=top_failed_searches(inside, top_patterns),
+        conventions=[ConventionReport(cwd=cwd, asked=a) for cwd, a in asked if a is not None],
         gaps=gaps if gap_limit is None else gaps[:gap_limit],
         pipeline=pipeline_report(counters or fold.counters, len(fold.segments) - fold.overall.segments),
     )

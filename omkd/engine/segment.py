@@ -13,6 +13,7 @@ fold learns which one (``links``), its first segments carry the keys to learn it
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -35,12 +36,13 @@ from omkd.engine.events import (
     UserPrompt,
     tokens_of,
 )
+from omkd.engine.hedge_judge import HedgeVerdict
 from omkd.engine.lineage import Lineage
 from omkd.engine.links import Link
 from omkd.engine.segmenting import Observer, SegmenterRules, StreamContext
 from omkd.engine.skills import plugin_of, same_skill
 from omkd.engine.summary import RecentMessages, Segment, SegmentSummary
-from omkd.engine.text_signals import TextSignals
+from omkd.engine.text_signals import Refiner, TextSignals
 
 __all__ = ["SegmenterRules", "StreamSegmenter"]
 
@@ -60,6 +62,7 @@ class StreamSegmenter:
         counters: StreamCounters,
         observer: Observer | None = None,
         replaying: bool = False,
+        refiner: Refiner | None = None,
     ) -> None:
         self.stream = stream
         self._replaying = replaying
@@ -68,7 +71,10 @@ class StreamSegmenter:
         self._rules = rules
         self.counters = counters
         self.observer = observer
-        self.texts = TextSignals(rules.include_thinking, rules.extra_hedging, observer)
+        self.texts = TextSignals(rules, observer, refiner)
+        self._answering: str | None = None
+        """The message answering the tool results just read ("" until its first record; None when
+        the last thing read was not a tool result)."""
         self._ordinal = 0
         self.calls = CallTracker(context, rules.extra_search_tools)
         self._messages = RecentMessages()
@@ -149,16 +155,23 @@ class StreamSegmenter:
         previous.absorb(failed)
         previous.open = True
         self.calls.repoint(failed, previous)
+        self.texts.repoint(failed, previous)
         self._changed.pop(failed.ordinal, None)
         self._changed[previous.ordinal] = previous
         self.current = previous
         if self.observer is not None:
             self.observer.segment_undone(failed, previous, why, self._context.line)
 
+    def refine(self, key: str, verdict: HedgeVerdict | None) -> None:
+        """A refined hedging verdict arrived: the segments it changes are handed out again."""
+        for segment in self.texts.refine(key, verdict):
+            if segment.counts:
+                self._changed[segment.ordinal] = segment
+
     def take_changed(self) -> list[SegmentSummary]:
         """Summaries of the counted segments that changed since the last call."""
         stream_key = self._context.stream_key or self.stream
-        inherit = self.lineage.inherit_keys()
+        inherit = self.lineage.inherit_keys(stream_key)
         changed = []
         for segment in self._changed.values():
             if segment.counts and not segment.tentative:
@@ -206,9 +219,9 @@ class StreamSegmenter:
     def _replay(self, event: Event) -> None:
         """A fork's copy of its parent's conversation: only the skill current at its end matters."""
         if self._dry is None:
-            self._dry = StreamSegmenter(
-                self.stream, "main", self._context, self._rules, StreamCounters(), replaying=True
-            )
+            # only the skill current at the fork point matters: the replay reads no text signals
+            rules = dataclasses.replace(self._rules, hedging=False)
+            self._dry = StreamSegmenter(self.stream, "main", self._context, rules, StreamCounters(), replaying=True)
         self._dry.handle(event)
 
     def _fork_question(self, event: ForkQuestion) -> None:
@@ -220,6 +233,7 @@ class StreamSegmenter:
         self.current.started_by = "inherited from the parent at the fork point"
 
     def _prompt(self, event: UserPrompt) -> None:
+        self._answering = None
         self.calls.remember_prompt(event.text)
         if self.current.skill != skills.GENERAL:
             self._cut(skills.GENERAL, "typed prompt")
@@ -264,6 +278,11 @@ class StreamSegmenter:
         self._switch(raw, "attributionSkill")
 
     def _assistant(self, message_id: str, usage: Usage, timestamp: float | None) -> Segment:
+        answering = self._answering
+        if answering == "":
+            self._answering = message_id
+        elif answering is not None and answering != message_id:
+            self._answering = None
         segment = self.current
         segment.assistant_parts += 1
         if self._messages.first(message_id):
@@ -287,7 +306,7 @@ class StreamSegmenter:
     def _assistant_text(self, event: AssistantText) -> None:
         self._attribution(event.attribution_skill, event.message_id)
         segment = self._assistant(event.message_id, event.usage, event.timestamp)
-        self.texts.read(event, segment, self._turn, self._context.line)
+        self.texts.read(event, segment, self._turn, self._context.line, self._answering is not None)
 
     def _tool_call(self, event: ToolCall) -> None:
         self._attribution(event.attribution_skill, event.message_id)
@@ -317,6 +336,7 @@ class StreamSegmenter:
                 self.lineage.launched_with(prompt, segment, event.timestamp)
 
     def _tool_result(self, event: ToolResult) -> None:
+        self._answering = ""
         answered = self.calls.answer(event, self._context.line, self._context.cwd, self.observer)
         if answered is None:
             self.counters.orphan_results += 1

@@ -12,6 +12,8 @@ from typing import Protocol
 
 from omkd.engine import skills
 from omkd.engine.calls import CallObserver
+from omkd.engine.cues import Candidate
+from omkd.engine.hedge_judge import HedgeVerdict
 from omkd.engine.summary import Segment
 
 
@@ -20,8 +22,11 @@ class SegmenterRules:
     """The configurable parts of segmentation and detection."""
 
     builtin_commands: frozenset[str] = skills.BUILTIN_COMMANDS
+    hedging: bool = True
     include_thinking: bool = False
+    """Hedging candidates are also looked for in ``thinking`` parts (marked so)."""
     extra_hedging: tuple[str, ...] = ()
+    """Extra cues of the recall net (regular expressions)."""
     extra_search_tools: frozenset[str] = frozenset()
 
 
@@ -53,7 +58,5 @@ class Observer(CallObserver, Protocol):
     def segment_started(self, segment: Segment, rule: str, line: int) -> None: ...
     def segment_ended(self, segment: Segment, reason: str, line: int) -> None: ...
     def segment_undone(self, segment: Segment, into: Segment, reason: str, line: int) -> None: ...
-    def text_candidate(
-        self, sentence: str, context: str, cue: str, is_uncertainty: bool, judge: str, line: int, thinking: bool
-    ) -> None: ...
+    def text_candidate(self, candidate: Candidate, verdict: HedgeVerdict, line: int) -> None: ...
     def assistant_record(self, segment: Segment, line: int) -> None: ...

@@ -108,7 +108,10 @@ class Segment:
     open: bool = True
     user_given: list[str] = field(default_factory=list)
     deduplicated: int = 0
-    hedged: bool = False
+    hedges: list[tuple[Signal, bool]] = field(default_factory=list)
+    """Hedging signals kept (with whether a refined verdict is awaited for it): the strongest
+    settled one and every awaited one; the summary shows the strongest positive."""
+    hedges_asked: int = 0
     inherit: bool = False
     """The skill is the launching segment's, not known yet (a sub-agent's first stretch)."""
     tentative: bool = False
@@ -152,9 +155,41 @@ class Segment:
         self.signals.extend(other.signals)
         self.accessed |= other.accessed
         self.user_given.extend(other.user_given)
-        self.hedged = self.hedged or other.hedged
+        self.hedges.extend(other.hedges)
+        self.hedges_asked += other.hedges_asked
+        self._prune_hedges()
         for timestamp in (other.first_ts, other.last_ts):
             self.touch(timestamp, other.end_line)
+
+    # --- hedging: at most one signal per segment, the strongest verdict ------------------------
+
+    def strongest_hedge(self) -> Signal | None:
+        best: Signal | None = None
+        for signal, _ in self.hedges:
+            if signal.evidence["is_uncertainty"] and (
+                best is None or signal.evidence["confidence"] > best.evidence["confidence"]
+            ):
+                best = signal
+        return best
+
+    def offer_hedge(self, signal: Signal, awaited: bool = False) -> None:
+        """A judged candidate (``awaited``: a refined verdict will follow)."""
+        self.hedges.append((signal, awaited))
+        self._prune_hedges()
+
+    def settle_hedge(self, signal: Signal) -> bool:
+        """The refined verdict for a candidate offered as awaited; True when the strongest changed."""
+        before = self.strongest_hedge()
+        same = (signal.line, signal.evidence["sentence"])
+        self.hedges = [(s, a) for s, a in self.hedges if not (a and (s.line, s.evidence["sentence"]) == same)]
+        self.hedges.append((signal, False))
+        self._prune_hedges()
+        return self.strongest_hedge() != before
+
+    def _prune_hedges(self) -> None:
+        settled = [s for s, awaited in self.hedges if not awaited and s.evidence["is_uncertainty"]]
+        best = max(settled, key=lambda s: s.evidence["confidence"], default=None)
+        self.hedges = [(s, a) for s, a in self.hedges if a or s is best]
 
     def note_outcome(self, failed_tool: str | None, turn: int, timestamp: float | None, line: int) -> None:
         """Extend or reset the run of failed searches; the third in a row is a signal."""
@@ -178,6 +213,13 @@ class Segment:
                 )
             )
 
+    def _signals(self) -> tuple[Signal, ...]:
+        hedge = self.strongest_hedge()
+        if hedge is None:
+            return tuple(self.signals)
+        at = next((i for i, s in enumerate(self.signals) if s.line > hedge.line), len(self.signals))
+        return (*self.signals[:at], hedge, *self.signals[at:])
+
     def summary(self, stream_key: str, inherit: tuple[str, ...] = ()) -> SegmentSummary:
         """The figures now; ``stream_key`` names the stream by its content."""
         return SegmentSummary(
@@ -196,7 +238,7 @@ class Segment:
             tool_failures=self.tool_failures,
             tool_cancelled=self.tool_cancelled,
             tokens=(self.tokens[0], self.tokens[1], self.tokens[2], self.tokens[3]),
-            signals=tuple(self.signals),
+            signals=self._signals(),
             accessed=frozenset(self.accessed),
             open=self.open,
             user_given=tuple(self.user_given),

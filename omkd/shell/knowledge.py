@@ -3,7 +3,8 @@
 A project's knowledge is ``<cwd>/CLAUDE.md``, ``<cwd>/.claude/knowledge/**`` and
 ``<cwd>/.claude/skills/**``; the user's is ``~/.claude/CLAUDE.md`` and
 ``~/.claude/skills/**``; extra roots (``--kb``) add every text file below them. Listings
-are cached per directory for the life of the index.
+are cached per directory for the life of the index, and so is whether a project's instructions
+ask for the uncertainty markers (``engine/conventions.py``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Final
+
+from omkd.engine import conventions
 
 TEXT_SUFFIXES: Final = frozenset({".md", ".txt", ".sh", ".json", ".yaml", ".yml"})
 
@@ -40,6 +43,17 @@ def _layout(base: Path, trees: Iterable[str]) -> frozenset[str]:
 USER_BASE: Final = "~"
 
 
+def _instructions_ask(base: Path) -> bool:
+    for name in conventions.INSTRUCTION_FILES:
+        try:
+            text = (base / name).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if conventions.asks_for_markers(text):
+            return True
+    return False
+
+
 class FileKnowledgeIndex:
     """Knowledge files found on this machine for the projects transcripts name."""
 
@@ -48,6 +62,7 @@ class FileKnowledgeIndex:
         self._extra = tuple(extra_roots)
         self._projects: dict[str, frozenset[str]] = {}
         self._common: frozenset[str] | None = None
+        self._asks: dict[str | None, bool] = {}
 
     def files_for(self, cwd: str | None) -> frozenset[str]:
         if cwd is None:
@@ -65,6 +80,19 @@ class FileKnowledgeIndex:
             found = _layout(path, (".claude/knowledge", ".claude/skills")) if path.is_absolute() else frozenset()
             cached = self._projects[cwd] = found
         return cached
+
+    def asks_markers(self, cwd: str | None) -> bool | None:
+        """Whether the instructions an agent reads in ``cwd`` (the user's ``~/.claude/CLAUDE.md``
+        included) ask for the markers of the convention; ``cwd`` None: the user's alone."""
+        if cwd in self._asks:
+            return self._asks[cwd]
+        if cwd is None:
+            asked = self._home is not None and _instructions_ask(self._home / ".claude")
+        else:
+            path = Path(cwd)
+            asked = bool(self.asks_markers(None)) or (path.is_absolute() and _instructions_ask(path))
+        self._asks[cwd] = asked
+        return asked
 
     def bases(self, cwds: Iterable[str]) -> list[tuple[str, Path, frozenset[str]]]:
         """Each knowledge base as (name, directory, files): the user's (``~``), each extra

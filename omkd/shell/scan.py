@@ -5,13 +5,17 @@ Files are read in fixed-size chunks, so memory stays flat however large the corp
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from omkd.engine.pipeline import Fold, StreamProcessor, Window
 from omkd.engine.segment import SegmenterRules
+
+if TYPE_CHECKING:
+    from omkd.shell.llm_judge import LlmRefiner
 
 CHUNK_BYTES: Final = 1 << 20
 TRANSCRIPT_SUFFIX: Final = ".jsonl"
@@ -71,12 +75,32 @@ def scan(
     window: Window | None = None,
     rules: SegmenterRules | None = None,
     progress: Progress | None = None,
+    refiner: LlmRefiner | None = None,
 ) -> Fold:
-    """Fold every file, one stream per file (a bare path is named by its file name)."""
+    """Fold every file, one stream per file (a bare path is named by its file name).
+
+    With an LLM judge, the files are read twice when the first reading queued candidates it had
+    no cached verdict for: they are asked in between, and the second reading finds them cached.
+    """
+    sources = [item if isinstance(item, Source) else Source(item, item.name) for item in files]
+    fold = _fold(sources, window, rules, progress, refiner)
+    if refiner is not None and refiner.pending:
+        asyncio.run(refiner.drain())
+        with refiner.quietly():
+            fold = _fold(sources, window, rules, None, refiner)
+    return fold
+
+
+def _fold(
+    sources: list[Source],
+    window: Window | None,
+    rules: SegmenterRules | None,
+    progress: Progress | None,
+    refiner: LlmRefiner | None,
+) -> Fold:
     fold = Fold(window=window or Window())
-    for item in files:
-        source = item if isinstance(item, Source) else Source(item, item.name)
-        stream = StreamProcessor(source.name, rules)
+    for source in sources:
+        stream = StreamProcessor(source.name, rules, refiner=refiner)
         scan_file(source.path, stream, progress)
         fold.add_stream(stream)
     fold.finish()

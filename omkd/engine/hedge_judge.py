@@ -1,0 +1,186 @@
+"""The embedded judge of hedging candidates: does the sentence express uncertainty about knowledge?
+
+A logistic model over the words (English) or characters (Chinese) of the sentence, the cue and
+the words around it, and a few signs of what the sentence is doing: speaking in the first person,
+reasoning about an "if", addressing the person, planning a next step, observing output just seen,
+predicting. Its weights are data (``data/hedging_judge.json``), trained by
+``bench/train_hedging_judge.py`` from ``tests/data/hedging_sentences.jsonl``, which rebuilds the
+file bit for bit. Offline, CPU-only, deterministic: the same sentence gets the same verdict on
+every machine.
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import itertools
+import math
+import re
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Final
+
+import orjson
+
+from omkd.engine.cues import CONTEXT_MARK, Candidate
+
+MODEL_FILE: Final = "hedging_judge.json"
+CONTEXT_CHARS: Final = 600
+"""The context's signs are read from its first characters only (a few sentences' worth)."""
+PRIORS: Final = {"strength:strong": 2.0}
+"""Prior means of weights (log-odds), the rest 0: a strong cue (``cues.STRONG``) says outright
+that a fact is not known; training moves the weight only as far as the sentences show."""
+_WORD: Final = re.compile(r"[a-z][a-z']*")
+_HAN: Final = re.compile(r"[\u3400-\u9fff]+")
+_DIGITS: Final = re.compile(r"\d+")
+_SPACE: Final = re.compile(r"\s+")
+# sign: (words, phrases of several words, Chinese). A sign is in a sentence when one of its
+# words is a word of it, or one of its phrases or Chinese strings is in it.
+_SIGN_TABLE: Final = {
+    "first_person": ("i i'm i'll i've i'd we we're my our", "", "我 我们 我們"),
+    "you": ("you your you're you'll", "", "你 您"),
+    "if": ("if when unless otherwise", "in case", "如果 若 假如 要是 萬一 万一"),
+    "plan": ("let's i'll next", "let me|i will|then i|going to|now i", "接下来 接下來 我来 我來 我先 然后 然後"),
+    "observed": (
+        "output result results show shows showed returned log logs passed failed error printed listed",
+        "",
+        "显示 顯示 输出 輸出 结果 結果 日志 日誌 返回",
+    ),
+    "future": ("will won't later eventually", "going to", "将会 將會 以后 以後"),
+    "negated": ("not no never", "", "不 没 沒"),
+    "fact": ("is are was were use uses live lives defined configured stored located support supports", "", "是 在 用"),
+    "verify": ("verify verified confirm confirmed check checked unverified", "", "确认 確認 验证 驗證 查证 查證"),
+    "know": ("know sure certain idea recall remember", "", "知道 确定 確定 清楚 记得 記得"),
+}
+_SIGNS: Final = {
+    name: (frozenset(words.split()), tuple(f" {p} " for p in phrases.split("|") if p), tuple(chinese.split()))
+    for name, (words, phrases, chinese) in _SIGN_TABLE.items()
+}
+
+
+def _signs(text: str) -> list[str]:
+    """The signs in a normalised text, in table order."""
+    tokens = _WORD.findall(text)
+    words = set(tokens)
+    spaced = f" {' '.join(tokens)} "
+    han = _HAN.search(text) is not None
+    return [
+        name
+        for name, (sign_words, phrases, chinese) in _SIGNS.items()
+        if not sign_words.isdisjoint(words)
+        or (phrases and any(p in spaced for p in phrases))
+        or (han and any(c in text for c in chinese))
+    ]
+
+
+_CROSSED: Final = frozenset({"you", "if", "plan", "observed", "future", "first_person"})
+"""Signs whose meaning depends on the cue: "might" to the person is a suggestion, "might" about X a guess."""
+
+
+@dataclass(frozen=True, slots=True)
+class HedgeVerdict:
+    """What a judge said of a candidate (kept on the hedging signal)."""
+
+    is_uncertainty: bool
+    confidence: float
+    """How sure the judge is of its verdict, 0.5 to 1."""
+    reason: str
+    judge: str
+    """Which judge and version: ``embedded-v1``, ``llm:<model>:<prompt version>``."""
+
+
+def _normal(text: str) -> str:
+    return _SPACE.sub(" ", _DIGITS.sub("0", text.lower())).strip()
+
+
+def _grams(text: str, prefix: str) -> list[str]:
+    words = _WORD.findall(text)
+    found = [f"{prefix}w:{w}" for w in words]
+    found += [f"{prefix}ww:{a} {b}" for a, b in itertools.pairwise(words)]
+    for run in _HAN.findall(text):
+        found += [f"{prefix}h:{c}" for c in run]
+        found += [f"{prefix}hh:{run[i : i + 2]}" for i in range(len(run) - 1)]
+        found += [f"{prefix}hhh:{run[i : i + 3]}" for i in range(len(run) - 2)]
+    return found
+
+
+def features(candidate: Candidate) -> list[str]:
+    """The features a candidate is judged by (the same in training and at run time)."""
+    sentence = _normal(candidate.sentence)
+    cue = _normal(candidate.cue)
+    found = [f"cue:{cue}", f"strength:{candidate.strength}", "part:thinking" if candidate.thinking else "part:text"]
+    found.append("lang:zh" if candidate.chinese else "lang:en")
+    if candidate.after_tool_result:
+        found.append("after:tool_result")
+    at = sentence.find(cue)
+    if at >= 0:
+        before, after = sentence[:at], sentence[at + len(cue) :]
+        left, right = _WORD.findall(before)[-2:], _WORD.findall(after)[:2]
+        found += [f"left:{w}" for w in left] + [f"right:{w}" for w in right]
+        if left:
+            found.append(f"left1:{left[-1]}|{cue}")
+        if right:
+            found.append(f"right1:{cue}|{right[0]}")
+        han_left, han_right = before[-2:], after[:2]
+        if _HAN.fullmatch(han_left or "x"):
+            found.append(f"hleft:{han_left}")
+        if _HAN.fullmatch(han_right or "x"):
+            found.append(f"hright:{han_right}")
+        found.append("cue_at:start" if at <= 3 else "cue_at:later")
+    signs = _signs(sentence)
+    found += [f"sign:{name}" for name in signs]
+    found += [f"cue:{cue}&{name}" for name in signs if name in _CROSSED]
+    if sentence.endswith(("?", "？")):
+        found.append("sign:question")
+    found += _grams(sentence, "")
+    context = _normal(candidate.context[:CONTEXT_CHARS].replace(CONTEXT_MARK, " "))
+    found += [f"ctx:{name}" for name in _signs(context)]
+    return found
+
+
+def sigmoid(z: float) -> float:
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+class EmbeddedJudge:
+    """The logistic model shipped in the package."""
+
+    def __init__(self, model: dict[str, Any]) -> None:
+        self.version = str(model["version"])
+        self.name = f"embedded-{self.version}"
+        self._bias = float(model["bias"])
+        self._threshold = float(model["threshold"])
+        self._weights: dict[str, float] = {str(k): float(v) for k, v in model["weights"].items()}
+
+    def score(self, candidate: Candidate) -> float:
+        """The model's probability that the candidate expresses uncertainty about knowledge."""
+        return self._score(set(features(candidate)))
+
+    def _score(self, present: set[str]) -> float:
+        weights = self._weights
+        return sigmoid(self._bias + sum(weights.get(f, 0.0) for f in present))
+
+    def judge(self, candidate: Candidate, explain: bool = True) -> HedgeVerdict:
+        """The verdict; its reason (the features that weighed most) is given for a verdict of
+        uncertainty, and for the others only when ``explain`` (it costs as much as the score)."""
+        present = set(features(candidate))
+        p = self._score(present)
+        uncertain = p >= self._threshold
+        reason = self._reason(present) if uncertain or explain else ""
+        return HedgeVerdict(uncertain, round(p if uncertain else 1.0 - p, 3), reason, self.name)
+
+    def _reason(self, present: set[str]) -> str:
+        """The three features that pushed the verdict most, for a person reviewing it."""
+        weights = self._weights
+        strongest = heapq.nsmallest(3, present, key=lambda f: (-abs(weights.get(f, 0.0)), f))
+        return ", ".join(f"{f} {weights.get(f, 0.0):+.2f}" for f in strongest if weights.get(f, 0.0))
+
+
+@functools.cache
+def embedded_judge() -> EmbeddedJudge:
+    """The judge of the model file in the package (read once)."""
+    data = resources.files("omkd.engine").joinpath("data", MODEL_FILE).read_bytes()
+    return EmbeddedJudge(orjson.loads(data))
