@@ -1,6 +1,6 @@
-"""Signals in assistant text: explicit markers and hedging phrases, outside quoted text.
+"""Explicit markers in assistant text, outside quoted text (spec §3.2).
 
-A marker or phrase inside a fenced code block, inline code, a ``>`` quote line or a table
+A marker inside a fenced code block, inline code, a ``>`` quote line or a table
 row is the agent quoting it, not using it.
 """
 
@@ -45,20 +45,3 @@ def find_markers(text: str) -> list[re.Match[str]]:
         return []
     spans = quoted_spans(text)
     return [m for m in matches if not any(a <= m.start() < b for a, b in spans)]
-
-
-class HedgingMatcher:
-    """The hedging phrases (built-in and configured), with the built-ins' literal prefilter."""
-
-    __slots__ = ("_extra", "_pattern")
-
-    def __init__(self, extra: tuple[str, ...] = ()) -> None:
-        self._extra = extra
-        self._pattern = patterns.compile_hedging(extra)
-
-    def search(self, text: str) -> re.Match[str] | None:
-        if not self._extra:
-            lowered = text.lower()
-            if not any(phrase in lowered for phrase in patterns.HEDGING_LITERALS):
-                return None
-        return self._pattern.search(text)

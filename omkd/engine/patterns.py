@@ -217,32 +217,6 @@ INLINE_CODE: Final = re.compile(r"`[^`\n]*`")
 # A markdown table's separator row (``--- | ---``, ``|:---|---:|``): its block's rows are quoted.
 TABLE_SEPARATOR: Final = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")
 
-# --- hedging -----------------------------------------------------------------------------------
-
-HEDGING_PHRASES: Final = (
-    "我不确定",
-    "没有足够信息",
-    "需要查证",
-    "无法确认",
-    "I'm not sure",
-    "I’m not sure",
-    "Im not sure",
-    "insufficient information",
-    "need to verify",
-    "presumably",
-)
-"""Literal phrases, matched case-insensitively. Configured extras are regular expressions."""
-HEDGING_LITERALS: Final = tuple(phrase.lower() for phrase in HEDGING_PHRASES)
-"""The prefilter: a substring test per phrase on the lowered text is several times faster than
-the alternation, and tells whether to run it at all."""
-
-
-def compile_hedging(extra: tuple[str, ...] = ()) -> re.Pattern[str]:
-    """One case-insensitive alternation of the built-in phrases and the configured patterns."""
-    alternatives = [re.escape(p) for p in HEDGING_PHRASES] + [f"(?:{p})" for p in extra]
-    return re.compile("|".join(alternatives), re.IGNORECASE)
-
-
 # --- segment boundaries ------------------------------------------------------------------------
 
 COMMAND_NAME: Final = re.compile(r"<command-name>\s*([^<]*?)\s*</command-name>")
