@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from omkd.cli import main
-from omkd.engine import stats
+from omkd.engine.intervals import rate_interval
 from omkd.engine.report import Report
 from tests.transcript_builder import Transcript, health_of, report_of
 
@@ -38,51 +38,72 @@ def _report(*plans: tuple[str, int, int]) -> Report:
     return report_of(t)
 
 
-def test_gap_rate_carries_its_wilson_interval() -> None:
-    """3 gaps in 10 segments: Wilson 95 % is (0.1078, 0.6032).
-
-    z = 1.959964, z^2 = 3.841459; centre (0.3 + 0.192073) / 1.384146 = 0.355503;
-    half width 1.416009 * sqrt(0.021 + 0.009604) = 0.247715.
-    """
+def test_gap_rate_carries_its_interval() -> None:
+    """3 gaps in 10 segments: (0.0809, 0.6463), Wilson with continuity correction (computed by hand
+    in ``test_stats.test_the_rate_interval_by_hand``)."""
     interval = health_of(_report(("deploy", 3, 7)), "deploy").certainty.gap_rate_interval
     assert (round(interval.lower, 4), round(interval.upper, 4), interval.level, interval.method) == (
-        0.1078,
-        0.6032,
+        0.0809,
+        0.6463,
         0.95,
-        "wilson",
+        "wilson-cc",
     )
 
 
-def test_weighted_interval_is_the_seeded_bootstrap_and_reproducible() -> None:
-    """The weighted interval is the 1,000-resample bootstrap of the weight counts, the same on every run."""
-    first = health_of(_report(("deploy", 3, 7)), "deploy").certainty.weighted_gap_rate_interval
-    again = health_of(_report(("deploy", 3, 7)), "deploy").certainty.weighted_gap_rate_interval
-    expected = stats.bootstrap_weighted_interval(7, 0, 3)
-    assert (first.lower, first.upper, first.method) == (expected[0], expected[1], "bootstrap-1000")
-    assert first == again
+def test_the_weighted_interval_is_the_same_method_on_the_weight_sum() -> None:
+    """Three full-weight gap segments of ten: the weight sum is 3, so the same interval as 3/10."""
+    sure = health_of(_report(("deploy", 3, 7)), "deploy").certainty
+    weighted = sure.weighted_gap_rate_interval
+    assert (weighted.lower, weighted.upper, weighted.method) == (*rate_interval(3, 10), "wilson-cc")
+
+
+def test_a_one_segment_skill_has_the_same_wide_interval_on_both_rates() -> None:
+    """The issue's case: one segment with a gap printed a weighted interval of [100-100] beside the gap
+    rate's [21-100]. Both are now the interval of 1 in 1."""
+    sure = health_of(_report(("once", 1, 0)), "once").certainty
+    assert (sure.gap_rate_interval.lower, sure.gap_rate_interval.upper) == rate_interval(1, 1)
+    assert (sure.weighted_gap_rate_interval.lower, sure.weighted_gap_rate_interval.upper) == rate_interval(1, 1)
 
 
 def test_red_is_confident_only_when_the_lower_bound_clears_the_threshold() -> None:
-    """20 of 20 segments with gaps: Wilson lower 0.8389 >= 0.30, a confident red; 4 of 10 is red but indicative.
+    """20 of 20 segments with gaps: lower 0.7995 >= 0.30, a confident red; 4 of 10 is red but indicative.
 
-    For 4/10: centre 0.427751, half width 1.416009 * sqrt(0.024 + 0.009604) = 0.259573, lower 0.1682 < 0.30.
+    20/20: a = 43.841459, d = 47.682918, sqrt(1.841459 - 0.05 + 4) = 2.406545, x z = 4.716744,
+    (43.841459 - 1 - 4.716744) / d = 0.799547. 4/10: a = 11.841459, d = 27.682918,
+    sqrt(1.741459 + 1.6 * 7) = 3.597424, x z = 7.050822, (11.841459 - 1 - 7.050822) / d = 0.136930.
     """
     report = _report(("always", 20, 0), ("often", 4, 6))
     always, often = health_of(report, "always"), health_of(report, "often")
     assert (always.health, always.certainty.health_confident) == ("red", True)
     assert (often.health, often.certainty.health_confident) == ("red", False)
-    assert round(often.certainty.gap_rate_interval.lower, 4) == 0.1682
+    assert round(often.certainty.gap_rate_interval.lower, 4) == 0.1369
+    assert round(always.certainty.gap_rate_interval.lower, 4) == 0.7995
 
 
 def test_daily_trend_cv_and_instability() -> None:
-    """Daily weighted rates 0.2 and 0.4: mean 0.3, sample sd 0.141421, CV 0.471405 > 0.15: unstable."""
+    """Daily weighted rates 0.2, 0.4, 0.2: mean 0.266667, sample sd 0.115470, CV 0.433013 > 0.15: unstable."""
     t = Transcript()
     _segments(t, "api", 1, 4, day=0)
     _segments(t, "api", 2, 3, day=1)
+    _segments(t, "api", 1, 4, day=2)
     trend = health_of(report_of(t), "api").certainty.trend
-    assert (trend.days, trend.daily_weighted_gap_rate) == (["2026-02-12", "2026-02-13"], [0.2, 0.4])
-    assert trend.cv == pytest.approx(0.471405, abs=1e-6)
+    assert (trend.days, trend.daily_weighted_gap_rate) == (["2026-02-12", "2026-02-13", "2026-02-14"], [0.2, 0.4, 0.2])
+    assert trend.cv == pytest.approx(0.433013, abs=1e-6)
     assert trend.unstable is True
+
+
+def test_no_trend_verdict_on_two_days_or_an_underpowered_skill() -> None:
+    """Two days (10 segments) are not a trend; neither are three days of one segment each."""
+    t = Transcript()
+    _segments(t, "api", 1, 4, day=0)
+    _segments(t, "api", 2, 3, day=1)
+    for day in range(3):
+        _segments(t, "rare", day % 2, 1 - day % 2, day=day)
+    report = report_of(t)
+    for skill in ("api", "rare"):
+        trend = health_of(report, skill).certainty.trend
+        assert (trend.cv, trend.unstable) == (None, False)
+    assert health_of(report, "rare").certainty.nudge is False
 
 
 def test_nudge_after_three_quiet_days() -> None:
@@ -104,13 +125,25 @@ def test_no_nudge_when_one_of_the_last_three_days_had_gaps() -> None:
 
 
 def test_saturation_once_new_days_barely_narrow_the_interval() -> None:
-    """100 segments on day one, then one a day: each day moves the Wilson width by under 5 %: saturated."""
+    """100 clean segments on day one, then one a day: each day moves the width by under 5 %, and the
+    green band is backed by the interval: saturated."""
     t = Transcript()
-    _segments(t, "big", 10, 90, day=0)
+    _segments(t, "big", 0, 100, day=0)
     for day in (1, 2, 3):
         _segments(t, "big", 0, 1, day=day)
     saturation = health_of(report_of(t), "big").certainty.saturation
     assert (len(saturation.widths), saturation.saturated) == (4, True)
+
+
+def test_never_saturated_beside_an_indicative_band() -> None:
+    """10 gaps in 100 segments, then one clean a day: the width has settled, but the weighted rate's
+    interval crosses the 10 % line (an indicative band): no "more segments will not change it"."""
+    t = Transcript()
+    _segments(t, "big", 10, 90, day=0)
+    for day in (1, 2, 3):
+        _segments(t, "big", 0, 1, day=day)
+    sure = health_of(report_of(t), "big").certainty
+    assert (sure.health_confident, sure.saturation.saturated) == (False, False)
 
 
 def test_two_days_are_not_enough_for_saturation() -> None:
@@ -147,14 +180,17 @@ def test_confident_gate_fails_only_on_evidence_and_prints_the_real_level(gate_fi
     4/10 passes (P(X >= 4 | 10, 0.3) = 0.3504 > 0.025)."""
     code, output = _scan(gate_file, "--max-gap-rate", "0.3", "--confident")
     assert code == 1
-    assert "always: gap_rate 1.000 exceeds 0.300 (lower bound 0.832, one-sided 97.5 %, Bonferroni over 2 skills)" in (
-        output.replace("\n", " ")
+    assert (
+        "always: gap_rate 100.0 % exceeds 30.0 % (lower bound 83.2 %, one-sided 97.5 %, Bonferroni over 2 skills)"
+        in output.replace("\n", " ")
     )
     assert "often: gap_rate" not in output
 
 
 def test_baseline_regression_reports_significance(gate_file: Path, tmp_path: Path) -> None:
-    """Against a baseline of 0/20 for `always`, a rise to 20/20 is significant; the JSON says so."""
+    """Against a baseline of 0/20 for `always`, a rise to 20/20 is significant; the JSON says so.
+    The interval: each side's exact bound at 98.75 %, 0.0125^(1/20) = 0.803240, so the rise is at
+    least 0.803240 - (1 - 0.803240) = 0.606481."""
     baseline = tmp_path / "baseline.json"
     baseline.write_bytes(
         orjson.dumps(
@@ -171,5 +207,6 @@ def test_baseline_regression_reports_significance(gate_file: Path, tmp_path: Pat
     )  # fmt: skip
     document = orjson.loads(result.stdout)
     (moved,) = document["regressions"]
-    assert (moved["skill"], moved["rise"], moved["significant"], moved["interval"]) == ("always", 1.0, True, [1.0, 1.0])
+    assert (moved["skill"], moved["rise"], moved["significant"]) == ("always", 1.0, True)
+    assert moved["interval"] == pytest.approx([0.606481, 1.0], abs=1e-6)
     assert result.exit_code == 1

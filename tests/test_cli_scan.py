@@ -30,6 +30,7 @@ WATERMARK_STATEMENT = (
 TOP_LEVEL_KEYS = {
     "schema_version",
     "conventions",
+    "reproducibility",
     "watermark",
     "overall",
     "skills",
@@ -107,7 +108,7 @@ def rates(document: dict[str, Any]) -> dict[str, tuple[int, float, float, str]]:
 
 
 def gate_lines(text: str) -> list[str]:
-    """Lines like ``gate failed: alpha: gap_rate 0.400 exceeds 0.300``."""
+    """Lines like ``gate failed: alpha: gap_rate 40.0 % exceeds 30.0 %``."""
     return [line for line in text.splitlines() if line.startswith("gate failed")]
 
 
@@ -353,6 +354,36 @@ def test_saved_baseline_holds_per_skill_rates(tmp_path: Path, gates_file: Path, 
     run(gates_file, "--save-baseline", baseline, "--home", home)
     skills = json.loads(baseline.read_text())["skills"]
     assert {name: entry["gap_rate"] for name, entry in skills.items()} == {"alpha": 0.4, "beta": 0.2, "gamma": 1.0}
+
+
+def test_a_baseline_of_other_rules_is_marked_not_comparable(tmp_path: Path, gates_file: Path, home: Path) -> None:
+    """A baseline keeps the rules hash it was computed by: the same rules are comparable; a baseline
+    whose hash differs (as after a rules change) is marked ``baseline_comparable: false`` and warned
+    about in the terminal view; one saved before the hash existed is ``null``."""
+    baseline = tmp_path / "baseline.json"
+    run(gates_file, "--save-baseline", baseline, "--home", home)
+    saved = json.loads(baseline.read_text())
+    same = json.loads(run(gates_file, "--baseline", baseline, "--json", "--home", home).stdout)
+    other = tmp_path / "other-rules.json"
+    other.write_text(json.dumps({**saved, "reproducibility": {**saved["reproducibility"], "rules_hash": "0" * 12}}))
+    differs = run(gates_file, "--baseline", other, "--json", "--home", home)
+    older = tmp_path / "older.json"
+    older.write_text(json.dumps({k: v for k, v in saved.items() if k != "reproducibility"}))
+    unknown = json.loads(run(gates_file, "--baseline", older, "--json", "--home", home).stdout)
+    terminal = run(gates_file, "--baseline", other, "--home", home).stdout
+    assert saved["reproducibility"]["rules_hash"] == same["reproducibility"]["rules_hash"]
+    assert (same["baseline_comparable"], json.loads(differs.stdout)["baseline_comparable"]) == (True, False)
+    assert (unknown["baseline_comparable"], "rules hash differs" in differs.stderr) == (None, True)
+    assert "rules hash differs" in terminal.replace("\n", " ")
+
+
+def test_terminal_footer_says_what_computed_the_figures(gates_file: Path, home: Path) -> None:
+    """The footer names omkd's version, the rules hash and the judge of the JSON's ``reproducibility``."""
+    audit = json.loads(run(gates_file, "--json", "--home", home).stdout)["reproducibility"]
+    footer = run(gates_file, "--home", home).stdout
+    assert f"rules {audit['rules_hash']}" in footer
+    assert f"judge {audit['judge']}" in footer
+    assert audit["methods"]["rate_interval"] in footer
 
 
 def test_missing_kb_dir_exits_2_naming_it(tmp_path: Path, gates_file: Path, home: Path) -> None:

@@ -16,7 +16,9 @@ from typing import Final
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from omkd.daemon.metrics import DECLARED
+from omkd.daemon.metrics import DECLARED, Snapshot, WindowRow, render
+from omkd.engine.figures import derive
+from omkd.engine.health import SkillTotals
 from omkd.testing import DaemonProcess
 from tests import claude_lines as cl
 from tests.live_helpers import append, family, samples_of, session_bytes, wait_lines
@@ -230,3 +232,16 @@ def test_counters_never_decrease_across_a_kill(tmp_path: Path) -> None:
     persistent = {key: value for name in PERSISTENT_COUNTERS for key, value in family(before, name).items()}
     lower = {k: (v, first_scrape.get(k)) for k, v in persistent.items() if first_scrape.get(k, -1) < v}
     assert lower == {}
+
+
+def test_an_empty_window_exports_no_rate_bound_or_band() -> None:
+    """A skill whose segments all left the window keeps its counts (0) but exports no rate, no
+    interval bound and no band: a 0.0 there would read as "healthy". The same for overall."""
+    empty = SkillTotals()
+    row = WindowRow(empty, derive(empty), 0, 0, 0)
+    text = render(Snapshot(window={"deploy": row}, overall=row, rules_hash="0123456789ab", judge="embedded-v1@x"))
+    samples = {f"{s.name}{s.labels}" for f in text_string_to_metric_families(text.decode()) for s in f.samples}
+    rated = ("gap_rate", "weighted_gap_rate", "health", "health_confident", "gap_rate_lower", "weighted_gap_rate_upper")
+    assert [name for name in rated if f"omkd_window_{name}{{'skill': 'deploy'}}" in samples] == []
+    assert [name for name in ("gap_rate", "weighted_gap_rate") if f"omkd_window_overall_{name}{{}}" in samples] == []
+    assert "omkd_window_segments{'skill': 'deploy'}" in samples

@@ -9,6 +9,7 @@ names, expressions and annotations, as Prometheus itself reads them.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from typing import Any, Final
 
 import pytest
 
+from omkd.engine.intervals import promql_rate_interval
 from tests.prometheus.server import PrometheusProcess, tool, wait_until
 
 REPO: Final = Path(__file__).resolve().parents[1]
@@ -39,6 +41,7 @@ PER_HOST_RATIOS: Final = re.compile(
     r"(?<![\w:])omkd_window_(?:(?:overall_)?(?:weighted_)?gap_rate|coverage_ratio)(?![\w:])"
 )
 RECORD_NAME: Final = re.compile(r"^(skill|omkd):[a-z0-9_]+:[a-z0-9_]+$")
+RECORDED_EXPR: Final = re.compile(r"- record: (?P<name>\S+)\n\s+expr: >-\n(?P<expr>(?:\s{10}.*\n)+)")
 ALERT_CASE: Final = re.compile(r"^\s*alertname: (\w+)\n\s*exp_alerts:(.*)$", re.MULTILINE)
 
 
@@ -145,3 +148,41 @@ def test_thresholds_live_in_one_recording_rule_each(rules: list[dict[str, Any]])
     assert "omkd:alert_threshold:weighted_gap_rate" in high
     assert all(name in regression for name in thresholds if "regression" in name)
     assert re.findall(r"\b0\.\d+|\b(?:5|20)\b", high + regression) == []
+
+
+def _bound_rules() -> dict[str, str]:
+    """The interval recording rules, as ``intervals.promql_rate_interval`` writes them."""
+    expected = {}
+    for level, n in (
+        ("skill:omkd_window_", "skill:omkd_window_segments:sum"),
+        ("omkd:window_", "omkd:window_segments:sum"),
+    ):
+        for rate in ("gap_rate", "weighted_gap_rate"):
+            lower, upper = promql_rate_interval(n, f"{level}{rate}:ratio")
+            expected[f"{level}{rate}:wilson95_lower"] = lower
+            expected[f"{level}{rate}:wilson95_upper"] = upper
+    return expected
+
+
+def _spaced(query: str) -> str:
+    return re.sub(r"\s+", " ", query).strip()
+
+
+def test_interval_rules_are_omkds_own_method() -> None:
+    """The bounds recorded from summed counters are the interval omkd computes (written out by
+    ``promql_rate_interval``), so fleet bounds and the daemon's own agree (checked numerically
+    against a real Prometheus in test_prometheus_integration)."""
+    text = (CONFIG / "omkd-rules.yml").read_text()
+    recorded = {m["name"]: _spaced(m["expr"]) for m in RECORDED_EXPR.finditer(text)}
+    assert {name: recorded.get(name) for name in _bound_rules()} == _bound_rules()
+
+
+def test_dashboard_interval_columns_are_omkds_own_method() -> None:
+    """The overview's weighted 95 % low/high columns use the same formula over the selected hosts."""
+    dashboard = json.loads((REPO / "config" / "grafana" / "omkd.json").read_text())
+    n = 'sum by (skill) (omkd_window_segments{instance=~"$instance", skill=~"$skill"})'
+    p = f'(sum by (skill) (omkd_window_weighted_gap_segments{{instance=~"$instance", skill=~"$skill"}}) / ({n} > 0))'
+    queries = [
+        t["expr"] for panel in dashboard["panels"] for t in panel.get("targets", []) if "sqrt(" in t.get("expr", "")
+    ]
+    assert queries == list(promql_rate_interval(n, p))

@@ -3,265 +3,133 @@
 from __future__ import annotations
 
 import math
-import os
 import re
-import subprocess
-import sys
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import pytest
 
 from omkd.engine import stats
+from omkd.engine.binomial import binomial_tail, rate_exceeds
+from omkd.engine.intervals import rate_interval, rise_interval, rise_lower_bound
 from omkd.engine.stats import (
     NUDGE_MESSAGE,
-    binomial_tail,
     bonferroni,
-    bootstrap_difference_interval,
-    bootstrap_weighted_interval,
-    bootstrap_weighted_intervals,
-    clear_bootstrap_cache,
     coefficient_of_variation,
     confidence_label,
     confident_band,
     corrected_confidence,
     interval_widths,
     is_saturated,
-    is_significant_rise,
     nudge,
-    rate_exceeds,
     trend_unstable,
-    wilson_interval,
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SPEC = REPO_ROOT.parent / "shared" / "docs" / "spec.md"
 
-# Expected Wilson bounds are written to 4 decimals, so they are compared to half a unit of the 4th.
+# Expected bounds are written to 4 decimals, so they are compared to half a unit of the 4th.
 FOUR_DECIMALS = 5e-5
 
 
-# --- Wilson score interval ---------------------------------------------------------------------
+# --- the interval of a rate: Wilson with continuity correction --------------------------------
 #
-# Textbook formula, p = k/n:
-#   centre = (p + z^2/(2n)) / (1 + z^2/n)
-#   half   = z / (1 + z^2/n) * sqrt(p(1-p)/n + z^2/(4n^2))
-# with z = 1.959964 at 95 % (z^2 = 3.841459) and z = 2.575829 at 99 % (z^2 = 6.634897).
+# Newcombe (1998) method 4, P = k/n, z = 1.959964 at 95 % (z^2 = 3.841459), a = 2nP + z^2,
+# d = 2(n + z^2):
+#   lower = (a - 1 - z sqrt(z^2 - 2 - 1/n + 4P(n(1 - P) + 1))) / d     (0 when k = 0)
+#   upper = (a + 1 + z sqrt(z^2 + 2 - 1/n + 4P(n(1 - P) - 1))) / d     (1 when k = n)
 
 
 @pytest.mark.parametrize(
-    ("k", "n", "confidence", "expected"),
+    ("k", "n", "expected"),
     [
-        # n=10, k=3: z^2/n = 0.384146, denominator 1.384146, centre = 0.492073/1.384146 = 0.355507;
-        # half = 1.959964/1.384146 * sqrt(0.021 + 0.0096036) = 1.416010 * 0.174939 = 0.247714
-        # -> (0.1078, 0.6032)
-        (3, 10, 0.95, (0.1078, 0.6032)),
-        # n=20, k=5: z^2/n = 0.192073, denominator 1.192073, centre = 0.346036/1.192073 = 0.290280;
-        # half = 1.959964/1.192073 * sqrt(0.009375 + 0.0024009) = 1.644168 * 0.108517 = 0.178420
-        # -> (0.1119, 0.4687)
-        (5, 20, 0.95, (0.1119, 0.4687)),
-        # n=100, k=50: centre 0.5; half = 1.959964/1.038415 * sqrt(0.0025 + 0.00009604)
-        # = 1.887458 * 0.0509514 = 0.096169 -> (0.4038, 0.5962)
-        (50, 100, 0.95, (0.4038, 0.5962)),
-        # n=5, k=2: z^2/n = 0.768292, denominator 1.768292, centre = 0.784146/1.768292 = 0.443449;
-        # half = 1.959964/1.768292 * sqrt(0.048 + 0.0384146) = 1.108393 * 0.293963 = 0.325827
-        # -> (0.1176, 0.7693)
-        (2, 5, 0.95, (0.1176, 0.7693)),
-        # 99 %, n=10, k=3: z^2/n = 0.663490, denominator 1.663490, centre = 0.631745/1.663490 = 0.379770;
-        # half = 2.575829/1.663490 * sqrt(0.021 + 0.0165872) = 1.548449 * 0.193874 = 0.300204
-        # -> (0.0796, 0.6800)
-        (3, 10, 0.99, (0.0796, 0.6800)),
+        # n=10, k=3: a = 6 + 3.841459 = 9.841459, d = 27.682918. Lower: 3.841459 - 2 - 0.1 + 1.2 * 8
+        # = 11.341459, sqrt 3.367708, x z = 6.600587, (9.841459 - 1 - 6.600587) / d = 0.080948.
+        # Upper: 3.841459 + 2 - 0.1 + 1.2 * 6 = 12.941459, sqrt 3.597424, x z = 7.050822,
+        # (9.841459 + 1 + 7.050822) / d = 0.646329.
+        (3, 10, (0.0809, 0.6463)),
+        # n=5, k=2: a = 4 + 3.841459 = 7.841459, d = 17.682918. Lower: 1.841459 - 0.2 + 1.6 * 4
+        # = 8.041459, sqrt 2.835747, x z = 5.557962, (6.841459 - 5.557962) / d = 0.072584.
+        # Upper: 5.841459 - 0.2 + 1.6 * 2 = 8.841459, sqrt 2.973459, x z = 5.827873,
+        # (8.841459 + 5.827873) / d = 0.829575.
+        (2, 5, (0.0726, 0.8296)),
+        # n=1, k=0: lower 0; upper: 5.841459 - 1 + 0 = 4.841459, sqrt 2.200332, x z = 4.312571,
+        # (3.841459 + 1 + 4.312571) / 9.682918 = 0.945374.
+        (0, 1, (0.0, 0.9454)),
     ],
 )
-def test_wilson_matches_the_textbook_formula_by_hand(
-    k: int, n: int, confidence: float, expected: tuple[float, float]
-) -> None:
-    """Wilson bounds equal the hand-computed textbook values to 4 decimals."""
-    assert wilson_interval(k, n, confidence) == pytest.approx(expected, abs=FOUR_DECIMALS)
+def test_the_rate_interval_by_hand(k: int, n: int, expected: tuple[float, float]) -> None:
+    assert rate_interval(k, n) == pytest.approx(expected, abs=FOUR_DECIMALS)
 
 
-def test_wilson_with_no_gaps_starts_exactly_at_zero() -> None:
-    """k = 0: lower bound exactly 0.0, upper z^2/(n + z^2) = 3.841459/13.841459 = 0.2775 for n = 10."""
-    lower, upper = wilson_interval(0, 10)
+def test_a_rate_interval_never_collapses_at_0_or_n() -> None:
+    """One segment, with or without a gap: wide, never a point (a bootstrap gave [0, 0])."""
+    assert rate_interval(0, 1) == pytest.approx((0.0, 0.9454), abs=FOUR_DECIMALS)
+    assert rate_interval(1, 1) == pytest.approx((0.0546, 1.0), abs=FOUR_DECIMALS)
+    lower, upper = rate_interval(0, 10)
     assert lower == 0.0
-    assert upper == pytest.approx(0.2775, abs=FOUR_DECIMALS)
+    assert 0.0 < upper < 1.0
+    assert rate_interval(0, 0) == (0.0, 1.0)
 
 
-def test_wilson_with_only_gaps_ends_exactly_at_one() -> None:
-    """k = n: upper bound exactly 1.0, lower n/(n + z^2) = 10/13.841459 = 0.7225 for n = 10."""
-    lower, upper = wilson_interval(10, 10)
-    assert lower == pytest.approx(0.7225, abs=FOUR_DECIMALS)
-    assert upper == 1.0
-
-
-def test_wilson_without_segments_knows_nothing() -> None:
-    """n = 0 gives the whole unit interval."""
-    assert wilson_interval(0, 0) == (0.0, 1.0)
+def test_a_weighted_rate_uses_the_weight_sum_as_successes() -> None:
+    """Four half-weight segments of ten: the interval of 2 successes in 10, never a point."""
+    assert rate_interval(2.0, 10) == rate_interval(2, 10)
+    low, high = rate_interval(1.5, 3)
+    assert 0.0 < low < 0.5 < high < 1.0
 
 
 @pytest.mark.parametrize(("k", "n", "confidence"), [(3, 2, 0.95), (-1, 5, 0.95), (1, 5, 1.0), (1, 5, 0.0)])
-def test_wilson_rejects_impossible_input(k: int, n: int, confidence: float) -> None:
-    """k outside 0..n or a confidence outside (0, 1) is a caller's error."""
+def test_the_rate_interval_rejects_impossible_input(k: int, n: int, confidence: float) -> None:
     with pytest.raises(ValueError, match=r"must|need"):
-        wilson_interval(k, n, confidence)
+        rate_interval(k, n, confidence)
 
 
-def test_wilson_95_covers_the_true_rate_in_at_least_93_percent_of_simulated_skills() -> None:
-    """2,000 skills, n in 5..200, true rate in 0.02..0.6: the 95 % interval holds the truth >= 93 %."""
-    rng = np.random.default_rng(20261130)
-    n = rng.integers(5, 201, size=2000)
-    p = rng.uniform(0.02, 0.6, size=2000)
-    k = rng.binomial(n, p)
-    covered = 0
-    for gaps, segments, truth in zip(k.tolist(), n.tolist(), p.tolist(), strict=True):
-        lower, upper = wilson_interval(gaps, segments)
-        covered += lower <= truth <= upper
-    assert covered / 2000 >= 0.93
+def test_the_rate_interval_covers_at_least_95_percent_at_every_point_of_a_small_grid() -> None:
+    """Exact coverage (binomial terms summed), n = 1..40 and true rates 0, 0.05 ... 1: at least
+    0.949 everywhere (plain Wilson falls to 0.80 at n = 1, p = 0.2). The full grid, n to 200 and
+    the weighted rate, is ``bench/stats_coverage.py``."""
+    worst = 1.0
+    for n in range(1, 41):
+        bounds = [rate_interval(k, n) for k in range(n + 1)]
+        for p in (0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 0.95, 1.0):
+            covered = math.fsum(
+                math.comb(n, k) * p**k * (1 - p) ** (n - k) for k, (lo, hi) in enumerate(bounds) if lo <= p <= hi
+            )
+            worst = min(worst, covered)
+    assert worst >= 0.949
 
 
-# --- bootstrap of the weighted gap rate --------------------------------------------------------
+# --- the interval of a rise --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("counts", "expected"),
-    [
-        ((10, 0, 0), (0.0, 0.0)),
-        ((0, 4, 0), (0.5, 0.5)),
-        ((0, 0, 3), (1.0, 1.0)),
-        ((0, 0, 0), (0.0, 1.0)),
-    ],
-)
-def test_bootstrap_of_a_single_weight_is_that_weight(
-    counts: tuple[int, int, int], expected: tuple[float, float]
-) -> None:
-    """When every segment has the same weight every resample does too; no segments: (0, 1)."""
-    assert bootstrap_weighted_interval(*counts) == expected
+def test_the_rise_interval_by_hand() -> None:
+    """0 of 10 before, 10 of 10 now, 95 %: each side's exact bound at 1 - 0.05/4 = 98.75 %.
+    Clopper-Pearson at k = n: lower = 0.0125^(1/10) = exp(-4.382027/10) = 0.645195; at k = 0 the
+    upper bound is 1 - 0.645195 = 0.354805. Lower rise 0.645195 - 0.354805 = 0.290390; upper
+    1 - 0 = 1."""
+    assert rise_interval((10, 10), (0, 10)) == pytest.approx((0.2904, 1.0), abs=FOUR_DECIMALS)
 
 
-def test_bootstrap_interval_is_close_to_the_normal_approximation_for_a_large_sample() -> None:
-    """150 segments (100 x 0, 20 x 0.5, 30 x 1.0): close to mean +- 1.96 standard errors.
-
-    mean = (0.5*20 + 30)/150 = 0.266667; E[w^2] = (0.25*20 + 30)/150 = 0.233333;
-    variance = 0.233333 - 0.071111 = 0.162222; se = sqrt(0.162222/150) = 0.032886;
-    1.96 se = 0.064457 -> (0.2022, 0.3311). The bootstrap is discrete (steps of 1/300) and
-    Monte Carlo (1,000 resamples): within 0.01.
-    """
-    lower, upper = bootstrap_weighted_interval(100, 20, 30)
-    assert lower == pytest.approx(0.2022, abs=0.01)
-    assert upper == pytest.approx(0.3311, abs=0.01)
-    assert 0.0 <= lower <= 40 / 150 <= upper <= 1.0
-
-
-def test_bootstrap_gives_the_same_floats_whatever_the_call_order() -> None:
-    """The seed comes from the counts: computing A then B or B then A gives identical intervals."""
-    clear_bootstrap_cache()
-    first_a = bootstrap_weighted_interval(40, 7, 13)
-    first_b = bootstrap_weighted_interval(12, 3, 5)
-    clear_bootstrap_cache()
-    second_b = bootstrap_weighted_interval(12, 3, 5)
-    second_a = bootstrap_weighted_interval(40, 7, 13)
-    assert (repr(first_a), repr(first_b)) == (repr(second_a), repr(second_b))
-
-
-def test_explicit_seed_is_reproducible_and_changes_the_draws() -> None:
-    """The same explicit seed repeats its interval; another seed draws differently."""
-    clear_bootstrap_cache()
-    seeded = bootstrap_weighted_interval(400, 70, 130, seed=1)
-    clear_bootstrap_cache()
-    assert bootstrap_weighted_interval(400, 70, 130, seed=1) == seeded
-    assert bootstrap_weighted_interval(400, 70, 130, seed=2) != seeded
-
-
-@pytest.mark.slow
-def test_bootstrap_gives_byte_identical_floats_in_another_process() -> None:
-    """A fresh interpreter with another hash salt prints the same float reprs."""
-    code = (
-        "from omkd.engine.stats import bootstrap_weighted_interval as w, bootstrap_difference_interval as d\n"
-        "print(repr([w(40, 7, 13), w(3, 1, 1), w(400, 70, 130, confidence=0.99),"
-        " d((90, 0, 10), (60, 0, 40)), d((50, 10, 5), (45, 12, 9))]))"
-    )
-    clear_bootstrap_cache()
-    here = repr(
-        [
-            bootstrap_weighted_interval(40, 7, 13),
-            bootstrap_weighted_interval(3, 1, 1),
-            bootstrap_weighted_interval(400, 70, 130, confidence=0.99),
-            bootstrap_difference_interval((90, 0, 10), (60, 0, 40)),
-            bootstrap_difference_interval((50, 10, 5), (45, 12, 9)),
-        ]
-    )
-    env = {**os.environ, "PYTHONHASHSEED": "4242"}
-    there = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=True
-    ).stdout.strip()
-    assert here == there
-
-
-@pytest.mark.parametrize("seed", [None, 7])
-def test_vectorised_bootstrap_equals_the_scalar_one_row_by_row(seed: int | None) -> None:
-    """Each row of bootstrap_weighted_intervals is exactly bootstrap_weighted_interval of that row."""
-    rng = np.random.default_rng(5)
-    counts = rng.integers(0, 40, size=(120, 3))
-    counts[:10, 1:] = 0  # only weight 0
-    counts[10:15] = 0  # no segments
-    clear_bootstrap_cache()
-    scalar = [bootstrap_weighted_interval(zero, half, one, seed=seed) for zero, half, one in counts.tolist()]
-    clear_bootstrap_cache()
-    vectorised = bootstrap_weighted_intervals(counts, seed=seed)
-    assert vectorised.shape == (120, 2)
-    assert [tuple(row) for row in vectorised.tolist()] == scalar
-
-
-@pytest.mark.parametrize("counts", [np.zeros((3, 2), dtype=np.int64), np.zeros(3, dtype=np.int64), np.ones((2, 3))])
-def test_vectorised_bootstrap_rejects_other_shapes_and_float_counts(counts: npt.NDArray[Any]) -> None:
-    """Only an integer (K, 3) array is a table of weight counts."""
-    with pytest.raises(ValueError, match="shape"):
-        bootstrap_weighted_intervals(counts)
-
-
-def test_bootstrap_rejects_negative_counts() -> None:
-    """A negative count is a caller's error, in the scalar and the vectorised form."""
-    with pytest.raises(ValueError, match="non-negative"):
-        bootstrap_weighted_interval(-1, 2, 3)
-    with pytest.raises(ValueError, match="non-negative"):
-        bootstrap_weighted_intervals(np.array([[1, -2, 3]]))
-
-
-# --- baseline versus now -----------------------------------------------------------------------
-
-
-def test_difference_interval_sees_a_clear_rise() -> None:
-    """10/100 -> 40/100: difference 0.30, normal approximation (0.187, 0.413), and significant.
-
-    se = sqrt(0.1*0.9/100 + 0.4*0.6/100) = sqrt(0.0033) = 0.057446; 1.96 se = 0.112594.
-    """
-    interval = bootstrap_difference_interval((90, 0, 10), (60, 0, 40))
-    assert interval == pytest.approx((0.187, 0.413), abs=0.02)
-    assert is_significant_rise(interval)
-    assert is_significant_rise(interval, by=0.15)
-    assert not is_significant_rise(interval, by=0.25)
-
-
-def test_difference_interval_of_no_change_straddles_zero() -> None:
-    """The same counts before and after: the interval holds 0, so no significant rise."""
-    lower, upper = bootstrap_difference_interval((80, 10, 10), (80, 10, 10))
+def test_a_rise_from_0_of_5_to_10_of_23_is_not_significant() -> None:
+    """The issue's case: the bootstrap took 0/5 for a certain 0 and called it significant (lower
+    bound 0.261). An exact test of the two proportions gives p = 0.087; the rise's interval holds 0,
+    one-sided at 95 % too."""
+    lower, upper = rise_interval((10, 23), (0, 5))
     assert lower < 0.0 < upper
-    assert not is_significant_rise((lower, upper))
+    assert rise_lower_bound((10, 23), (0, 5), 0.95) < 0.0
 
 
-def test_difference_interval_without_segments_on_one_side_knows_nothing() -> None:
-    """No baseline segments (or none now): (-1, 1)."""
-    assert bootstrap_difference_interval((0, 0, 0), (5, 1, 1)) == (-1.0, 1.0)
-    assert bootstrap_difference_interval((5, 1, 1), (0, 0, 0)) == (-1.0, 1.0)
+def test_a_clear_rise_is_seen() -> None:
+    """10/100 -> 60/100: the rise's lower bound is well above 0."""
+    lower, upper = rise_interval((60, 100), (10, 100))
+    assert 0.25 < lower < 0.5 < upper < 0.75
 
 
-def test_a_rise_needs_the_lower_bound_strictly_above_zero() -> None:
-    """An interval touching 0 is not a significant rise."""
-    assert not is_significant_rise((0.0, 0.2))
-    assert is_significant_rise((0.001, 0.2))
+def test_no_change_straddles_zero() -> None:
+    lower, upper = rise_interval((20, 100), (20, 100))
+    assert lower < 0.0 < upper
 
 
 # --- many skills: Bonferroni and the exact gate ------------------------------------------------
@@ -342,8 +210,9 @@ def test_bonferroni_gate_keeps_the_family_wise_false_alarm_rate_at_or_under_alph
         assert family_alarm_rate(alpha) > 0.4
 
 
-def test_wilson_lower_bound_is_not_a_safe_gate_at_the_threshold() -> None:
-    """Why the gate uses the exact test: Wilson at 1 - alpha/K breaks the family-wise promise.
+def test_the_wilson_lower_bound_is_not_a_safe_gate_at_the_threshold() -> None:
+    """Why the gate uses the exact test: Wilson (even continuity-corrected) at 1 - alpha/K breaks
+    the family-wise promise.
 
     Exact, not simulated: 20 skills with n = 5..24 segments, true rate 0.10 = threshold. For each
     n, the skill alarms when Wilson's lower bound at 99.75 % is above 0.10; the probability of
@@ -362,7 +231,7 @@ def test_wilson_lower_bound_is_not_a_safe_gate_at_the_threshold() -> None:
     def family(alarms: object) -> float:
         return 1.0 - math.prod(1.0 - alarm_probability(n, alarms) for n in skills)
 
-    wilson = family(lambda k, n: wilson_interval(k, n, level)[0] > threshold)
+    wilson = family(lambda k, n: rate_interval(k, n, 2 * level - 1)[0] > threshold)
     exact = family(lambda k, n: rate_exceeds(k, n, threshold, bonferroni(alpha, len(skills))))
     assert wilson > alpha
     assert exact <= alpha
@@ -372,8 +241,10 @@ def test_wilson_lower_bound_is_not_a_safe_gate_at_the_threshold() -> None:
 
 
 def test_interval_widths_by_hand() -> None:
-    """Widths of (0, 0), (0, 10), (3, 10): 1, 0.2775 - 0 and 0.6032 - 0.1078 = 0.4954."""
-    assert interval_widths([(0, 0), (0, 10), (3, 10)]) == pytest.approx([1.0, 0.2775, 0.4954], abs=1e-4)
+    """Widths of (0, 0), (0, 10), (3, 10): 1; 0.3445 - 0 (upper at k = 0: 3.841459 + 2 - 0.1 = 5.741459,
+    sqrt 2.396134, x z = 4.696339, (3.841459 + 1 + 4.696339) / 27.682918 = 0.344537); and
+    0.646329 - 0.080948 = 0.5654 (``test_the_rate_interval_by_hand``)."""
+    assert interval_widths([(0, 0), (0, 10), (3, 10)]) == pytest.approx([1.0, 0.3445, 0.5654], abs=1e-4)
 
 
 @pytest.mark.parametrize(

@@ -40,12 +40,14 @@ class GateOptions:
 class GateResult:
     failures: list[gates.GateFailure]
     moved: list[gates.Regression]
-    baseline: dict[str, gates.BaselineSkill] | None
+    baseline: gates.Baseline | None
+    comparable: bool | None
+    """Whether report and baseline were computed by the same rules (None: unknown or no baseline)."""
 
 
-def load_baseline(path: Path) -> dict[str, gates.BaselineSkill]:
+def load_baseline(path: Path) -> gates.Baseline:
     try:
-        return gates.baseline_rates(orjson.loads(path.read_bytes()))
+        return gates.load(orjson.loads(path.read_bytes()))
     except OSError as error:
         raise click.BadParameter(f"{path}: {error.strerror}", param_hint="--baseline") from None
     except (orjson.JSONDecodeError, gates.BaselineError) as error:
@@ -102,19 +104,23 @@ def gate_options(command: F) -> F:
     return decorated  # type: ignore[no-any-return]
 
 
-def check_usage(gate: GateOptions) -> dict[str, gates.BaselineSkill] | None:
+def check_usage(gate: GateOptions) -> gates.Baseline | None:
     """Option combinations that make no sense; the baseline, loaded."""
     if gate.gap_rate_regression is not None and gate.baseline is None:
         raise click.UsageError("--gap-rate-regression needs --baseline")
     return load_baseline(gate.baseline) if gate.baseline is not None else None
 
 
-def apply_gates(report: Report, gate: GateOptions, baseline: dict[str, gates.BaselineSkill] | None) -> GateResult:
+def apply_gates(report: Report, gate: GateOptions, baseline: gates.Baseline | None) -> GateResult:
     """Every gate failure and every move against the baseline, for the report's skills."""
+    rates = baseline.skills if baseline is not None else None
     chosen = gates.Gates(
-        gate.max_gap_rate, gate.max_weighted_gap_rate, baseline, gate.gap_rate_regression, gate.confident, gate.alpha
+        gate.max_gap_rate, gate.max_weighted_gap_rate, rates, gate.gap_rate_regression, gate.confident, gate.alpha
     )
-    return GateResult(gates.check(report.skills, chosen), gates.regressions(report.skills, chosen), baseline)
+    comparable = baseline.comparable_with(report) if baseline is not None else None
+    return GateResult(
+        gates.check(report.skills, chosen), gates.regressions(report.skills, chosen), baseline, comparable
+    )
 
 
 def publish(report: Report, result: GateResult, as_json: bool) -> None:
@@ -127,10 +133,13 @@ def publish(report: Report, result: GateResult, as_json: bool) -> None:
         ]
         if result.baseline is not None:
             document["regressions"] = [render.regression_json(m) for m in result.moved]
+            document["baseline_comparable"] = result.comparable
         sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
         for failure in failures:
             click.echo(f"gate failed: {failure.describe()}", err=True)
+        if result.comparable is False:
+            click.echo(f"warning: {render.NOT_COMPARABLE}", err=True)
     else:
-        render.render(report, render.stdout_console(), failures, result.moved)
+        render.render(report, render.stdout_console(), failures, result.moved, result.comparable)
     if failures:
         sys.exit(EXIT_GATE)

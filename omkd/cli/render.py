@@ -12,11 +12,16 @@ from omkd.engine.gates import GateFailure, Regression
 from omkd.engine.report import Report, SkillHealth
 
 PIPE_WIDTH = 160
+UNDERPOWERED_SHOWN = 12
 BAND_STYLES = {"red": "bold red", "yellow": "yellow", "green": "green"}
+NOT_COMPARABLE = (
+    "the baseline was computed by other detection rules (its rules hash differs): "
+    "a move against it may be a change of rules, not of the knowledge"
+)
 
 
 def percent(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f}%"
+    return "—" if value is None else f"{100 * value:.1f} %"
 
 
 def band(skill: SkillHealth) -> Text:
@@ -29,7 +34,7 @@ def band(skill: SkillHealth) -> Text:
 
 
 def with_interval(value: float, interval: Interval) -> Text:
-    return Text(f"{100 * value:.1f}% [{100 * interval.lower:.0f}–{100 * interval.upper:.0f}]")
+    return Text(f"{100 * value:.1f} % [{100 * interval.lower:.1f}–{100 * interval.upper:.1f}]")
 
 
 def tier(skill: SkillHealth) -> Text:
@@ -74,23 +79,39 @@ def skill_table(report: Report) -> Table:
     return table
 
 
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def warnings(report: Report) -> list[str]:
+    """Warnings a reader must see, each once; none that the sample size cannot carry (an
+    underpowered skill gets no trend, saturation or nudge verdict, only the one summary line)."""
     lines: list[str] = []
+    underpowered = [s.skill for s in report.skills if s.confidence == "underpowered" and s.segments > 0]
     for skill in [*report.skills, report.overall]:
         label = "overall" if skill is report.overall else skill.skill
         if skill.soft_share_warning:
             lines.append(
                 f"{label}: weak signals carry {percent(skill.soft_share)} of the gap rate — review the inventory"
             )
-        if skill.confidence == "underpowered" and skill.segments > 0:
-            lines.append(f"{label}: underpowered ({skill.segments} segments < 5) — its band is indicative only")
+        if skill.confidence == "underpowered":
+            continue
         sure = skill.certainty
         if sure.saturation.saturated:
             lines.append(f"{label}: saturated — more segments will not change the conclusion")
         if sure.trend.unstable and sure.trend.cv is not None:
-            lines.append(f"{label}: trend unstable — daily weighted gap rate varies by {percent(sure.trend.cv)} (CV)")
+            days = plural(len(sure.trend.days), "day")
+            lines.append(
+                f"{label}: trend unstable — the daily weighted gap rate varies by {percent(sure.trend.cv)}"
+                f" (CV over {days})"
+            )
         if sure.nudge:
             lines.append(f"{label}: {stats.NUDGE_MESSAGE}")
+    if underpowered:
+        shown = ", ".join(underpowered[:UNDERPOWERED_SHOWN]) + (", …" if len(underpowered) > UNDERPOWERED_SHOWN else "")
+        lines.append(
+            f"{plural(len(underpowered), 'skill')} underpowered (< 5 segments), their bands indicative only: {shown}"
+        )
     return lines
 
 
@@ -128,6 +149,16 @@ def watermark(report: Report) -> Text:
     text.append(f"           window: {mark.window_from or '—'} → {mark.window_to or '—'}\n")
     text.append(f"           sessions: {mark.sessions}  segments: {mark.segments}  fingerprint: {mark.fingerprint}\n")
     text.append(f"           {mark.statement}", style="italic")
+    audit = report.reproducibility
+    if audit is not None:
+        methods = audit.methods
+        text.append(
+            f"\nComputed   omkd {audit.omkd_version}  schema {audit.schema_version}  rules {audit.rules_hash}  "
+            f"judge {audit.judge}\n"
+            f"           intervals: {methods.rate_interval}; rise: {methods.rise_interval}; "
+            f"gates: {methods.gates}; seeds: {audit.seeds}",
+            style="dim",
+        )
     return text
 
 
@@ -158,14 +189,16 @@ def regressions_table(moved: list[Regression]) -> Table:
     for column in ("skill", "before", "now", "rise", "interval of the rise", "significant"):
         table.add_column(column, justify="left" if column in ("skill", "significant") else "right")
     for entry in moved:
-        interval = "—" if entry.interval is None else f"[{entry.interval[0]:+.3f}, {entry.interval[1]:+.3f}]"
+        interval = "—"
+        if entry.interval is not None:
+            interval = f"[{100 * entry.interval[0]:+.1f}, {100 * entry.interval[1]:+.1f}] points"
         verdict = "—" if entry.significant is None else ("yes" if entry.significant else "no")
         level = stats.confidence_label(entry.level)
         table.add_row(
             entry.skill,
             percent(entry.before),
             percent(entry.after),
-            f"{entry.rise:+.3f}",
+            f"{100 * entry.rise:+.1f} points",
             f"{interval} {level}",
             verdict,
         )
@@ -173,11 +206,17 @@ def regressions_table(moved: list[Regression]) -> Table:
 
 
 def render(
-    report: Report, console: Console, failures: list[GateFailure], moved: list[Regression] | None = None
+    report: Report,
+    console: Console,
+    failures: list[GateFailure],
+    moved: list[Regression] | None = None,
+    comparable: bool | None = None,
 ) -> None:
+    """The whole terminal view; ``comparable`` False warns that the baseline's rules differ."""
     console.print(skill_table(report))
     console.print(
-        "gap rate [Wilson 95 %], weighted [bootstrap 95 %]; band~ = indicative (its interval crosses the threshold)",
+        "rates with their 95 % intervals (Wilson, continuity-corrected); "
+        "band~ = indicative (its interval crosses the threshold)",
         style="dim",
         markup=False,
     )
@@ -191,6 +230,8 @@ def render(
         console.print(table)
     if moved:
         console.print(regressions_table(moved))
+    if comparable is False:
+        console.print(Text("warning: ", style="yellow") + Text(NOT_COMPARABLE))
     console.print(pipeline_line(report), style="dim")
     console.print(watermark(report))
     for failure in failures:

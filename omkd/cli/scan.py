@@ -18,6 +18,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColu
 
 from omkd.cli.gating import EXIT_INPUT, GateOptions, apply_gates, check_usage, gate_options, publish
 from omkd.engine import gates
+from omkd.engine.hedge_judge import judge_identity
 from omkd.engine.pipeline import Window
 from omkd.engine.report import build_report, restrict
 from omkd.engine.segmenting import SegmenterRules
@@ -153,7 +154,10 @@ def scan_command(
         click.echo(f"omkd scan: {error}", err=True)
         sys.exit(EXIT_INPUT)
     knowledge = FileKnowledgeIndex(home=home, extra_roots=knowledge_roots)
-    report = build_report(fold, [str(p) for p in paths], knowledge, gap_limit=gap_limit or None)
+    judge = judge_identity(refiner.identity if refiner is not None else None)
+    report = build_report(
+        fold, [str(p) for p in paths], knowledge, gap_limit=gap_limit or None, rules=rules, judge=judge
+    )
     if gate.only_skills:
         report = restrict(report, set(gate.only_skills))
     result = apply_gates(report, gate, baseline)

@@ -137,4 +137,6 @@ class Exporter:
             knowledge=bases,
             llm=ingest.refiner.stats if ingest.refiner is not None else LlmStats(),
             llm_cap=ingest.refiner.settings.daily_cost_cap if ingest.refiner is not None else None,
+            rules_hash=ingest.rules_hash,
+            judge=ingest.judge,
         )

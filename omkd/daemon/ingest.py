@@ -22,10 +22,11 @@ from omkd.daemon.state import Checkpoint, FileCheckpoint, Restored, StateStore
 from omkd.daemon.streams import StreamStates, state_of
 from omkd.daemon.tailer import Ended, EndReason, ScanResult, Tailer, TrackedFile, new_stream_id
 from omkd.engine.counters import PipelineCounters, SkillCounters
-from omkd.engine.hedge_judge import HedgeVerdict
+from omkd.engine.hedge_judge import HedgeVerdict, judge_identity
 from omkd.engine.live import LiveFold
 from omkd.engine.pipeline import StreamProcessor, Window
 from omkd.engine.plain import copy_record
+from omkd.engine.reproducibility import rules_hash
 from omkd.shell.llm_judge import open_refiner
 
 log = structlog.get_logger("omkd.ingest")
@@ -53,6 +54,9 @@ class Ingest:
         self.streams = StreamStates(
             store, config.segmenter_rules(), config.tail.max_line_bytes, config.roots(), self.refiner
         )
+        self.judge = judge_identity(self.refiner.identity if self.refiner is not None else None)
+        """The hedging judge in force (the reproducibility block's and ``omkd_rules_info``'s)."""
+        self.rules_hash = rules_hash(self.streams.rules, self.judge)
         window = config.window
         self.live = LiveFold(window.length, window.retention, window.rollup_days, clock.time())
         self.pipeline: PipelineCounters = restored.pipeline

@@ -75,6 +75,8 @@ class Snapshot:
     llm: LlmStats = field(default_factory=LlmStats)
     llm_cap: float | None = None
     """The LLM judge's daily cost cap; None when no LLM judge is configured."""
+    rules_hash: str = ""
+    judge: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +109,20 @@ def _per_window(value: Callable[[WindowRow], float | None]) -> Callable[[Snapsho
 
 def _overall(value: Callable[[WindowRow], float]) -> Callable[[Snapshot], Iterable[Sample]]:
     return lambda s: [((), value(s.overall))] if s.overall is not None else [((), 0.0)]
+
+
+def _rated(value: Callable[[WindowRow], float]) -> Callable[[WindowRow], float | None]:
+    """A rate, its bounds or its band: no sample for a skill without segments in the window (a
+    0.0 there would read as healthy)."""
+    return lambda r: value(r) if r.figures.segments else None
+
+
+def _overall_rated(value: Callable[[WindowRow], float]) -> Callable[[Snapshot], Iterable[Sample]]:
+    return lambda s: [((), value(s.overall))] if s.overall is not None and s.overall.figures.segments else []
+
+
+def _rules_info(s: Snapshot) -> Iterable[Sample]:
+    return [((), {"rules_hash": s.rules_hash, "judge": s.judge})] if s.rules_hash else []
 
 
 def _signals(s: Snapshot) -> Iterator[Sample]:
@@ -182,14 +198,14 @@ TABLE: Final[list[MetricSpec]] = [
     MetricSpec("omkd_window_weighted_gap_segments", "gauge", "Sum of segment weights in the window, per skill.",
                SKILL, _per_window(lambda r: r.totals.weight_sum)),
     MetricSpec("omkd_window_gap_rate", "gauge", "Gap rate over the window, per skill.", SKILL,
-               _per_window(lambda r: r.figures.gap_rate)),
+               _per_window(_rated(lambda r: r.figures.gap_rate))),
     MetricSpec("omkd_window_weighted_gap_rate", "gauge", "Weighted gap rate over the window, per skill.", SKILL,
-               _per_window(lambda r: r.figures.weighted_gap_rate)),
+               _per_window(_rated(lambda r: r.figures.weighted_gap_rate))),
     MetricSpec("omkd_window_confidence_tier", "gauge",
                "Confidence tier over the window: 0 underpowered (<5), 1 low (<20), 2 high.", SKILL,
                _per_window(lambda r: TIER_VALUES[r.figures.tier])),
     MetricSpec("omkd_window_health", "gauge", "Health band over the window: 0 green, 1 yellow, 2 red.", SKILL,
-               _per_window(lambda r: BAND_VALUES[r.figures.band])),
+               _per_window(_rated(lambda r: BAND_VALUES[r.figures.band]))),
     MetricSpec("omkd_window_open_segments", "gauge", "Segments still open (stream active, not idle), per skill.",
                SKILL, _per_window(lambda r: r.open_segments)),
     MetricSpec("omkd_window_tool_calls_comparable", "gauge",
@@ -204,19 +220,21 @@ TABLE: Final[list[MetricSpec]] = [
     MetricSpec("omkd_window_coverage_ratio", "gauge",
                "Knowledge files accessed / knowledge files, per skill (absent without files).", SKILL,
                _per_window(lambda r: r.knowledge_accessed / r.knowledge_files if r.knowledge_files else None)),
-    MetricSpec("omkd_window_gap_rate_lower", "gauge", "Lower bound of the gap rate's 95 % Wilson interval, per skill.",
-               SKILL, _per_window(lambda r: r.figures.gap_interval[0])),
-    MetricSpec("omkd_window_gap_rate_upper", "gauge", "Upper bound of the gap rate's 95 % Wilson interval, per skill.",
-               SKILL, _per_window(lambda r: r.figures.gap_interval[1])),
+    MetricSpec("omkd_window_gap_rate_lower", "gauge",
+               "Lower bound of the gap rate's 95 % interval (Wilson, continuity-corrected), per skill.",
+               SKILL, _per_window(_rated(lambda r: r.figures.gap_interval[0]))),
+    MetricSpec("omkd_window_gap_rate_upper", "gauge",
+               "Upper bound of the gap rate's 95 % interval (Wilson, continuity-corrected), per skill.",
+               SKILL, _per_window(_rated(lambda r: r.figures.gap_interval[1]))),
     MetricSpec("omkd_window_weighted_gap_rate_lower", "gauge",
-               "Lower bound of the weighted gap rate's 95 % bootstrap interval.", SKILL,
-               _per_window(lambda r: r.figures.weighted_interval[0])),
+               "Lower bound of the weighted gap rate's 95 % interval (Wilson, continuity-corrected).", SKILL,
+               _per_window(_rated(lambda r: r.figures.weighted_interval[0]))),
     MetricSpec("omkd_window_weighted_gap_rate_upper", "gauge",
-               "Upper bound of the weighted gap rate's 95 % bootstrap interval.", SKILL,
-               _per_window(lambda r: r.figures.weighted_interval[1])),
+               "Upper bound of the weighted gap rate's 95 % interval (Wilson, continuity-corrected).", SKILL,
+               _per_window(_rated(lambda r: r.figures.weighted_interval[1]))),
     MetricSpec("omkd_window_health_confident", "gauge",
                "1 when the health band is backed by the interval, 0 when indicative.", SKILL,
-               _per_window(lambda r: 1 if r.figures.confident else 0)),
+               _per_window(_rated(lambda r: 1 if r.figures.confident else 0))),
     # --- window gauges over all skills ---
     MetricSpec("omkd_window_overall_segments", "gauge", "Segments in the window, all skills.", (),
                _overall(lambda r: r.figures.segments)),
@@ -225,9 +243,9 @@ TABLE: Final[list[MetricSpec]] = [
     MetricSpec("omkd_window_overall_weighted_gap_segments", "gauge",
                "Sum of segment weights in the window, all skills.", (), _overall(lambda r: r.totals.weight_sum)),
     MetricSpec("omkd_window_overall_gap_rate", "gauge", "Gap rate over the window, all skills.", (),
-               _overall(lambda r: r.figures.gap_rate)),
+               _overall_rated(lambda r: r.figures.gap_rate)),
     MetricSpec("omkd_window_overall_weighted_gap_rate", "gauge", "Weighted gap rate over the window, all skills.",
-               (), _overall(lambda r: r.figures.weighted_gap_rate)),
+               (), _overall_rated(lambda r: r.figures.weighted_gap_rate)),
     MetricSpec("omkd_window_overall_confidence_tier", "gauge", "Confidence tier over the window, all skills.", (),
                _overall(lambda r: TIER_VALUES[r.figures.tier])),
     MetricSpec("omkd_window_length_seconds", "gauge", "Length of the event-time window.", (),
@@ -282,6 +300,9 @@ TABLE: Final[list[MetricSpec]] = [
     MetricSpec("omkd_knowledge_revision", "info", "Git revision checked out where a knowledge base lives.", ("base",),
                _revision),
     MetricSpec("omkd_build", "info", "omkd build information.", (), _build_info),
+    MetricSpec("omkd_rules", "info",
+               "The detection rules in force (hash of the rule tables and the configured rules) and the hedging "
+               "judge: a change here is a change of rules, not of the knowledge.", (), _rules_info),
 ]  # fmt: skip
 
 DECLARED: Final[dict[str, tuple[str, str]]] = {spec.name: (spec.kind, spec.help) for spec in TABLE}

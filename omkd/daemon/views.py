@@ -29,7 +29,13 @@ class Views:
         ingest = daemon.ingest
         roots = [str(root) for root in daemon.config.roots()]
         built = reports.build_report(
-            ingest.live.fold, roots, daemon.knowledge.index, open_after=ingest.open_after(), counters=ingest.pipeline
+            ingest.live.fold,
+            roots,
+            daemon.knowledge.index,
+            open_after=ingest.open_after(),
+            counters=ingest.pipeline,
+            rules=ingest.streams.rules,
+            judge=ingest.judge,
         )
         return reports.restrict(built, set(skills)) if skills else built
 

@@ -15,16 +15,23 @@ every value is the same (n_0 n_1 = 0).
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
-from omkd.engine.bootstrap import derived_seed
 from omkd.engine.intervals import DEFAULT_CONFIDENCE, check_confidence
 
 RESAMPLES: Final = 2000
+_SEED_DOMAIN: Final = "omkd.agreement.bootstrap.v1"
+
+
+def derived_seed(*parts: object) -> int:
+    """A seed that depends only on the inputs (their reprs), the same in every run and process."""
+    text = ":".join([_SEED_DOMAIN, *(repr(part) for part in parts)])
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
 @dataclass(frozen=True, slots=True)

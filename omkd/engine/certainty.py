@@ -9,15 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import date
+from functools import lru_cache
+from typing import Final
 
 from pydantic import BaseModel, ConfigDict
 
 from omkd.engine import stats
 from omkd.engine.counters import GapCounts
 from omkd.engine.figures import LEVEL, WindowFigures
+from omkd.engine.intervals import METHOD
 from omkd.engine.summary import SegmentSummary
-from omkd.engine.timespec import DAY, day_of
+from omkd.engine.timespec import day_of
 
 
 @dataclass(slots=True)
@@ -57,8 +60,8 @@ class Saturation(_Model):
     widths: list[float]
     """Width of the gap rate's Wilson interval after each day, cumulatively."""
     saturated: bool
-    """The width changed by under 5 % over the last 3 days: more segments will not change
-    the conclusion."""
+    """The width changed by under 5 % over the last 3 days and the band is backed by the
+    interval: more segments will not change the conclusion (never for an underpowered skill)."""
 
 
 class Trend(_Model):
@@ -66,7 +69,8 @@ class Trend(_Model):
     daily_gap_rate: list[float]
     daily_weighted_gap_rate: list[float]
     cv: float | None
-    """Coefficient of variation of the daily weighted gap rate (sample standard deviation)."""
+    """Coefficient of variation of the daily weighted gap rate (sample standard deviation);
+    None for an underpowered skill or under 3 days with segments."""
     unstable: bool
     """cv above 0.15."""
 
@@ -82,8 +86,18 @@ class Certainty(_Model):
     """Gap rate <= 10 % on each of the last 3 days with data: widen the tasks."""
 
 
+TREND_DAYS: Final = 3
+"""Days with segments a trend (its coefficient of variation) needs."""
+
+
+_EPOCH_ORDINAL: Final = date(1970, 1, 1).toordinal()
+
+
+@lru_cache(maxsize=4096)
 def _iso_day(day: int) -> str:
-    return datetime.fromtimestamp(day * DAY, UTC).date().isoformat()
+    """The ISO date of day number ``day`` (days since 1970-01-01, UTC); every skill of a report
+    shares the same few days."""
+    return date.fromordinal(_EPOCH_ORDINAL + day).isoformat()
 
 
 def assess(derived: WindowFigures, days: list[tuple[int, GapCounts]]) -> Certainty:
@@ -98,14 +112,16 @@ def assess(derived: WindowFigures, days: list[tuple[int, GapCounts]]) -> Certain
     widths = stats.interval_widths(cumulative, LEVEL)
     daily_rate = [d.gap_rate for _, d in days]
     daily_weighted = [d.weighted_gap_rate for _, d in days]
-    cv = stats.coefficient_of_variation(daily_weighted)
+    # No verdict on a sample too small to carry one: an underpowered skill has no trend and is
+    # never saturated, a trend needs TREND_DAYS days, and "more segments will not change the
+    # conclusion" is never said of a band its interval does not back.
+    powered = not derived.indicative
+    cv = stats.coefficient_of_variation(daily_weighted) if powered and len(days) >= TREND_DAYS else None
     return Certainty(
-        gap_rate_interval=Interval(lower=gap_lower, upper=gap_upper, level=LEVEL, method="wilson"),
-        weighted_gap_rate_interval=Interval(
-            lower=weight_lower, upper=weight_upper, level=LEVEL, method=f"bootstrap-{stats.DEFAULT_RESAMPLES}"
-        ),
+        gap_rate_interval=Interval(lower=gap_lower, upper=gap_upper, level=LEVEL, method=METHOD),
+        weighted_gap_rate_interval=Interval(lower=weight_lower, upper=weight_upper, level=LEVEL, method=METHOD),
         health_confident=derived.confident,
-        saturation=Saturation(widths=widths, saturated=stats.is_saturated(widths)),
+        saturation=Saturation(widths=widths, saturated=powered and derived.confident and stats.is_saturated(widths)),
         trend=Trend(
             days=[_iso_day(day) for day, _ in days],
             daily_gap_rate=daily_rate,
@@ -113,5 +129,5 @@ def assess(derived: WindowFigures, days: list[tuple[int, GapCounts]]) -> Certain
             cv=cv,
             unstable=stats.trend_unstable(cv),
         ),
-        nudge=stats.nudge(daily_rate),
+        nudge=powered and stats.nudge(daily_rate),
     )

@@ -12,6 +12,7 @@ from typing import Final
 
 from omkd.engine import health, stats
 from omkd.engine.counters import GapCounts
+from omkd.engine.intervals import rate_interval
 
 LEVEL: Final = stats.DEFAULT_CONFIDENCE
 
@@ -27,9 +28,9 @@ class WindowFigures:
     tier: str
     band: str
     gap_interval: tuple[float, float]
-    """Wilson score interval of the gap rate at ``LEVEL``."""
+    """The gap rate's interval at ``LEVEL`` (``intervals.rate_interval``)."""
     weighted_interval: tuple[float, float]
-    """Bootstrap interval of the weighted gap rate at ``LEVEL``."""
+    """The weighted gap rate's interval at ``LEVEL``, the weight sum standing in for successes."""
     confident: bool
     """The band is backed by the intervals (red: lower bound >= 0.30; green: upper < 0.10)."""
 
@@ -47,11 +48,9 @@ def derive(counts: GapCounts) -> WindowFigures:
     n, k = counts.segments, counts.gap_segments
     weighted = counts.weighted_gap_rate
     gap_rate = counts.gap_rate
-    gap_lower, gap_upper = stats.wilson_interval(k, n, LEVEL)
-    weight_lower, weight_upper = stats.bootstrap_weighted_interval(*counts.weight_counts, confidence=LEVEL)
-    # A bootstrap of a sample without variation collapses to a point; Wilson's bounds on the
-    # gap rate (which also bound the weighted rate) keep a tiny sample from looking certain.
-    _, confident = stats.confident_band(min(weight_lower, gap_lower), max(weight_upper, gap_upper), weighted)
+    gap_lower, gap_upper = rate_interval(k, n, LEVEL)
+    weight_lower, weight_upper = rate_interval(counts.weight_sum, n, LEVEL)
+    _, confident = stats.confident_band(weight_lower, weight_upper, weighted)
     return WindowFigures(
         segments=n,
         gap_segments=k,

@@ -2,11 +2,12 @@
 
 Rate gates apply to skills with at least ``low`` confidence: an underpowered skill's rate
 is too uncertain to fail a build on. With ``confident`` a gate fails only when the
-evidence says so: the rate's one-sided lower bound at level 1 - alpha/K must exceed the
-limit, K being the number of skills gated (Bonferroni), so that K skills at the limit raise
-a false alarm together at most alpha of the time. The gap rate uses the exact binomial
-(Clopper-Pearson) bound, the weighted rate the bootstrap; the regression gate a bootstrap
-interval of the rise since the baseline.
+evidence says so: the one-sided lower bound at level 1 - alpha/K must exceed the limit, K
+being the number of skills gated (Bonferroni), so that K skills at the limit raise a false
+alarm together at most alpha of the time. Both rates use the exact (Clopper-Pearson) bound
+(the weighted rate with the weight sum for successes), the regression gate the lower bound of
+the rise (``intervals.rise_lower_bound``), which counts both samples' uncertainty. Measured in
+``bench/stats_coverage.py``. Messages give rates in percent.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from omkd.engine import stats
+from omkd.engine import intervals, stats
 from omkd.engine.binomial import exact_lower_bound, rate_exceeds
 from omkd.engine.report import Report, SkillHealth
 
@@ -40,21 +41,33 @@ class GateFailure:
     detail: str = ""
 
     def describe(self) -> str:
-        text = f"{self.skill}: {self.gate} {self.value:.3f} exceeds {self.limit:.3f}"
+        """``alpha: gap_rate 40.0 % exceeds 30.0 % (…)``: the gate by its name, rates in percent."""
+        shown = points if self.gate == "gap_rate_rise" else percent
+        text = f"{self.skill}: {self.gate} {shown(self.value)} exceeds {shown(self.limit)}"
         return f"{text} ({self.detail})" if self.detail else text
+
+
+def percent(value: float) -> str:
+    return f"{100 * value:.1f} %"
+
+
+def points(value: float) -> str:
+    """A difference of two rates, in percentage points."""
+    return f"{100 * value:+.1f} points"
 
 
 @dataclass(frozen=True, slots=True)
 class Regression:
-    """How a skill's gap rate moved since the baseline, with a bootstrap interval of the rise."""
+    """How a skill's gap rate moved since the baseline, with the interval of the rise."""
 
     skill: str
     before: float
     after: float
     interval: tuple[float, float] | None
     level: float
+    """The interval's level: two-sided, or the one-sided level of a confident gate."""
     significant: bool | None
-    """The interval lies wholly above 0; None when the baseline holds no counts."""
+    """The interval's lower bound is above 0; None when the baseline holds no counts."""
 
     @property
     def rise(self) -> float:
@@ -81,24 +94,24 @@ def one_sided_level(gates: Gates, tests: int) -> float:
 
 
 def regressions(skills: list[SkillHealth], gates: Gates) -> list[Regression]:
-    """The rise of every gated skill that the baseline knows."""
+    """The rise of every gated skill that the baseline knows, with its interval: two-sided at
+    95 %, or with ``confident`` the one-sided bound at 1 - alpha/K (the upper end is then 1)."""
     if gates.baseline is None:
         return []
     checked = gated(skills)
-    level = one_sided_level(gates, len(checked)) if gates.confident else stats.DEFAULT_CONFIDENCE
-    two_sided = 1.0 - 2.0 * (1.0 - level) if gates.confident else level
+    level = one_sided_level(gates, len(checked)) if gates.confident else intervals.DEFAULT_CONFIDENCE
     found = []
     for skill in checked:
         before = gates.baseline.get(skill.skill)
         if before is None:
             continue
         interval: tuple[float, float] | None = None
-        if before.segments and before.gap_segments is not None:
-            interval = stats.bootstrap_difference_interval(
-                (before.segments - before.gap_segments, 0, before.gap_segments),
-                (skill.segments - skill.gap_segments, 0, skill.gap_segments),
-                confidence=two_sided,
-            )
+        if before.segments and before.gap_segments is not None and skill.segments:
+            now, then = (skill.gap_segments, skill.segments), (before.gap_segments, before.segments)
+            if gates.confident:
+                interval = (intervals.rise_lower_bound(now, then, level), 1.0)
+            else:
+                interval = intervals.rise_interval(now, then, level)
         found.append(
             Regression(
                 skill.skill,
@@ -106,7 +119,7 @@ def regressions(skills: list[SkillHealth], gates: Gates) -> list[Regression]:
                 skill.gap_rate,
                 interval,
                 level,
-                None if interval is None else stats.is_significant_rise(interval),
+                None if interval is None else interval[0] > 0.0,
             )
         )
     return found
@@ -117,7 +130,7 @@ def check(skills: list[SkillHealth], gates: Gates) -> list[GateFailure]:
     checked = gated(skills)
     tests = len(checked)
     level = one_sided_level(gates, tests)
-    label = f"one-sided {stats.confidence_label(level)}, Bonferroni over {tests} skills"
+    label = f"one-sided {stats.confidence_label(level)}, Bonferroni over {tests} skill{'' if tests == 1 else 's'}"
     failures: list[GateFailure] = []
     for skill in checked:
         n, k = skill.segments, skill.gap_segments
@@ -126,22 +139,18 @@ def check(skills: list[SkillHealth], gates: Gates) -> list[GateFailure]:
             if not gates.confident and skill.gap_rate > limit:
                 failures.append(GateFailure(skill.skill, "gap_rate", skill.gap_rate, limit))
             elif gates.confident and rate_exceeds(k, n, limit, 1.0 - level):
-                bound = exact_lower_bound(k, n, level)
-                failures.append(
-                    GateFailure(skill.skill, "gap_rate", skill.gap_rate, limit, f"lower bound {bound:.3f}, {label}")
-                )
+                detail = f"lower bound {percent(exact_lower_bound(k, n, level))}, {label}"
+                failures.append(GateFailure(skill.skill, "gap_rate", skill.gap_rate, limit, detail))
         limit = gates.max_weighted_gap_rate
         if limit is not None:
             rate = skill.weighted_gap_rate
             if not gates.confident and rate > limit:
                 failures.append(GateFailure(skill.skill, "weighted_gap_rate", rate, limit))
-            elif gates.confident:
-                zero, half, one = _weight_counts(skill)
-                lower, _ = stats.bootstrap_weighted_interval(zero, half, one, confidence=1.0 - 2.0 * (1.0 - level))
-                if lower > limit:
-                    failures.append(
-                        GateFailure(skill.skill, "weighted_gap_rate", rate, limit, f"lower bound {lower:.3f}, {label}")
-                    )
+            elif gates.confident and rate_exceeds(_weight_sum(skill), n, limit, 1.0 - level):
+                lower = exact_lower_bound(_weight_sum(skill), n, level)
+                failures.append(
+                    GateFailure(skill.skill, "weighted_gap_rate", rate, limit, f"lower bound {percent(lower)}, {label}")
+                )
     if gates.gap_rate_regression is not None:
         for moved in regressions(skills, gates):
             if gates.confident:
@@ -152,30 +161,31 @@ def check(skills: list[SkillHealth], gates: Gates) -> list[GateFailure]:
                             "gap_rate_rise",
                             moved.rise,
                             gates.gap_rate_regression,
-                            f"lower bound {moved.interval[0]:.3f}, {label}",
+                            f"lower bound {points(moved.interval[0])}, {label}",
                         )
                     )
             elif moved.rise > gates.gap_rate_regression:
                 detail = ""
                 if moved.significant is not None:
-                    detail = "significant" if moved.significant else "not significant at 95 %"
+                    detail = "significant at 95 %" if moved.significant else "not significant at 95 %"
                 failures.append(
                     GateFailure(moved.skill, "gap_rate_rise", moved.rise, gates.gap_rate_regression, detail)
                 )
     return failures
 
 
-def _weight_counts(skill: SkillHealth) -> tuple[int, int, int]:
-    """Segments of weight 0, 0.5 and 1."""
-    half = skill.half_weight_segments
-    return (skill.segments - skill.gap_segments, half, skill.gap_segments - half)
+def _weight_sum(skill: SkillHealth) -> float:
+    """The sum of the skill's segment weights (full-weight gap segments, and halves)."""
+    return skill.gap_segments - skill.half_weight_segments / 2
 
 
 def baseline_of(report: Report) -> dict[str, Any]:
-    """What ``--save-baseline`` writes: per-skill rates and counts, with the watermark."""
+    """What ``--save-baseline`` writes: per-skill rates and counts, with the watermark and the
+    rules they were computed by."""
     return {
         "schema_version": BASELINE_SCHEMA,
         "watermark": report.watermark.model_dump(),
+        "reproducibility": None if report.reproducibility is None else report.reproducibility.model_dump(),
         "skills": {
             s.skill: {
                 "gap_rate": s.gap_rate,
@@ -186,6 +196,27 @@ def baseline_of(report: Report) -> dict[str, Any]:
             for s in report.skills
         },
     }
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    """A saved baseline: per-skill rates (with counts when saved) and the rules it was computed by."""
+
+    skills: dict[str, BaselineSkill]
+    rules_hash: str | None
+    """None for a baseline saved before reports carried their rules hash."""
+
+    def comparable_with(self, report: Report) -> bool | None:
+        """Whether the report was computed by the same rules; None when either does not say."""
+        now = report.reproducibility.rules_hash if report.reproducibility is not None else None
+        return None if now is None or self.rules_hash is None else now == self.rules_hash
+
+
+def load(document: object) -> Baseline:
+    """A baseline from a ``--save-baseline`` file or a ``scan --json`` report."""
+    audit = document.get("reproducibility") if isinstance(document, dict) else None
+    rules = audit.get("rules_hash") if isinstance(audit, dict) else None
+    return Baseline(baseline_rates(document), rules if isinstance(rules, str) else None)
 
 
 class BaselineError(ValueError):

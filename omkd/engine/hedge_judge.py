@@ -12,6 +12,7 @@ every machine.
 from __future__ import annotations
 
 import functools
+import hashlib
 import heapq
 import itertools
 import math
@@ -148,9 +149,11 @@ def sigmoid(z: float) -> float:
 class EmbeddedJudge:
     """The logistic model shipped in the package."""
 
-    def __init__(self, model: dict[str, Any]) -> None:
+    def __init__(self, model: dict[str, Any], digest: str = "") -> None:
         self.version = str(model["version"])
         self.name = f"embedded-{self.version}"
+        self.digest = digest
+        """The model file's hash: a retrained model under the same version is another judge."""
         self._bias = float(model["bias"])
         self._threshold = float(model["threshold"])
         self._weights: dict[str, float] = {str(k): float(v) for k, v in model["weights"].items()}
@@ -183,4 +186,12 @@ class EmbeddedJudge:
 def embedded_judge() -> EmbeddedJudge:
     """The judge of the model file in the package (read once)."""
     data = resources.files("omkd.engine").joinpath("data", MODEL_FILE).read_bytes()
-    return EmbeddedJudge(orjson.loads(data))
+    return EmbeddedJudge(orjson.loads(data), hashlib.sha256(data).hexdigest()[:12])
+
+
+def judge_identity(llm: str | None = None) -> str:
+    """The hedging judge in force, for the reproducibility block: the embedded model with its
+    file's hash, and the LLM judge (model, prompt version and hash) when one refines it."""
+    embedded = embedded_judge()
+    identity = f"{embedded.name}@{embedded.digest}"
+    return f"{llm}+{identity}" if llm else identity

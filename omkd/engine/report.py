@@ -19,8 +19,11 @@ from omkd.engine import certainty, conventions, figures, health, patterns
 from omkd.engine.certainty import Certainty
 from omkd.engine.counters import GapCounts, PipelineCounters
 from omkd.engine.health import SkillTotals
+from omkd.engine.hedge_judge import judge_identity
 from omkd.engine.pipeline import Fold
 from omkd.engine.plain import to_plain
+from omkd.engine.reproducibility import Reproducibility, reproducibility
+from omkd.engine.segmenting import SegmenterRules
 from omkd.engine.summary import SegmentSummary
 
 SCHEMA_VERSION: Final = 1
@@ -169,6 +172,8 @@ class Report(_Model):
     pipeline: PipelineReport
     conventions: list[ConventionReport] = []
     """Per project directory transcripts ran in: does it ask for uncertainty markers."""
+    reproducibility: Reproducibility | None = None
+    """What the figures were computed by: version, rules hash, judge, window, methods."""
 
 
 def iso(timestamp: float | None) -> str | None:
@@ -316,6 +321,8 @@ def build_report(
     gap_limit: int | None = 100,
     open_after: float | None = None,
     counters: PipelineCounters | None = None,
+    rules: SegmenterRules | None = None,
+    judge: str | None = None,
 ) -> Report:
     """Derive the report from a fold; ``gap_limit`` keeps the newest gaps (``None``: all).
 
@@ -343,12 +350,14 @@ def build_report(
     starts = [s.first_ts for s in inside if s.first_ts is not None]
     ends = [s.last_ts for s in inside if s.last_ts is not None]
     gaps = gap_entries(inside)
+    window_from = iso(window.since if window.since is not None else min(starts, default=None))
+    window_to = iso(window.until if window.until is not None else max(ends, default=None))
     return Report(
         schema_version=SCHEMA_VERSION,
         watermark=Watermark(
             roots=list(roots),
-            window_from=iso(window.since if window.since is not None else min(starts, default=None)),
-            window_to=iso(window.until if window.until is not None else max(ends, default=None)),
+            window_from=window_from,
+            window_to=window_to,
             sessions=len(fold.overall.sessions),
             segments=fold.overall.segments,
             fingerprint=f"{fold.fingerprint:016x}"[:12],
@@ -358,6 +367,7 @@ def build_report(
         skills=skills,
         top_failed_searches=top_failed_searches(inside, top_patterns),
         conventions=[ConventionReport(cwd=cwd, asked=a) for cwd, a in asked if a is not None],
+        reproducibility=reproducibility(SCHEMA_VERSION, rules or SegmenterRules(), judge or judge_identity()),
         gaps=gaps if gap_limit is None else gaps[:gap_limit],
         pipeline=pipeline_report(counters or fold.counters, len(fold.segments) - fold.overall.segments),
     )

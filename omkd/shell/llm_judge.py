@@ -246,6 +246,11 @@ class LlmRefiner:
     def judge(self) -> str:
         return hedge_prompt.judge_name(self.settings.model)
 
+    @property
+    def identity(self) -> str:
+        """The judge with its prompt's hash (the reproducibility block's)."""
+        return f"{self.judge}@{hedge_prompt.PROMPT_HASH}"
+
     def _refresh_day(self) -> int:
         day = day_of(self._clock())
         if day != self._day:

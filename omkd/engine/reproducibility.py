@@ -1,0 +1,100 @@
+"""What a report was computed by (seed 001's audit trail): omkd's version, the JSON schema, a hash
+of the detection rules in force, the hedging judge, the window, and the interval methods.
+
+The rules hash covers every table a verdict depends on (``patterns.py``, the cue table of
+``cues.py``, the signal weights, the health thresholds) and the configuration keys that change
+one (``SegmenterRules``), and the judge's identity; it is shown beside every figure and exported
+as ``omkd_rules_info``, so that a jump on a dashboard can be told apart from a change of rules.
+Two reports with different hashes are not comparable figure for figure.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import re
+from typing import Any, Final
+
+from pydantic import BaseModel, ConfigDict
+
+from omkd import __version__
+from omkd.engine import cues, health, intervals, patterns, skills
+from omkd.engine.segmenting import SegmenterRules
+
+HASH_CHARS: Final = 12
+
+
+def _canonical(value: Any) -> Any:
+    """A JSON-able form of a rule value that is the same in every process (sets sorted)."""
+    if isinstance(value, re.Pattern):
+        return {"re": value.pattern, "flags": value.flags}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _canonical(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): _canonical(v) for k, v in sorted(value.items(), key=lambda item: str(item[0]))}
+    if isinstance(value, set | frozenset):
+        return sorted((_canonical(v) for v in value), key=repr)
+    if isinstance(value, tuple | list):
+        return [_canonical(v) for v in value]
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    return repr(value)
+
+
+def _tables(module: Any) -> dict[str, Any]:
+    return {name: _canonical(getattr(module, name)) for name in sorted(vars(module)) if name.isupper()}
+
+
+def rules_hash(rules: SegmenterRules, judge: str) -> str:
+    """The hash of everything that decides a verdict: rule tables, configured rules, the judge."""
+    document = {
+        "patterns": _tables(patterns),
+        "cues": _tables(cues),
+        "health": _tables(health),
+        "builtins": sorted(skills.BUILTIN_COMMANDS),
+        "rules": _canonical(rules),
+        "judge": judge,
+    }
+    return hashlib.sha256(repr(document).encode()).hexdigest()[:HASH_CHARS]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Methods(_Model):
+    rate_interval: str
+    """How every rate's interval is computed (gap and weighted), and its level."""
+    rise_interval: str
+    gates: str
+    """The one-sided bound a ``--confident`` gate compares with its limit."""
+
+
+class Reproducibility(_Model):
+    omkd_version: str
+    schema_version: int
+    rules_hash: str
+    judge: str
+    """The hedging judge: ``embedded-v1`` (its weights are in the rules hash), ``llm:<model>:<prompt>``."""
+    methods: Methods
+    seeds: str
+    """Random seeds in play: none (every interval is closed-form or exact)."""
+
+
+def reproducibility(schema_version: int, rules: SegmenterRules, judge: str) -> Reproducibility:
+    level = f"{100 * intervals.DEFAULT_CONFIDENCE:.0f} %"
+    return Reproducibility(
+        omkd_version=__version__,
+        schema_version=schema_version,
+        rules_hash=rules_hash(rules, judge),
+        judge=judge,
+        methods=Methods(
+            rate_interval=f"{intervals.METHOD} {level}",
+            rise_interval=f"{intervals.RISE_METHOD} {level}",
+            gates=f"{intervals.GATE_METHOD} one-sided 1 - alpha/K",
+        ),
+        seeds="none",
+    )
