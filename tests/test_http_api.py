@@ -21,7 +21,8 @@ import orjson
 import pytest
 from click.testing import CliRunner, Result
 
-from omkd.cli import main
+from omkd.api import SKILLS_TOTAL_HEADER
+from omkd.cli import main, remote
 from omkd.engine.report import Report
 from omkd.testing import DaemonProcess
 from tests import claude_lines as cl
@@ -229,3 +230,19 @@ def test_gaps_point_at_the_transcript(daemon: DaemonProcess) -> None:
     code, body = fetch(daemon, "/api/v1/gaps?type=failed_search")
     oldest = orjson.loads(body)["gaps"][-1]
     assert (code, oldest["file"], oldest["line"], oldest["cwd"]) == (200, "-home-dev-shop/session.jsonl", 5, cl.CWD)
+
+
+def test_status_pages_its_skills_and_says_how_many(daemon: DaemonProcess, monkeypatch: pytest.MonkeyPatch) -> None:
+    """?limit=&offset= page the skills (most segments first); the header counts them all; every page
+    is still a valid Report, and ``omkd status --json`` reads every page."""
+    pages = []
+    for offset in (0, 1, 2):
+        with urllib.request.urlopen(f"{daemon.url}/api/v1/status?limit=1&offset={offset}", timeout=10) as answer:  # noqa: S310
+            document = orjson.loads(answer.read())
+            Report.model_validate(document)
+            pages.append(([s["skill"] for s in document["skills"]], answer.headers[SKILLS_TOTAL_HEADER]))
+    assert pages == [(["deploy"], "2"), (["lint"], "2"), ([], "2")]
+    assert fetch(daemon, "/api/v1/status?limit=0")[0] == 400
+    monkeypatch.setattr(remote, "SKILLS_PAGE", 1)  # one skill a page: the CLI must read both
+    result = CliRunner().invoke(main, ["status", "--url", daemon.url, "--json"])
+    assert [s["skill"] for s in orjson.loads(result.stdout)["skills"]] == ["deploy", "lint"]

@@ -540,8 +540,8 @@ class TailerMachine(RuleBasedStateMachine):
                 # it reads on where it was (the content before is the same, so are the figures).
                 assert track.inode is not inode
                 assert not track.parsing
+                self._continue_on(track.lineage, inode.lineage, track.read)
                 track.inode, track.lineage = inode, inode.lineage
-                self.counted[inode.lineage] = max(self.counted.get(inode.lineage, 0), track.read)
             else:
                 # Truncated or rewritten in place, or a new file got the number of one omkd had
                 # closed: the old stream keeps what was read, and the new content is a new stream
@@ -563,6 +563,14 @@ class TailerMachine(RuleBasedStateMachine):
                 self._count(track.lineage, track.read)
                 self._count(inode.lineage, len(inode.lineage.data), 0)
             del self.tracks[ident]
+
+    def _continue_on(self, old: Lineage, new: Lineage, upto: int) -> None:
+        """A file that replaced ``old`` is taken for it (same identity, same bytes up to ``upto``):
+        one stream goes on in ``new``. ``old`` is not a stream of its own that ended: what it held
+        is ``new``'s beginning."""
+        if old is not new:
+            self.counted.pop(old, None)
+        self.counted[new] = max(self.counted.get(new, 0), upto)
 
     def _model_read(self, inode: Inode, budget: int | None = None) -> None:
         track = self.tracks.get(inode.ident) or Track(inode, inode.lineage, 0, 0)
@@ -610,7 +618,7 @@ class TailerMachine(RuleBasedStateMachine):
             start, offset, head = max(0, saved.offset - MARKER_BYTES), saved.offset, saved.head_len
             if len(now) >= offset and now[:head] == then[:head] and now[start:offset] == then[start:offset]:
                 self.tracks[ident] = Track(inode, inode.lineage, offset, head)
-                self.counted[inode.lineage] = max(self.counted.get(inode.lineage, 0), offset)
+                self._continue_on(saved.lineage, inode.lineage, offset)
             # otherwise truncated or replaced while stopped: read again from 0 when found
 
     def expected(self) -> Fold:

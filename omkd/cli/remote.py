@@ -6,12 +6,14 @@ import sys
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Mapping
 from typing import Any
 
 import click
 import orjson
 from rich.table import Table
 
+from omkd.api import SKILLS_PAGE, SKILLS_TOTAL_HEADER
 from omkd.cli import render
 from omkd.cli.gating import EXIT_INPUT, GateOptions, apply_gates, check_usage, gate_options, publish
 from omkd.daemon.config import DEFAULT_PORT
@@ -23,12 +25,17 @@ TIMEOUT_SECONDS = 10.0
 
 
 def fetch(url: str, path: str, query: list[tuple[str, str]]) -> Any:
+    return fetch_with_headers(url, path, query)[0]
+
+
+def fetch_with_headers(url: str, path: str, query: list[tuple[str, str]]) -> tuple[Any, Mapping[str, str]]:
+    """The JSON answer and its headers; on any failure a message naming the URL, and exit 2."""
     full = f"{url.rstrip('/')}{path}"
     if query:
         full += "?" + urllib.parse.urlencode(query)
     try:
         with urllib.request.urlopen(full, timeout=TIMEOUT_SECONDS) as response:  # noqa: S310 (the user names the URL)
-            return orjson.loads(response.read())
+            return orjson.loads(response.read()), response.headers
     except urllib.error.HTTPError as error:
         body = error.read()
         try:
@@ -44,6 +51,20 @@ def fetch(url: str, path: str, query: list[tuple[str, str]]) -> Any:
     sys.exit(EXIT_INPUT)
 
 
+def fetch_status(url: str, skills: tuple[str, ...]) -> dict[str, Any]:
+    """The whole report: /api/v1/status pages its skills, so read every page."""
+    chosen = [("skill", s) for s in skills]
+    document, headers = fetch_with_headers(url, "/api/v1/status", [*chosen, ("limit", str(SKILLS_PAGE))])
+    total = int(headers.get(SKILLS_TOTAL_HEADER) or len(document["skills"]))
+    while len(document["skills"]) < total:
+        offset = str(len(document["skills"]))
+        page = fetch(url, "/api/v1/status", [*chosen, ("limit", str(SKILLS_PAGE)), ("offset", offset)])
+        if not page["skills"]:
+            break  # the skills changed between pages: what was read is what there is
+        document["skills"] += page["skills"]
+    return dict(document)
+
+
 url_option = click.option("--url", default=DEFAULT_URL, show_default=True, envvar="OMKD_URL",
                           help="The daemon's address (env OMKD_URL).")  # fmt: skip
 
@@ -55,8 +76,7 @@ url_option = click.option("--url", default=DEFAULT_URL, show_default=True, envva
 def status_command(url: str, as_json: bool, gate: GateOptions) -> None:
     """Spot-check a running daemon: skill table, tiers and watermark; same gates as scan."""
     baseline = check_usage(gate)
-    document = fetch(url, "/api/v1/status", [("skill", s) for s in gate.only_skills])
-    report = Report.model_validate(document)
+    report = Report.model_validate(fetch_status(url, gate.only_skills))
     publish(report, apply_gates(report, gate, baseline), as_json)
 
 

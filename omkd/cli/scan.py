@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +25,7 @@ from omkd.engine.report import build_report, restrict
 from omkd.engine.segmenting import SegmenterRules
 from omkd.engine.timespec import parse_moment
 from omkd.shell.knowledge import FileKnowledgeIndex
-from omkd.shell.scan import ScanInputError, discover, scan
+from omkd.shell.scan import SKIP_REASONS, ScanInputError, Skipped, discover, scan
 
 if TYPE_CHECKING:
     from omkd.shell.llm_judge import LlmRefiner
@@ -140,7 +141,10 @@ def scan_command(
     rules, refiner = _rules(config_path)
     err = Console(stderr=True)
     try:
-        files = discover(paths)
+        skipped: list[Skipped] = []
+        files = discover(paths, skipped)
+        for entry in skipped:
+            click.echo(f"omkd scan: skipped {entry.path}: {SKIP_REASONS[entry.reason]}", err=True)
         total = sum(f.path.stat().st_size for f in files)
         progress = LazyProgress(total, err) if err.is_terminal else None
         try:
@@ -156,7 +160,13 @@ def scan_command(
     knowledge = FileKnowledgeIndex(home=home, extra_roots=knowledge_roots)
     judge = judge_identity(refiner.identity if refiner is not None else None)
     report = build_report(
-        fold, [str(p) for p in paths], knowledge, gap_limit=gap_limit or None, rules=rules, judge=judge
+        fold,
+        [str(p) for p in paths],
+        knowledge,
+        gap_limit=gap_limit or None,
+        rules=rules,
+        judge=judge,
+        skipped_files=dict(Counter(entry.reason for entry in skipped)),
     )
     if gate.only_skills:
         report = restrict(report, set(gate.only_skills))

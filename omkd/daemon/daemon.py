@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import resource
 import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Final
 
 import structlog
 
@@ -33,6 +35,23 @@ from omkd.engine.hedge_judge import HedgeVerdict
 from omkd.engine.labels import CappedLabels
 
 log = structlog.get_logger("omkd.daemon")
+
+WANTED_DESCRIPTORS: Final = 8192
+"""The soft descriptor limit asked for at start (the unit's LimitNOFILE); systemd's default is 1,024."""
+STOP_DRAIN_SECONDS: Final = 20.0
+"""How long shutdown may read what is on disk (the unit's TimeoutStopSec is 30 s)."""
+
+
+def raise_descriptor_limit(wanted: int = WANTED_DESCRIPTORS) -> int:
+    """Raise the soft limit on open descriptors towards ``wanted`` (never above the hard limit);
+    the limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            return target
+    return soft
 
 
 @contextlib.contextmanager
@@ -114,6 +133,7 @@ class Daemon:
 
     async def startup(self) -> None:
         config = self.config
+        descriptors = raise_descriptor_limit()
         store = StateStore(config.state_dir())
         restored = store.open()
         self._store = store
@@ -144,6 +164,7 @@ class Daemon:
             listen=f"{config.http.host}:{self.bound_port}",
             mode="polling" if self.scheduler.polling else "events",
             restored_files=self._ingest.stats.restored_files,
+            descriptor_limit=descriptors,
         )
         self._chores = Chores(self._ingest, self._knowledge, self._exporter, self.clock)
         self.scheduler.rescan(self._rescan_interval)
@@ -177,9 +198,10 @@ class Daemon:
         chores = self._chores
         assert chores is not None
         if not worked and not scheduler.ready and ingest.dirty:
-            # A burst has been read: save it now, so /metrics (which shows only saved
-            # counters) is current within milliseconds of the write.
-            chores.checkpoint()
+            # A burst has been read: save it now (or within BURST_CHECKPOINT_GAP of the last
+            # save), so /metrics, which shows only saved counters, is current within a fraction
+            # of a second of the write.
+            chores.burst_ended()
         chores.run(self._cwds(), replaying=not scheduler.caught_up)
         self._exporter.note(ingest)
         self._rebuild_metrics()
@@ -204,6 +226,10 @@ class Daemon:
         if self._scheduler is not None:
             self._scheduler.stop_watching()
         if self._ingest is not None:
+            if not self.force_exit:
+                # What is already on disk is part of what happened: read it (deleted and rotated
+                # files through their descriptors) before the final checkpoint.
+                self._ingest.drain_everything(self.clock.monotonic() + STOP_DRAIN_SECONDS)
             self._ingest.skill_labels = list(self._exporter.labels.labelled)
             self._ingest.shutdown()
             if self._ingest.refiner is not None:

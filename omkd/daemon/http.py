@@ -2,22 +2,40 @@
 
 Handlers only read what the daemon prepared: /metrics serves the last rendered snapshot,
 so a scrape never waits on folding. Bad query parameters get a 400 naming them.
+
+No client can exhaust the daemon's descriptors: a connection must deliver a whole request
+within ``REQUEST_TIMEOUT`` of opening (or of its previous response plus the keep-alive time),
+or it is closed; at most ``MAX_CONNECTIONS`` are open, and a new one beyond that closes the one
+nearest its deadline that is not being answered (a half-sent request, an idle keep-alive).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import math
+import re
 import time
-from typing import Final, Protocol
+from collections.abc import Awaitable, Callable
+from typing import Any, Final, Protocol
 
 import orjson
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
+from omkd.api import SKILLS_PAGE, SKILLS_TOTAL_HEADER
 from omkd.engine import patterns
 from omkd.engine.report import GapEntry, Report
 from omkd.engine.timespec import parse_moment
 
 MAX_GAPS: Final = 10_000
+WHOLE_NUMBER: Final = re.compile(r"[0-9]{1,9}")
+"""ASCII digits only: ``str.isdigit`` also accepts "²", which ``int()`` refuses."""
+REQUEST_TIMEOUT: Final = 10.0
+"""Seconds a client has to deliver a whole request (headers included)."""
+KEEPALIVE_TIMEOUT: Final = 15.0
+MAX_CONNECTIONS: Final = 256
+REAP_EVERY: Final = 1.0
 SHUTDOWN_GRACE: Final = 2.0
 """Seconds a request in progress may take to finish when the daemon stops."""
 
@@ -62,11 +80,24 @@ def build_app(source: StatusSource) -> web.Application:
 
     @routes.get("/api/v1/status")
     async def status(request: web.Request) -> web.Response:
-        unknown = set(request.query) - {"skill"}
+        query = request.query
+        unknown = set(query) - {"skill", "limit", "offset"}
         if unknown:
             return _bad_request(f"unknown parameter(s): {', '.join(sorted(unknown))}")
-        report = source.status(request.query.getall("skill", []))
-        return _json(report.model_dump(mode="json"))
+        paging: list[int] = []
+        for name, default, least in (("offset", "0", 0), ("limit", str(SKILLS_PAGE), 1)):
+            text = query.get(name, default)
+            if not WHOLE_NUMBER.fullmatch(text) or int(text) < least:
+                return _bad_request(f"{name} must be a whole number of at least {least}, not {text!r}")
+            paging.append(int(text))
+        offset, limit = paging
+        report = source.status(query.getall("skill", []))
+        document = report.model_dump(mode="json", exclude={"skills"})
+        # Skills are paged (most segments first): 5,000 skills would be megabytes in one answer.
+        document["skills"] = [s.model_dump(mode="json") for s in report.skills[offset : offset + limit]]
+        response = _json(document)
+        response.headers[SKILLS_TOTAL_HEADER] = str(len(report.skills))  # the body stays a Report
+        return response
 
     @routes.get("/api/v1/gaps")
     async def gaps(request: web.Request) -> web.Response:
@@ -81,10 +112,10 @@ def build_app(source: StatusSource) -> web.Application:
         if "since" in query:
             try:
                 since = parse_moment(query["since"], time.time())
-            except ValueError as error:
+            except (ValueError, OverflowError) as error:
                 return _bad_request(f"since: {error}")
         limit_text = query.get("limit", "100")
-        if not limit_text.isdigit() or not 1 <= int(limit_text) <= MAX_GAPS:
+        if not WHOLE_NUMBER.fullmatch(limit_text) or not 1 <= int(limit_text) <= MAX_GAPS:
             return _bad_request(f"limit must be a whole number from 1 to {MAX_GAPS}, not {limit_text!r}")
         entries = source.gaps(query.get("skill"), kind, since, int(limit_text))
         return _json({"gaps": [e.model_dump(mode="json") for e in entries], "count": len(entries)})
@@ -94,27 +125,142 @@ def build_app(source: StatusSource) -> web.Application:
     return app
 
 
+class ConnectionGuard:
+    """Deadlines and a cap for the open connections (see the module docstring)."""
+
+    def __init__(self, cap: int = MAX_CONNECTIONS, request_timeout: float = REQUEST_TIMEOUT) -> None:
+        self.cap = cap
+        self.request_timeout = request_timeout
+        self.deadlines: dict[asyncio.BaseTransport, float] = {}
+        """Monotonic deadline per open connection; infinity while a request is being answered."""
+        self.closed_by_guard = 0
+
+    def opened(self, transport: asyncio.BaseTransport) -> None:
+        if len(self.deadlines) >= self.cap:
+            waiting = [(deadline, id(t), t) for t, deadline in self.deadlines.items() if deadline < math.inf]
+            if not waiting:
+                self._close(transport)
+                return
+            self._close(min(waiting, key=lambda item: item[:2])[2])
+        self.deadlines[transport] = time.monotonic() + self.request_timeout
+
+    def closed(self, transport: asyncio.BaseTransport) -> None:
+        self.deadlines.pop(transport, None)
+
+    def answering(self, transport: asyncio.BaseTransport | None) -> None:
+        if transport in self.deadlines:
+            self.deadlines[transport] = math.inf
+
+    def answered(self, transport: asyncio.BaseTransport | None) -> None:
+        if transport in self.deadlines:
+            self.deadlines[transport] = time.monotonic() + KEEPALIVE_TIMEOUT + self.request_timeout
+
+    def reap(self) -> None:
+        now = time.monotonic()
+        for transport, deadline in list(self.deadlines.items()):
+            if deadline <= now:
+                self._close(transport)
+
+    def _close(self, transport: asyncio.BaseTransport) -> None:
+        self.deadlines.pop(transport, None)
+        self.closed_by_guard += 1
+        abort = getattr(transport, "abort", None)
+        if abort is not None:
+            abort()  # frees the descriptor now, unlike close() with data still buffered
+        else:
+            transport.close()
+
+    def middleware(self) -> Callable[..., Awaitable[web.StreamResponse]]:
+        @web.middleware
+        async def track(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> Any:
+            self.answering(request.transport)
+            try:
+                return await handler(request)
+            finally:
+                self.answered(request.transport)
+
+        return track
+
+
+class _Guarded(asyncio.Protocol):
+    """aiohttp's protocol for one connection, told to the guard when it opens and closes."""
+
+    def __init__(self, inner: asyncio.Protocol, guard: ConnectionGuard) -> None:
+        self._inner = inner
+        self._guard = guard
+        self._transport: asyncio.BaseTransport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = transport
+        self._guard.opened(transport)
+        self._inner.connection_made(transport)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._transport is not None:
+            self._guard.closed(self._transport)
+        self._inner.connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        self._inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self._inner.eof_received()
+
+    def pause_writing(self) -> None:
+        self._inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self._inner.resume_writing()
+
+
 class HttpServer:
     """The endpoints on ``host:port`` (port 0: any free port, read back as ``port``)."""
 
     def __init__(self, source: StatusSource) -> None:
         self._source = source
         self._runner: web.AppRunner | None = None
+        self._server: asyncio.Server | None = None
+        self._reaper: asyncio.Task[None] | None = None
+        self.guard = ConnectionGuard()
         self.port: int | None = None
 
     async def start(self, host: str, port: int) -> None:
+        app = build_app(self._source)
+        app.middlewares.append(self.guard.middleware())
         runner = web.AppRunner(
-            build_app(self._source), access_log=None, handle_signals=False, shutdown_timeout=SHUTDOWN_GRACE
+            app,
+            access_log=None,
+            handle_signals=False,
+            shutdown_timeout=SHUTDOWN_GRACE,
+            keepalive_timeout=KEEPALIVE_TIMEOUT,
         )
         await runner.setup()
-        site = web.TCPSite(runner, host, port, reuse_address=True)
-        await site.start()
+        handlers = runner.server
+        assert handlers is not None
+        guard = self.guard
+        self._server = await asyncio.get_running_loop().create_server(
+            lambda: _Guarded(handlers(), guard), host, port, reuse_address=True, backlog=128
+        )
         self._runner = runner
-        server = site._server  # aiohttp exposes no public accessor for the bound port
-        sockets = getattr(server, "sockets", None) or []
+        sockets = self._server.sockets
         self.port = sockets[0].getsockname()[1] if sockets else port
+        self._reaper = asyncio.create_task(self._reap(), name="http-reaper")
+
+    async def _reap(self) -> None:
+        while True:
+            await asyncio.sleep(REAP_EVERY)
+            self.guard.reap()
 
     async def stop(self) -> None:
+        if self._reaper is not None:
+            self._reaper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reaper
+            self._reaper = None
+        server, self._server = self._server, None
+        if server is not None:
+            server.close()
         runner, self._runner = self._runner, None
         if runner is not None:
+            await runner.shutdown()
             await runner.cleanup()

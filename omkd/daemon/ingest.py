@@ -16,6 +16,7 @@ import structlog
 
 from omkd.daemon.clock import SYSTEM_CLOCK, Clock
 from omkd.daemon.config import Config
+from omkd.daemon.faults import Faults
 from omkd.daemon.restore import restore_files
 from omkd.daemon.selfmetrics import IngestStats
 from omkd.daemon.state import Checkpoint, FileCheckpoint, Restored, StateStore
@@ -31,7 +32,9 @@ from omkd.shell.llm_judge import open_refiner
 
 log = structlog.get_logger("omkd.ingest")
 
-DRAIN_BUDGET: Final = 1 << 30
+DRAIN_STEP: Final = 4 << 20
+"""Bytes of a deleted or rotated file drained at once; the scheduler reads the rest a step at a
+time, so a large file rotated before it was read does not hold the event loop."""
 ENDED_COUNTER: Final = {
     EndReason.DELETED: "files_deleted",
     EndReason.VANISHED: "files_deleted",
@@ -61,8 +64,12 @@ class Ingest:
         self.live = LiveFold(window.length, window.retention, window.rollup_days, clock.time())
         self.pipeline: PipelineCounters = restored.pipeline
         self.stats = IngestStats()
+        self.faults = Faults(clock, self.stats.errors)
+        self.tailer.on_error = lambda area, error, path: self.faults.record(area, error, path=path)
         self.skill_labels: list[str] = list(restored.meta.skill_labels)
         self._dirty_files: set[str] = set()
+        self.draining: dict[str, EndReason] = {}
+        """Deleted or rotated files still being read through their descriptor, then ended."""
         #: Bumped on every change a metric could show: the daemon rebuilds /metrics only then.
         self.version = 0
         self._dropped_files: list[str] = []
@@ -170,30 +177,59 @@ class Ingest:
             log.info("stream_ended", path=file.path, reason=reason.value)
             return successor
         if reason in (EndReason.DELETED, EndReason.ROTATED):
-            if not self._continues(file):
+            if file.stream_id not in self.draining and not self._continues(file):
                 # Truncated or rewritten before it went away: what it holds now is not the rest
                 # of the stream. End the old stream, then read the inode again from 0.
                 self.end(Ended(self._successor(file), reason))
                 return None
             try:
-                while self.feed(file, DRAIN_BUDGET):
-                    pass
+                read = self.feed(file, DRAIN_STEP)
             except OSError as error:
-                log.warning("drain_failed", path=file.path, error=str(error))
+                self.faults.record("drain", error, path=file.path)
+                read = 0
+            if read >= DRAIN_STEP:
+                self.draining[file.stream_id] = reason
+                return file  # more to drain: read on like any file, then ``drained`` ends it
+        self.draining.pop(file.stream_id, None)
+        self._finish(file, reason)
+        return self._reread_truncated(file) if reason is EndReason.TRUNCATED else None
+
+    def drained(self, file: TrackedFile) -> None:
+        """A deleted or rotated file was read to its end: its stream ends now."""
+        reason = self.draining.pop(file.stream_id, None)
+        if reason is not None:
+            self._finish(file, reason)
+
+    def _finish(self, file: TrackedFile, reason: EndReason) -> None:
         self.close_stream(file)
         counter = ENDED_COUNTER[reason]
         setattr(self.stats, counter, getattr(self.stats, counter) + 1)
         log.info("stream_ended", path=file.path, reason=reason.value)
-        if reason is EndReason.TRUNCATED:
-            try:
-                info = os.stat(file.path)
-            except OSError:
-                return None
-            if (info.st_dev, info.st_ino) == file.identity and file.identity not in self.tailer.identities():
-                fresh = self.tailer.new_file(file.path, info)
-                self.start(fresh)
-                return fresh
+
+    def _reread_truncated(self, file: TrackedFile) -> TrackedFile | None:
+        try:
+            info = os.stat(file.path)
+        except OSError:
+            return None
+        if (info.st_dev, info.st_ino) == file.identity and file.identity not in self.tailer.identities():
+            fresh = self.tailer.new_file(file.path, info)
+            self.start(fresh)
+            return fresh
         return None
+
+    def drain_everything(self, deadline: float) -> None:
+        """At shutdown: read what is on disk for every followed file, and for those just deleted
+        or rotated, before the final checkpoint — until ``deadline`` (monotonic)."""
+        for file in self.rescan():
+            while self.clock.monotonic() < deadline:
+                try:
+                    read = self.feed(file, DRAIN_STEP)
+                except OSError as error:
+                    self.faults.record("drain", error, path=file.path)
+                    break
+                if read < DRAIN_STEP:
+                    self.drained(file)
+                    break
 
     def close_stream(self, file: TrackedFile) -> None:
         """Close the stream; a partial last line it still held will never be completed."""
@@ -260,6 +296,7 @@ class Ingest:
 
     def rescan(self) -> list[TrackedFile]:
         self.stats.rescans += 1
+        self.version += 1  # omkd_rescans_total moves: /metrics is rebuilt even when idle
         return self.apply_scan(self.tailer.rescan(), everything=True)
 
     # --- checkpoints ------------------------------------------------------------------------------
@@ -301,24 +338,24 @@ class Ingest:
         if not self.dirty:
             return True
         live = self.live
-        checkpoint = Checkpoint(
-            files=self._file_checkpoints(),
-            dropped_files=list(self._dropped_files),
-            segments=[s for s in map(live.stored, live.changed_segments) if s is not None],
-            forgotten_segments=[k for k in live.changed_segments if live.stored(k) is None],
-            links=[live.fold.links.known[k] for k in live.changed_links if k in live.fold.links.known],
-            forgotten_links=[k for k in live.changed_links if k not in live.fold.links.known],
-            counters={skill: live.counters[skill] for skill in live.changed_skills if skill in live.counters},
-            rollups={key: live.rollups.get(key) for key in live.changed_rollups},
-            pipeline=self.pipeline,
-            skill_labels=self.skill_labels,
-        )
         try:
+            checkpoint = Checkpoint(
+                files=self._file_checkpoints(),
+                dropped_files=list(self._dropped_files),
+                segments=[s for s in map(live.stored, live.changed_segments) if s is not None],
+                forgotten_segments=[k for k in live.changed_segments if live.stored(k) is None],
+                links=[live.fold.links.known[k] for k in live.changed_links if k in live.fold.links.known],
+                forgotten_links=[k for k in live.changed_links if k not in live.fold.links.known],
+                counters={skill: live.counters[skill] for skill in live.changed_skills if skill in live.counters},
+                rollups={key: live.rollups.get(key) for key in live.changed_rollups},
+                pipeline=self.pipeline,
+                skill_labels=self.skill_labels,
+            )
             self.store.save(checkpoint)
-        except Exception as error:  # a full disk or a broken store must not stop reading
+        except (Exception, RecursionError) as error:  # a full disk or a broken store must not stop reading
             self.stats.checkpoint_errors += 1
             self.version += 1
-            log.exception("checkpoint_failed", error=str(error))
+            self.faults.record("checkpoint", error)
             return False
         self.version += 1
         self.stats.checkpoint_writes += 1

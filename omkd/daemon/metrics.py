@@ -305,6 +305,9 @@ TABLE: Final[list[MetricSpec]] = [
                "judge: a change here is a change of rules, not of the knowledge.", (), _rules_info),
 ]  # fmt: skip
 
+ON_OCCURRENCE: Final = frozenset({"omkd_errors"})
+"""Families whose label values exist only once something happened (an error's cause): no
+sample until then, rather than a made-up label."""
 DECLARED: Final[dict[str, tuple[str, str]]] = {spec.name: (spec.kind, spec.help) for spec in TABLE}
 """name -> (type, help) of every metric; counters without their ``_total`` suffix."""
 

@@ -113,10 +113,11 @@ class ReadScheduler:
             try:
                 read = ingest.feed(file, READ_BUDGET)
             except OSError as error:
-                log.warning("read_failed", path=file.path, error=str(error))
+                ingest.faults.record("read", error, path=file.path)
                 read = 0
             if read < READ_BUDGET:
                 del self.ready[stream_id]
+                ingest.drained(file)
             worked = worked or read > 0
             await asyncio.sleep(0)
             if stop() or ingest.wants_checkpoint():

@@ -42,6 +42,14 @@ class IngestStats:
     checkpoint_errors: int = field(
         default=0, metadata=metric("omkd_checkpoint_errors", "State checkpoints that failed.")
     )
+    errors: Counter[str] = field(
+        default_factory=Counter,
+        metadata=metric(
+            "omkd_errors",
+            "Errors survived, by cause (area.ERRNO or area.Exception): counted, logged once a minute.",
+            "cause",
+        ),
+    )
     discarded: Counter[str] = field(default_factory=Counter)
     """Lines discarded by the tailer, by reason (``partial_at_delete``)."""
     last_read: float | None = None

@@ -22,7 +22,7 @@ import os
 import stat
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -91,8 +91,23 @@ class ScanResult:
     missing_roots: list[Path] = field(default_factory=list)
 
 
-def walk_transcripts(roots: Iterable[Path], missing: list[Path] | None = None) -> Iterator[tuple[str, os.stat_result]]:
-    """``(path, stat)`` of every ``*.jsonl`` regular file below the roots (no symlinked dirs)."""
+OnError = Callable[[str, "OSError | str", str], None]
+"""Told of what discovery skips: (area, the error or a named condition, path)."""
+
+
+def _ignore(area: str, error: OSError | str, path: str) -> None:
+    return None
+
+
+def walk_transcripts(
+    roots: Iterable[Path], missing: list[Path] | None = None, on_error: OnError = _ignore
+) -> Iterator[tuple[str, os.stat_result]]:
+    """``(path, stat)`` of every ``*.jsonl`` regular file below the roots (no symlinked dirs).
+
+    Nothing met below a root stops the walk: a symlink loop, a dangling link, a FIFO or device
+    named ``*.jsonl``, an unreadable directory, no descriptor left for ``scandir`` are told to
+    ``on_error`` and skipped; a file or directory gone meanwhile is skipped silently.
+    """
     stack: list[str] = []
     for root in roots:
         if root.is_dir():
@@ -111,10 +126,17 @@ def walk_transcripts(roots: Iterable[Path], missing: list[Path] | None = None) -
                             info = entry.stat()
                             if stat.S_ISREG(info.st_mode):
                                 yield entry.path, info
+                            else:
+                                on_error("discovery", "not_regular", entry.path)
                     except FileNotFoundError:
-                        continue
-        except (FileNotFoundError, NotADirectoryError, PermissionError):
+                        if entry.is_symlink():
+                            on_error("discovery", "dangling_symlink", entry.path)
+                    except OSError as error:
+                        on_error("discovery", error, entry.path)
+        except (FileNotFoundError, NotADirectoryError):
             continue
+        except OSError as error:
+            on_error("discovery", error, directory)
 
 
 def pread_exact(fd: int, length: int, offset: int) -> bytes:
@@ -139,6 +161,7 @@ class Tailer:
         self._by_identity: dict[tuple[int, int], str] = {}
         self._by_path: dict[str, str] = {}
         self._open: OrderedDict[str, None] = OrderedDict()
+        self.on_error: OnError = _ignore
 
     # --- bookkeeping -------------------------------------------------------------------------
 
@@ -181,7 +204,9 @@ class Tailer:
                 if victim is not None and victim.fd is not None:
                     os.close(victim.fd)
                     victim.fd = None
-            file.fd = os.open(file.path, os.O_RDONLY | os.O_CLOEXEC)
+            # O_NONBLOCK: a FIFO put in the file's place must not block open(); the identity
+            # check below then refuses it.
+            file.fd = os.open(file.path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
             info = os.fstat(file.fd)
             if (info.st_dev, info.st_ino) != file.identity:
                 os.close(file.fd)
@@ -266,8 +291,13 @@ class Tailer:
             return
         try:
             replaced = info.st_size < file.read_offset or not self.head_matches(file)
-        except OSError:
-            replaced = True
+        except FileNotFoundError:
+            replaced = True  # another file at the path by the time it was opened
+        except OSError as error:
+            # Unreadable for now (a permission changed, no descriptor left): not a new file.
+            # Keep what was read and look again at the next rescan.
+            self.on_error("read", error, file.path)
+            return
         if replaced:
             result.ended.append(Ended(file, EndReason.TRUNCATED))
         elif info.st_size > file.read_offset:
@@ -277,9 +307,9 @@ class Tailer:
         """Walk the roots: new, grown, renamed, replaced and vanished files."""
         result = ScanResult()
         seen: set[str] = set()
-        for path, info in walk_transcripts(self.roots, result.missing_roots):
+        for path, info in walk_transcripts(self.roots, result.missing_roots, self.on_error):
             stream_id = self._by_identity.get((info.st_dev, info.st_ino))
-            if stream_id is None:
+            if stream_id is None or self._only_inode(self.files[stream_id], path):
                 result.started.append(self.new_file(path, info))
                 seen.add(result.started[-1].stream_id)
                 continue
@@ -305,6 +335,8 @@ class Tailer:
         result = ScanResult()
         stream_id = self._by_identity.get((info.st_dev, info.st_ino))
         if stream_id is not None:
+            if self._only_inode(self.files[stream_id], path):
+                return None  # an inode number reused, most likely: let a rescan sort it out
             self._examine(self.files[stream_id], path, info, result)
             return result
         if path in self._by_path or not path.endswith(TRANSCRIPT_SUFFIX):
@@ -313,6 +345,14 @@ class Tailer:
             return None
         result.started.append(self.new_file(path, info))
         return result
+
+    @staticmethod
+    def _only_inode(file: TrackedFile, path: str) -> bool:
+        """``path`` has the identity of ``file`` but nothing proves it is that file: nothing was
+        read from it (no head to compare), no descriptor holds its inode, and it is not where it
+        was. The kernel gives a freed inode number to the next new file, so such a match is taken
+        for a new file; were it the same empty file renamed, reading it from 0 loses nothing."""
+        return file.head_len == 0 and file.fd is None and path != file.path
 
     def _why_gone(self, file: TrackedFile) -> EndReason:
         if file.fd is None:
@@ -323,17 +363,3 @@ class Tailer:
             return EndReason.VANISHED
         file.size = max(file.size, info.st_size)
         return EndReason.DELETED if info.st_nlink == 0 else EndReason.ROTATED
-
-    def find_in_directory(self, path: str, identity: tuple[int, int]) -> str | None:
-        """A file with this identity next to ``path`` (renamed while omkd was down)."""
-        directory = os.path.dirname(path)
-        try:
-            with os.scandir(directory) as entries:
-                for entry in entries:
-                    with contextlib.suppress(OSError):
-                        info = entry.stat(follow_symlinks=False)
-                        if (info.st_dev, info.st_ino) == identity and stat.S_ISREG(info.st_mode):
-                            return entry.path
-        except OSError:
-            return None
-        return None

@@ -13,6 +13,10 @@ from typing import Any, Final
 OTHER: Final = "__other__"
 
 
+OVERFLOW_KEPT: Final = 10_000
+"""Names remembered beyond the cap (for their count): a hostile stream of new names stays bounded."""
+
+
 class CappedLabels:
     """At most ``cap`` distinct names; later ones share ``OTHER``. First come, first kept."""
 
@@ -32,7 +36,8 @@ class CappedLabels:
         if len(self.labelled) < self.cap:
             self.labelled[name] = None
             return name
-        self.overflowed.add(name)
+        if len(self.overflowed) < OVERFLOW_KEPT:
+            self.overflowed.add(name)
         return self.other
 
     def __getstate__(self) -> dict[str, Any]:

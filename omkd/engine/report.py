@@ -6,6 +6,7 @@ One schema serves ``omkd scan --json`` and the daemon's ``/api/v1/status``. Bump
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -140,6 +141,9 @@ class PipelineReport(PipelineCounters):
     """``PipelineCounters`` as reported, every field of it, with what fell outside the window."""
 
     segments_outside_window: int = 0
+    skipped_files: dict[str, int] = dataclasses.field(default_factory=dict)
+    """``omkd scan``: files below a PATH that were not read, by reason (``not_regular``: a FIFO,
+    a device or a socket named ``*.jsonl``; ``symlink_loop``; ``dangling``; ``unreadable``)."""
 
 
 class GapEntry(_Model):
@@ -244,8 +248,12 @@ def _markers_of(totals: SkillTotals, index: KnowledgeIndex) -> str:
     return conventions.combined([index.asks_markers(cwd) for cwd in cwds] or [index.asks_markers(None)])
 
 
-def pipeline_report(counters: PipelineCounters, outside_window: int) -> PipelineReport:
-    return PipelineReport(**to_plain(counters), segments_outside_window=outside_window)
+def pipeline_report(
+    counters: PipelineCounters, outside_window: int, skipped_files: dict[str, int] | None = None
+) -> PipelineReport:
+    return PipelineReport(
+        **to_plain(counters), segments_outside_window=outside_window, skipped_files=dict(skipped_files or {})
+    )
 
 
 def gap_entries(segments: list[SegmentSummary]) -> list[GapEntry]:
@@ -323,6 +331,7 @@ def build_report(
     counters: PipelineCounters | None = None,
     rules: SegmenterRules | None = None,
     judge: str | None = None,
+    skipped_files: dict[str, int] | None = None,
 ) -> Report:
     """Derive the report from a fold; ``gap_limit`` keeps the newest gaps (``None``: all).
 
@@ -369,7 +378,7 @@ def build_report(
         conventions=[ConventionReport(cwd=cwd, asked=a) for cwd, a in asked if a is not None],
         reproducibility=reproducibility(SCHEMA_VERSION, rules or SegmenterRules(), judge or judge_identity()),
         gaps=gaps if gap_limit is None else gaps[:gap_limit],
-        pipeline=pipeline_report(counters or fold.counters, len(fold.segments) - fold.overall.segments),
+        pipeline=pipeline_report(counters or fold.counters, len(fold.segments) - fold.overall.segments, skipped_files),
     )
 
 

@@ -14,7 +14,7 @@ def day_of(timestamp: float) -> int:
     return int(timestamp // DAY)
 
 
-_AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
+_AGE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([smhdw])\s*$")
 _UNIT_SECONDS: Final = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
@@ -25,7 +25,10 @@ def parse_moment(value: str, now: float) -> float:
     """
     age = _AGE.match(value)
     if age:
-        return now - float(age.group(1)) * _UNIT_SECONDS[age.group(2)]
+        back = now - float(age.group(1)) * _UNIT_SECONDS[age.group(2)]
+        if back < 0.0:
+            raise ValueError(f"{value!r} reaches back before 1970")
+        return back
     try:
         moment = datetime.fromisoformat(value.strip())
     except ValueError:

@@ -6,7 +6,9 @@ Files are read in fixed-size chunks, so memory stays flat however large the corp
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
+import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
@@ -35,21 +37,67 @@ class Source(NamedTuple):
     name: str
 
 
-def discover(paths: Iterable[Path]) -> list[Source]:
-    """Transcript files under ``paths``: files as given, directories searched for ``*.jsonl``."""
+class Skipped(NamedTuple):
+    """A file below a PATH that is not read, and why (a ``pipeline.skipped_files`` reason)."""
+
+    path: Path
+    reason: str
+
+
+NOT_REGULAR: Final = "not_regular"
+SYMLINK_LOOP: Final = "symlink_loop"
+DANGLING: Final = "dangling"
+UNREADABLE: Final = "unreadable"
+SKIP_REASONS: Final = {
+    NOT_REGULAR: "not a regular file (a FIFO, device or socket)",
+    SYMLINK_LOOP: "a loop of symbolic links",
+    DANGLING: "a symbolic link to nothing",
+    UNREADABLE: "cannot be read",
+}
+
+
+def _regular(path: Path) -> str | None:
+    """None for a regular file (through symlinks), else why it cannot be read as a transcript."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return DANGLING
+    except OSError as error:
+        return SYMLINK_LOOP if error.errno == errno.ELOOP else UNREADABLE
+    return None if stat.S_ISREG(info.st_mode) else NOT_REGULAR
+
+
+def discover(paths: Iterable[Path], skipped: list[Skipped] | None = None) -> list[Source]:
+    """Transcript files under ``paths``: files as given, directories searched for ``*.jsonl``.
+
+    A PATH that is not a regular file or directory is bad input (``ScanInputError``); below a
+    directory, what cannot be read as a transcript (a FIFO or device named ``*.jsonl``, a
+    symlink loop, a dangling link) is skipped and told to ``skipped``: never opened, so
+    nothing blocks or reads forever.
+    """
     found: list[Source] = []
     for path in paths:
-        if path.is_file():
-            found.append(Source(path, path.name))
-        elif path.is_dir():
+        if path.is_dir():
             for directory, subdirs, files in os.walk(path, onerror=_raise):
                 subdirs.sort()
                 for name in sorted(files):
                     if name.endswith(TRANSCRIPT_SUFFIX):
                         file = Path(directory, name)
-                        found.append(Source(file, file.relative_to(path).as_posix()))
-        elif path.exists():
+                        why = _regular(file)
+                        if why is None:
+                            found.append(Source(file, file.relative_to(path).as_posix()))
+                        elif skipped is not None:
+                            skipped.append(Skipped(file, why))
+            continue
+        why = _regular(path)
+        if why is None:
+            found.append(Source(path, path.name))
+        elif why == NOT_REGULAR:
             raise ScanInputError(f"{path}: not a regular file or directory")
+        elif why == SYMLINK_LOOP:
+            raise ScanInputError(f"{path}: a loop of symbolic links")
+        elif why == UNREADABLE:
+            raise ScanInputError(f"{path}: cannot be read")
         else:
             raise ScanInputError(f"{path}: no such file or directory")
     return found
@@ -61,7 +109,11 @@ def _raise(error: OSError) -> None:
 
 def scan_file(path: Path, stream: StreamProcessor, progress: Progress | None = None) -> None:
     try:
-        with path.open("rb") as handle:
+        # O_NONBLOCK: a FIFO put in place since discovery must not block; it is refused below.
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+        with open(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise ScanInputError(f"{path}: not a regular file")
             while chunk := handle.read(CHUNK_BYTES):
                 stream.feed(chunk)
                 if progress is not None:

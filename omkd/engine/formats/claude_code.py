@@ -39,6 +39,7 @@ from omkd.engine.formats.common import (
     BAD_SHAPE,
     NOT_OBJECT,
     agent_link,
+    bounded,
     flatten_text,
     parse_timestamp,
     quiet_type,
@@ -64,6 +65,8 @@ QUIET_TYPES: Final = frozenset(
 # Records skipped without parsing when their top-level type can be read safely (below).
 _SKIPPED_UNPARSED: Final = {t.encode(): t for t in QUIET_TYPES | {"progress"}}
 MAX_DISTINCT_UNKNOWN: Final = 64
+MAX_TYPE_CHARS: Final = 64
+"""An unknown record type is counted under at most this many characters of its name."""
 
 # Where a side-question fork is.
 _COPY: Final = "copy"
@@ -196,7 +199,12 @@ class ClaudeCodeAdapter:
         return _COPY
 
     def _count_unknown(self, kind: object) -> None:
-        self.counters.unknown_types[self._unknown.label(kind) if isinstance(kind, str) else OTHER] += 1
+        if not isinstance(kind, str):
+            self.counters.unknown_types[OTHER] += 1
+            return
+        if len(kind) > MAX_TYPE_CHARS:
+            kind = kind[: MAX_TYPE_CHARS - 1] + "…"  # a label value, not a copy of the line
+        self.counters.unknown_types[self._unknown.label(kind)] += 1
 
     def _envelope(self, record: dict[str, Any]) -> None:
         cwd = record.get("cwd")
@@ -246,7 +254,7 @@ class ClaudeCodeAdapter:
                 if isinstance(name, str) and isinstance(call_id, str):
                     if not isinstance(tool_input, dict):
                         tool_input = {}
-                    events.append(ToolCall(timestamp, message_id, call_id, name, tool_input, skill, usage))
+                    events.append(ToolCall(timestamp, message_id, call_id, name, bounded(tool_input), skill, usage))
             elif part_type == "thinking":
                 text = part.get("thinking")
                 events.append(
@@ -282,7 +290,7 @@ class ClaudeCodeAdapter:
                             call_id,
                             part.get("is_error") is True,
                             flatten_text(part.get("content")),
-                            record.get("toolUseResult"),
+                            bounded(record.get("toolUseResult")),
                         )
                     )
             elif part_type == "text" and isinstance(part.get("text"), str):

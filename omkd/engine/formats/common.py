@@ -4,7 +4,7 @@ skipped, and reading a record's type (or a field) from its bytes without parsing
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Final
+from typing import Any, Final
 
 _TYPE_KEY: Final = b'"type":"'
 _TYPE_SEARCH_WINDOW: Final = 1024
@@ -28,6 +28,29 @@ def parse_timestamp(value: object) -> float | None:
     if moment.tzinfo is None:
         return None
     return moment.timestamp()
+
+
+MAX_NESTING: Final = 8
+"""Levels of a tool's input (or structured result) kept; the rules read the first two."""
+TOO_DEEP: Final = "…"
+
+
+def bounded(value: Any, depth: int = MAX_NESTING) -> Any:
+    """``value`` with containers nested deeper than ``depth`` replaced by ``TOO_DEEP``.
+
+    A tool input is kept until its result arrives, and with it in the checkpoint: one valid
+    line nesting hundreds of levels must not make it unsaveable (pickling, ``repr`` and
+    ``orjson.dumps`` all give up long before ``orjson.loads`` does).
+    """
+    if isinstance(value, dict):
+        if depth <= 0:
+            return TOO_DEEP
+        return {key: bounded(item, depth - 1) for key, item in value.items()}
+    if isinstance(value, list):
+        if depth <= 0:
+            return TOO_DEEP
+        return [bounded(item, depth - 1) for item in value]
+    return value
 
 
 def flatten_text(content: object) -> str:

@@ -1,0 +1,10 @@
+"""Facts of the HTTP API that the daemon serves and the CLI reads (without importing the server)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+SKILLS_TOTAL_HEADER: Final = "X-Omkd-Skills-Total"
+"""How many skills the whole report has: /api/v1/status holds one page of them."""
+SKILLS_PAGE: Final = 500
+"""Skills in one /api/v1/status answer unless ``limit`` says otherwise."""

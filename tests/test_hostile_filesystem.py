@@ -1,0 +1,167 @@
+"""File-system events that must neither lose a line nor count one twice (issue 12, items 5, 6, 8).
+
+Real files, real renames and deletes; the daemon as a subprocess where the behaviour is the
+daemon's (SIGTERM, restart), an ``Ingest`` on a manual clock where a condition cannot be made
+otherwise (an inode number handed to a new file, a permission error met by root).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+
+from omkd.daemon.ingest import DRAIN_STEP, Ingest
+from omkd.daemon.state import StateStore
+from omkd.daemon.tailer import Tailer, TrackedFile
+from omkd.testing import DaemonProcess, ManualClock
+from tests.live_helpers import append, session_bytes, wait_lines
+from tests.test_lifecycle import START, config_of, read_all
+
+SESSION_FILE: Final = "-home-dev-shop/0b3c4d5e-1111-4222-8333-944455556666.jsonl"
+PLAN: Final = [("deploy", "miss"), ("deploy", "hit"), ("lint", "miss"), ("lint", "hit")]
+
+
+def lines_of(data: bytes) -> int:
+    return data.count(b"\n")
+
+
+def more(first_minute: int) -> bytes:
+    return session_bytes(PLAN, first_minute=first_minute)
+
+
+def test_sigterm_reads_what_was_appended_to_a_file_just_deleted(tmp_path: Path) -> None:
+    """Lines appended to a followed file, the file deleted, SIGTERM at once: the shutdown drains
+    the file through its descriptor before the final checkpoint, so a restart has every line."""
+    root = tmp_path / "projects"
+    path = root / SESSION_FILE
+    first = more(0)
+    append(path, first)
+    with DaemonProcess(tmp_path, [root]) as daemon:
+        daemon.start()
+        wait_lines(daemon, lines_of(first))
+        late = b"".join(more(10 + 4 * n) for n in range(12))
+        with path.open("ab") as handle:
+            handle.write(late)
+        path.unlink()
+        assert daemon.stop() == 0
+        daemon.start()
+        wait_lines(daemon, lines_of(first) + lines_of(late))
+        assert daemon.stop() == 0
+
+
+def test_a_file_moved_into_a_subdirectory_while_stopped_is_not_read_twice(tmp_path: Path) -> None:
+    """Renamed into a subdirectory of its project while omkd was down, then appended to: found by
+    its identity anywhere below the roots and read on from its saved offset."""
+    root = tmp_path / "projects"
+    path = root / SESSION_FILE
+    first, later = more(0), more(20)
+    append(path, first)
+    with DaemonProcess(tmp_path, [root]) as daemon:
+        daemon.start()
+        wait_lines(daemon, lines_of(first))
+        assert daemon.stop() == 0
+        moved = path.parent / "archive" / path.name
+        moved.parent.mkdir()
+        path.rename(moved)
+        append(moved, later)
+        daemon.start()
+        samples = wait_lines(daemon, lines_of(first) + lines_of(later))
+        assert samples["omkd_lines_total"] == lines_of(first) + lines_of(later)
+        assert daemon.stop() == 0
+
+
+def test_an_inode_number_reused_by_a_new_file_is_a_new_file(tmp_path: Path) -> None:
+    """An empty followed file, no descriptor held: the inode number alone identifies it, and the
+    kernel may give that number to the next new file anywhere (any name). Such a file is not taken
+    for the empty one's continuation: a rescan starts it as a new stream, a poke does not adopt it."""
+    root = tmp_path / "projects"
+    newcomer = root / "p" / "other.jsonl"
+    append(newcomer, more(0))
+    info = os.stat(newcomer)
+    tailer = Tailer([root], 8)
+    empty = TrackedFile("old-empty", str(root / "p" / "gone.jsonl"), info.st_dev, info.st_ino)
+    tailer.track(empty)
+    assert tailer.poke(str(newcomer)) is None
+    result = tailer.rescan()
+    assert [f.path for f in result.started] == [str(newcomer)]
+    assert [(e.file.stream_id, e.reason.value) for e in result.ended] == [("old-empty", "vanished")]
+    tailer.close_all()
+
+
+@pytest.fixture
+def denied(monkeypatch: pytest.MonkeyPatch) -> set[str]:
+    """Paths whose ``os.open`` fails with EACCES (root ignores file modes, so chmod cannot)."""
+    paths: set[str] = set()
+    real_open = os.open
+
+    def refusing(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if os.fspath(path) in paths:
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refusing)
+    return paths
+
+
+def test_a_file_unreadable_at_restart_is_read_on_later_not_again(tmp_path: Path, denied: set[str]) -> None:
+    """A followed file that cannot be opened when omkd starts again (a permission changed for a
+    while) keeps its saved offset: counted as an error, and read on from there once readable."""
+    path = tmp_path / "projects" / SESSION_FILE
+    first, later = more(0), more(20)
+    append(path, first)
+    config = config_of(tmp_path, window="3650d")
+    clock = ManualClock(wall=START)
+    store = StateStore(config.state_dir())
+    ingest = Ingest(config, store, store.open(), clock)
+    read_all(ingest)
+    ingest.shutdown()
+    store.close()
+
+    denied.add(str(path))
+    store = StateStore(config.state_dir())
+    ingest = Ingest(config, store, store.open(), clock)
+    read_all(ingest)
+    assert ingest.pipeline.lines == lines_of(first)
+    assert ingest.stats.errors["restore.EACCES"] == 1
+
+    denied.clear()
+    append(path, later)
+    read_all(ingest)
+    assert ingest.pipeline.lines == lines_of(first) + lines_of(later)
+    ingest.shutdown()
+    store.close()
+
+
+def test_a_large_rotated_file_is_drained_a_step_at_a_time(tmp_path: Path) -> None:
+    """A file rotated out of the roots before it was read is drained through its descriptor in
+    steps of DRAIN_STEP, each handed back to the scheduler, and ended once read to its end."""
+    path = tmp_path / "projects" / SESSION_FILE
+    chunk = more(0)
+    copies = DRAIN_STEP // len(chunk) * 2 + 1
+    config = config_of(tmp_path, window="3650d")
+    store = StateStore(config.state_dir())
+    ingest = Ingest(config, store, store.open(), ManualClock(wall=START))
+    append(path, chunk)
+    read_all(ingest)
+    file = next(iter(ingest.tailer.files.values()))
+    with path.open("ab") as handle:
+        handle.write(chunk * copies)
+    path.rename(tmp_path / "rotated-out.jsonl")
+    steps = 0
+    ready = ingest.rescan()
+    while ready:
+        steps += 1
+        assert [f.stream_id for f in ready] == [file.stream_id]
+        assert file.stream_id in ingest.draining
+        read = ingest.feed(file, DRAIN_STEP)
+        ready = [file] if read >= DRAIN_STEP else []
+        if not ready:
+            ingest.drained(file)
+    assert (steps >= 2, ingest.draining, ingest.tailer.files) == (True, {}, {})
+    assert ingest.pipeline.lines == lines_of(chunk) * (copies + 1)
+    ingest.shutdown()
+    store.close()
