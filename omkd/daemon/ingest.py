@@ -32,7 +32,11 @@ from omkd.shell.llm_judge import open_refiner
 
 log = structlog.get_logger("omkd.ingest")
 
-DRAIN_STEP: Final = 4 << 20
+READ_STEP: Final = 256 << 10
+"""Bytes read from one file before the event loop is served again: parsing runs at 10-40 MB/s
+depending on the records, so a step holds the loop for tens of milliseconds at most
+(bench/soak.py measures /healthz while a 200 MB file drains)."""
+DRAIN_STEP: Final = READ_STEP
 """Bytes of a deleted or rotated file drained at once; the scheduler reads the rest a step at a
 time, so a large file rotated before it was read does not hold the event loop."""
 ENDED_COUNTER: Final = {

@@ -15,14 +15,16 @@ from typing import Final
 import structlog
 
 from omkd.daemon.clock import Clock
-from omkd.daemon.ingest import Ingest
+from omkd.daemon.ingest import READ_STEP, Ingest
 from omkd.daemon.tailer import TrackedFile
 from omkd.daemon.watch import PollingWatch, Watch, start_watch
 
 log = structlog.get_logger("omkd.daemon")
 
-READ_BUDGET: Final = 4 << 20
+READ_BUDGET: Final = READ_STEP
 """Bytes read from one file before the loop looks at anything else."""
+YIELD_SECONDS: Final = 0.001
+"""Between two read steps of a busy file: long enough for every waiting request to be served."""
 HINT_RESCAN_DELAY: Final = 0.2
 REPLAY_LAG_BYTES: Final = 8 << 20
 """More unread bytes than this and omkd counts as replaying (rate alerts are suppressed)."""
@@ -119,7 +121,9 @@ class ReadScheduler:
                 del self.ready[stream_id]
                 ingest.drained(file)
             worked = worked or read > 0
-            await asyncio.sleep(0)
+            # A millisecond, not sleep(0): one loop iteration serves only one step of a request
+            # (accept, read, handler, write), so sleep(0) let an HTTP client wait several steps.
+            await asyncio.sleep(YIELD_SECONDS if read >= READ_BUDGET else 0)
             if stop() or ingest.wants_checkpoint():
                 break  # back to the main loop, which saves (and evicts) before reading on
         return worked

@@ -73,10 +73,13 @@ class CallTracker:
         self.pending: dict[str, PendingCall] = {}
         self._prompts: deque[str] = deque()
         self._prompt_chars = 0
+        self._typed: str | None = None
+        """The kept prompts as one text, joined when a miss needs it (not saved with the state)."""
 
     def remember_prompt(self, text: str) -> None:
         text = text[-MAX_PROMPT_CHARS:]
         self._prompts.append(text)
+        self._typed = None
         self._prompt_chars += len(text)
         while self._prompt_chars > MAX_PROMPT_CHARS:
             self._prompt_chars -= len(self._prompts.popleft())
@@ -151,9 +154,24 @@ class CallTracker:
         if verdict.user_given == patterns.PATH_GIVEN:
             return self._typed_path(verdict.search_key, cwd)
         if verdict.user_given == patterns.URL_GIVEN:
-            return bool(verdict.search_key) and any(verdict.search_key in p for p in self._prompts)
-        names = judge.search_targets(call)
-        return any(_mentions(prompt, name) for name in names for prompt in self._prompts)
+            return bool(verdict.search_key) and verdict.search_key in self._typed_text()
+        typed = self._typed_text()
+        return any(_mentions(typed, name) for name in judge.search_targets(call))
+
+    def _typed_text(self) -> str:
+        """The kept prompts as one text, joined by a newline (which no name holds and which stands
+        as a boundary): one search per name, not one per prompt — a long session types thousands
+        of short prompts, and a search per prompt made every miss cost more than the last."""
+        if self._typed is None:
+            self._typed = "\n".join(self._prompts)
+        return self._typed
+
+    def __getstate__(self) -> dict[str, object]:
+        return {key: value for key, value in self.__dict__.items() if key != "_typed"}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._typed = None
 
     def _typed_path(self, path: str, cwd: str | None) -> bool:
         """The path as typed (absolute, or relative to the cwd); a bare file name is not enough:
@@ -166,13 +184,28 @@ class CallTracker:
             forms.update({relative, "./" + relative})
         elif not (path.startswith("/") or _WINDOWS_PATH.match(path)):
             forms.add(path.removeprefix("./"))  # a relative read: the same relative path typed
-        return any(_mentions(prompt, form) for form in forms for prompt in self._prompts)
+        typed = self._typed_text()
+        return any(_mentions(typed, form) for form in forms)
+
+
+_ASCII_WORD: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_JOINS_BEFORE: Final = _ASCII_WORD | frozenset("./\\")
+"""What continues a name on its left (the tail of a longer path or word) or on its right."""
 
 
 def _mentions(prompt: str, name: str) -> bool:
     """``name`` stands in ``prompt`` as a whole (not as the tail of a longer path or word). Only ASCII
-    letters and digits join a name: in ``可以用launch_swu.sh`` the name stands alone."""
-    return re.search(rf"(?<![A-Za-z0-9_./\\-]){re.escape(name)}(?![A-Za-z0-9_-])", prompt) is not None
+    letters and digits join a name: in ``可以用launch_swu.sh`` the name stands alone. (Found with
+    ``str.find`` and a look at each side: a regular expression per name cost a compile per miss.)"""
+    start = prompt.find(name)
+    while start >= 0:
+        end = start + len(name)
+        if (start == 0 or prompt[start - 1] not in _JOINS_BEFORE) and (
+            end == len(prompt) or prompt[end] not in _ASCII_WORD
+        ):
+            return True
+        start = prompt.find(name, start + 1)
+    return False
 
 
 def absolute(path: str, cwd: str | None) -> str:
