@@ -397,3 +397,68 @@ def test_regression_without_baseline_is_bad_usage(gates_file: Path, home: Path) 
     """``--gap-rate-regression`` without ``--baseline`` is bad usage: exit 2."""
     result = run(gates_file, "--gap-rate-regression", "0.1", "--home", home)
     assert (result.exit_code, "--baseline" in result.stderr) == (2, True)
+
+
+def test_gates_say_how_many_skills_they_gated(gates_file: Path, home: Path) -> None:
+    """alpha and beta (5 segments each) are gated, gamma (1) is underpowered: said on stderr."""
+    result = run(gates_file, "--max-gap-rate", "0.9", "--home", home)
+    assert (result.exit_code, "gates: 2 skills gated, 1 underpowered (< 5 segments) not gated" in result.stderr) == (
+        0,
+        True,
+    )
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        pytest.param(lambda tmp: [tmp / "empty"], id="no-files"),
+        pytest.param(lambda tmp: [tmp / "projects", "--skill", "nosuch"], id="unknown-skill"),
+        pytest.param(lambda tmp: [tmp / "projects", "--skill", "gamma"], id="only-underpowered"),
+        pytest.param(lambda tmp: [tmp / "bad.jsonl"], id="only-bad-lines"),
+    ],
+)
+def test_gates_over_no_evidence_exit_3_unless_allowed(
+    tmp_path: Path, gates_file: Path, home: Path, inputs: Any
+) -> None:
+    """Gates asked for and nothing to gate (no files, an unknown skill, only underpowered skills, a
+    file of bad lines): exit 3 saying so; ``--allow-empty`` makes it 0."""
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "bad.jsonl").write_bytes(b"not json\n" * 774)
+    paths = inputs(tmp_path)
+    refused = run(*paths, "--max-gap-rate", "0.1", "--home", home)
+    allowed = run(*paths, "--max-gap-rate", "0.1", "--allow-empty", "--home", home)
+    assert (refused.exit_code, "nothing was gated" in refused.stderr, allowed.exit_code) == (3, True, 0)
+
+
+def test_excluded_skills_are_reported_but_not_gated(gates_file: Path, home: Path) -> None:
+    """``--exclude-skill alpha``: alpha (gap rate 40 %) no longer fails a 30 % gate, and is still in the report."""
+    failing = run(gates_file, "--max-gap-rate", "0.3", "--home", home)
+    excluded = run(gates_file, "--max-gap-rate", "0.3", "--exclude-skill", "alpha", "--json", "--home", home)
+    skills = [s["skill"] for s in json.loads(excluded.stdout)["skills"]]
+    assert (failing.exit_code, excluded.exit_code, "alpha" in skills) == (1, 0, True)
+
+
+@pytest.mark.parametrize(("since", "segments"), [("1h30m", 0), ("20000d", 11), ("9000d12h", 11)])
+def test_since_takes_compound_ages(gates_file: Path, home: Path, since: str, segments: int) -> None:
+    """``--since 1h30m`` is an age like any other (the transcript is from 2026-01-01)."""
+    result = run(gates_file, "--since", since, "--json", "--home", home)
+    assert (result.exit_code, json.loads(result.stdout)["overall"]["segments"]) == (0, segments)
+
+
+def test_scan_without_path_reads_the_default_roots(tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No PATH: ``$CLAUDE_CONFIG_DIR/projects`` (and the usual places) are read; none there: exit 2
+    naming where it looked."""
+    config_dir = tmp_path / "claude-config"
+    transcript(config_dir / "projects" / "-p" / f"{cl.SESSION}.jsonl", GATES_PLAN)
+    monkeypatch.setenv("HOME", str(tmp_path / "nobody"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config_dir))
+    found = run("--json", "--home", home)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "elsewhere"))
+    missing = run("--home", home)
+    assert (found.exit_code, json.loads(found.stdout)["overall"]["segments"]) == (0, 11)
+    assert (missing.exit_code, ".claude/projects" in missing.stderr) == (2, True)
+
+
+def test_bare_omkd_prints_its_help() -> None:
+    result = CliRunner().invoke(main, [])
+    assert (result.exit_code, "Commands:" in result.output) == (0, True)

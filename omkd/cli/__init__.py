@@ -38,7 +38,14 @@ class LazyGroup(click.Group):
         return command
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 120},
+)
 @click.version_option(__version__, prog_name="omkd")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """omkd finds where the knowledge you give AI coding agents runs out."""
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())  # bare ``omkd``: the help, exit 0 (not a usage error)

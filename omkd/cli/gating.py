@@ -23,17 +23,28 @@ EXIT_GATE = 1
 """A gate failed: the offending skills are printed."""
 EXIT_INPUT = 2
 """Bad usage or unreadable input: the message names it."""
+EXIT_NOTHING_GATED = 3
+"""Gates were asked for but no skill had the segments to be gated (as pytest exits 5 when no test
+ran): a build must not pass on no evidence. ``--allow-empty`` makes it 0."""
 
 
 @dataclass(frozen=True, slots=True)
 class GateOptions:
     only_skills: tuple[str, ...]
+    excluded_skills: tuple[str, ...]
     max_gap_rate: float | None
     max_weighted_gap_rate: float | None
     baseline: Path | None
     gap_rate_regression: float | None
     confident: bool
     alpha: float
+    allow_empty: bool
+
+    @property
+    def any(self) -> bool:
+        """A gate was asked for."""
+        limits = (self.max_gap_rate, self.max_weighted_gap_rate, self.gap_rate_regression)
+        return any(limit is not None for limit in limits)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +54,10 @@ class GateResult:
     baseline: gates.Baseline | None
     comparable: bool | None
     """Whether report and baseline were computed by the same rules (None: unknown or no baseline)."""
+    gated: int = 0
+    """Skills with the segments to be gated (``low`` or ``high``), after ``--exclude-skill``."""
+    skipped: int = 0
+    """Underpowered skills, not gated."""
 
 
 def load_baseline(path: Path) -> gates.Baseline:
@@ -56,6 +71,12 @@ def load_baseline(path: Path) -> gates.Baseline:
 
 _OPTIONS: list[Callable[[F], F]] = [
     click.option("--skill", "only_skills", multiple=True, help="Report (and gate) only this skill. Repeatable."),
+    click.option(
+        "--exclude-skill",
+        "excluded_skills",
+        multiple=True,
+        help="Do not gate this skill (it is still reported), e.g. `general`. Repeatable.",
+    ),
     *(
         click.option(
             f"--max-{name}",
@@ -85,6 +106,11 @@ _OPTIONS: list[Callable[[F], F]] = [
         default=gates.DEFAULT_ALPHA,
         show_default=True,
         help="Family-wise false-alarm rate of --confident gates.",
+    ),
+    click.option(
+        "--allow-empty",
+        is_flag=True,
+        help=f"Exit 0, not {EXIT_NOTHING_GATED}, when gates were asked for but no skill had the segments to be gated.",
     ),
 ]
 
@@ -118,13 +144,27 @@ def apply_gates(report: Report, gate: GateOptions, baseline: gates.Baseline | No
         gate.max_gap_rate, gate.max_weighted_gap_rate, rates, gate.gap_rate_regression, gate.confident, gate.alpha
     )
     comparable = baseline.comparable_with(report) if baseline is not None else None
+    excluded = set(gate.excluded_skills)
+    candidates = [s for s in report.skills if s.skill not in excluded]
+    gated = len(gates.gated(candidates))
     return GateResult(
-        gates.check(report.skills, chosen), gates.regressions(report.skills, chosen), baseline, comparable
+        gates.check(candidates, chosen),
+        gates.regressions(candidates, chosen),
+        baseline,
+        comparable,
+        gated,
+        len(candidates) - gated,
     )
 
 
-def publish(report: Report, result: GateResult, as_json: bool) -> None:
-    """Print the report (JSON or the terminal view) with the gate results; exit 1 on a failure."""
+def gated_line(result: GateResult) -> str:
+    """``3 skills gated, 2 underpowered (< 5 segments) not gated``."""
+    return f"{render.plural(result.gated, 'skill')} gated, {result.skipped} underpowered (< 5 segments) not gated"
+
+
+def publish(report: Report, result: GateResult, as_json: bool, gate: GateOptions | None = None) -> None:
+    """Print the report (JSON or the terminal view) with the gate results; exit 1 on a failure,
+    ``EXIT_NOTHING_GATED`` when gates were asked for and nothing could be gated."""
     failures = result.failures
     if as_json:
         document = report.model_dump(mode="json")
@@ -141,5 +181,14 @@ def publish(report: Report, result: GateResult, as_json: bool) -> None:
             click.echo(f"warning: {render.NOT_COMPARABLE}", err=True)
     else:
         render.render(report, render.stdout_console(), failures, result.moved, result.comparable)
+    if gate is not None and gate.any:
+        click.echo(f"gates: {gated_line(result)}", err=True)
+        if result.gated == 0 and not gate.allow_empty:
+            click.echo(
+                "gates: nothing was gated: no skill has 5 segments or more "
+                f"(exit {EXIT_NOTHING_GATED}; --allow-empty to pass)",
+                err=True,
+            )
+            sys.exit(EXIT_NOTHING_GATED)
     if failures:
         sys.exit(EXIT_GATE)

@@ -77,7 +77,7 @@ def status_command(url: str, as_json: bool, gate: GateOptions) -> None:
     """Spot-check a running daemon: skill table, tiers and watermark; same gates as scan."""
     baseline = check_usage(gate)
     report = Report.model_validate(fetch_status(url, gate.only_skills))
-    publish(report, apply_gates(report, gate, baseline), as_json)
+    publish(report, apply_gates(report, gate, baseline), as_json, gate)
 
 
 @click.command("gaps")

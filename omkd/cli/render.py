@@ -166,7 +166,8 @@ def pipeline_line(report: Report) -> str:
     p = report.pipeline
     bad = sum(p.bad_lines.values())
     unknown = sum(p.unknown_types.values())
-    parts = [f"{p.files} files", f"{p.records} records", f"{bad} bad lines", f"{unknown} records of unknown type"]
+    parts = [plural(p.files, "file"), plural(p.records, "record"), plural(bad, "bad line")]
+    parts.append(f"{plural(unknown, 'record')} of unknown type")
     if bad:
         parts.append("(" + ", ".join(f"{k}: {v}" for k, v in p.bad_lines.items()) + ")")
     return "Read " + ", ".join(parts)

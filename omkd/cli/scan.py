@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
 
 from omkd.cli.gating import EXIT_INPUT, GateOptions, apply_gates, check_usage, gate_options, publish
+from omkd.daemon.config import default_roots
 from omkd.engine import gates
 from omkd.engine.hedge_judge import judge_identity
 from omkd.engine.pipeline import Window
@@ -87,7 +88,7 @@ def _rules(config_path: Path | None) -> tuple[SegmenterRules | None, LlmRefiner 
 
 
 @click.command("scan")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
     "--kb",
     "knowledge_roots",
@@ -132,8 +133,16 @@ def scan_command(
     config_path: Path | None,
     home: Path,
 ) -> None:
-    """Scan transcript files or directories (recursively, *.jsonl) and report skill health."""
+    """Scan transcript files or directories (recursively, *.jsonl) and report skill health.
+
+    Without PATH: the default roots ($CLAUDE_CONFIG_DIR/projects, ~/.claude/projects,
+    ~/.config/claude/projects, those that exist)."""
     baseline = check_usage(gate)
+    if not paths:
+        paths = tuple(root.expanduser() for root in default_roots())
+        if not any(path.is_dir() for path in paths):
+            click.echo(f"omkd scan: no PATH given and no transcripts at {paths[0]}: name a directory", err=True)
+            sys.exit(EXIT_INPUT)
     for root in knowledge_roots:
         if not root.is_dir():
             raise click.BadParameter(f"{root}: no such directory", param_hint="--kb")
@@ -173,4 +182,4 @@ def scan_command(
     result = apply_gates(report, gate, baseline)
     if save_baseline is not None:
         save_baseline.write_bytes(orjson.dumps(gates.baseline_of(report), option=orjson.OPT_INDENT_2))
-    publish(report, result, as_json)
+    publish(report, result, as_json, gate)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
 
@@ -18,10 +19,9 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter,
 from omkd.engine import skills
 from omkd.engine.lines import DEFAULT_MAX_LINE_BYTES
 from omkd.engine.segment import SegmenterRules
+from omkd.engine.timespec import parse_duration
 
 DEFAULT_PORT: Final = 9717
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?\s*$")
-_DURATION_UNITS: Final = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, None: 1}
 _SIZE = re.compile(r"^\s*(\d+)\s*(B|KiB|MiB|GiB|KB|MB|GB)?\s*$")
 _SIZE_UNITS: Final = {
     None: 1,
@@ -35,13 +35,22 @@ _SIZE_UNITS: Final = {
 }
 
 
+def default_roots(environ: Mapping[str, str] | None = None) -> list[Path]:
+    """Where Claude Code writes transcripts: ``$CLAUDE_CONFIG_DIR/projects`` when it is set, then
+    ``~/.claude/projects`` and ``~/.config/claude/projects``; those that exist (all of them are
+    looked for again at every rescan once configured), or ``~/.claude/projects`` when none does,
+    so that the warning names the usual place."""
+    env = os.environ if environ is None else environ
+    candidates = [Path("~/.claude/projects"), Path("~/.config/claude/projects")]
+    if env.get("CLAUDE_CONFIG_DIR"):
+        candidates.insert(0, Path(env["CLAUDE_CONFIG_DIR"]) / "projects")
+    found = [root for root in dict.fromkeys(candidates) if root.expanduser().is_dir()]
+    return found or [candidates[-2]]
+
+
 def _duration(value: Any) -> Any:
-    if isinstance(value, str):
-        found = _DURATION.match(value)
-        if not found:
-            raise ValueError(f"{value!r} is not a duration like 30s, 5m, 24h, 7d")
-        return float(found.group(1)) * _DURATION_UNITS[found.group(2)]
-    return value
+    """A duration string (``parse_duration``; a bare number is seconds), or a number as it is."""
+    return parse_duration(value, bare_unit="s") if isinstance(value, str) else value
 
 
 def _size(value: Any) -> Any:
@@ -70,7 +79,7 @@ class _Section(BaseModel):
 
 
 class Sources(_Section):
-    roots: list[Path] = Field(default_factory=lambda: [Path("~/.claude/projects")], min_length=1)
+    roots: list[Path] = Field(default_factory=lambda: default_roots(), min_length=1)  # noqa: PLW0108 (pydantic would pass its data to a one-argument factory)
     """Directories searched recursively for ``*.jsonl`` transcripts."""
     knowledge_roots: list[Path] = Field(default_factory=list)
     """Extra knowledge roots: every text file below them counts for coverage."""
