@@ -462,3 +462,12 @@ def test_scan_without_path_reads_the_default_roots(tmp_path: Path, home: Path, m
 def test_bare_omkd_prints_its_help() -> None:
     result = CliRunner().invoke(main, [])
     assert (result.exit_code, "Commands:" in result.output) == (0, True)
+
+
+def test_a_scan_whose_segments_are_all_outside_the_window_says_so(gates_file: Path, home: Path) -> None:
+    """Old history only: the table would show an empty overall row; a warning says why and what to do."""
+    result = run(gates_file, "--since", "2026-06-01", "--home", home)
+    assert (result.exit_code, "11 segments read, all outside the window" in result.stdout.replace("\n", " ")) == (
+        0,
+        True,
+    )

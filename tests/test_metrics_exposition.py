@@ -245,3 +245,10 @@ def test_an_empty_window_exports_no_rate_bound_or_band() -> None:
     assert [name for name in rated if f"omkd_window_{name}{{'skill': 'deploy'}}" in samples] == []
     assert [name for name in ("gap_rate", "weighted_gap_rate") if f"omkd_window_overall_{name}{{}}" in samples] == []
     assert "omkd_window_segments{'skill': 'deploy'}" in samples
+
+
+def test_the_process_metrics_are_exported(golden_scrape: bytes) -> None:
+    """``process_*`` (memory, descriptors, CPU): what MemoryMax and LimitNOFILE are measured against."""
+    names = exported_names(golden_scrape)
+    wanted = {"process_resident_memory_bytes", "process_open_fds", "process_max_fds", "process_cpu_seconds_total"}
+    assert wanted - names == set()

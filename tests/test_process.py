@@ -329,3 +329,18 @@ def test_systemd_analyze_verifies_the_unit(tmp_path: Path) -> None:
         [tool, "--user", "verify", str(unit)], capture_output=True, text=True, check=False, env=env, timeout=60
     )
     assert (verified.returncode, verified.stdout + verified.stderr) == (0, "")
+
+
+def test_the_end_of_the_first_read_is_said_with_what_the_window_holds(tmp_path: Path) -> None:
+    """Old history only (2026-01-01) and a 7-day window: the log says when everything on disk is read,
+    how many segments fell outside the window, and what to do about it."""
+    append(tmp_path / "projects" / SESSION, session_bytes(PLAN))
+    with DaemonProcess(tmp_path, [tmp_path / "projects"]) as daemon:
+        daemon.write_config()
+        config = daemon.config_path.read_text()
+        daemon.config_path.write_text(config.replace('length = "3650d"', 'length = "7d"'))
+        daemon.start()
+        event = daemon.wait_log_event("initial_read_done")
+        assert daemon.stop() == 0
+    assert (event["segments_in_window"], event["segments_outside_window"]) == (0, 3)
+    assert "widen window.length" in event["hint"]

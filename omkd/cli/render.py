@@ -87,6 +87,13 @@ def warnings(report: Report) -> list[str]:
     """Warnings a reader must see, each once; none that the sample size cannot carry (an
     underpowered skill gets no trend, saturation or nudge verdict, only the one summary line)."""
     lines: list[str] = []
+    outside = report.pipeline.segments_outside_window
+    if report.overall.segments == 0 and outside:
+        lines.append(
+            f"{plural(outside, 'segment')} read, all outside the window "
+            f"({report.watermark.window_from or '—'} → {report.watermark.window_to or '—'}): widen the daemon's "
+            "`window.length`, or use `omkd scan --since` with an age that reaches them"
+        )
     underpowered = [s.skill for s in report.skills if s.confidence == "underpowered" and s.segments > 0]
     for skill in [*report.skills, report.overall]:
         label = "overall" if skill is report.overall else skill.skill

@@ -190,6 +190,7 @@ class Daemon:
         caught_up = scheduler.caught_up
         worked = await scheduler.read_ready(lambda: self.should_exit)
         if scheduler.caught_up != caught_up:
+            self._announce_first_read()
             # Everything on disk is read: a sub-agent still without its link will not get one from
             # history (the timeout counts from now on for what arrives live).
             self._exporter.dirty = True
@@ -274,6 +275,23 @@ class Daemon:
         self.notifier.send("READY=1")
 
     # --- helpers -------------------------------------------------------------------------------
+
+    def _announce_first_read(self) -> None:
+        """One line when everything on disk has been read: what is in the window, and what is not."""
+        fold = self.ingest.live.fold
+        inside, outside = fold.overall.segments, fold.outside_window
+        log.info(
+            "initial_read_done",
+            files=len(self.ingest.tailer.files),
+            segments_in_window=inside,
+            segments_outside_window=outside,
+            window_length_seconds=self.config.window.length,
+            hint=(
+                "every segment read is older than the window: widen window.length or use omkd scan --since"
+                if inside == 0 and outside
+                else None
+            ),
+        )
 
     def _rescan_interval(self, polling: bool) -> float:
         tail = self.config.tail

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client import CollectorRegistry, ProcessCollector, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily, Metric
 from prometheus_client.registry import Collector
 
@@ -341,4 +341,7 @@ def render(snapshot: Snapshot) -> bytes:
     """The text exposition of one snapshot."""
     registry = CollectorRegistry(auto_describe=False)
     registry.register(Exposition(snapshot))
+    # process_resident_memory_bytes, process_open_fds, process_cpu_seconds_total…: what the unit's
+    # MemoryMax and LimitNOFILE are measured against (read from /proc/self at each rebuild).
+    ProcessCollector(registry=registry)
     return generate_latest(registry)

@@ -129,6 +129,11 @@ class Fold:
         self.links = LinkBook()
         self._by_start: list[tuple[float, str]] = []
 
+    @property
+    def outside_window(self) -> int:
+        """Segments kept but outside the window (older than it, or newer)."""
+        return len(self.segments) - self.overall.segments
+
     def add_stream(self, stream: StreamProcessor) -> None:
         """Fold a stream read to its end: its segments, its links and its counters.
 

@@ -378,7 +378,7 @@ def build_report(
         conventions=[ConventionReport(cwd=cwd, asked=a) for cwd, a in asked if a is not None],
         reproducibility=reproducibility(SCHEMA_VERSION, rules or SegmenterRules(), judge or judge_identity()),
         gaps=gaps if gap_limit is None else gaps[:gap_limit],
-        pipeline=pipeline_report(counters or fold.counters, len(fold.segments) - fold.overall.segments, skipped_files),
+        pipeline=pipeline_report(counters or fold.counters, fold.outside_window, skipped_files),
     )
 
 
