@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from omkd.engine import stats
+from omkd.engine import gates, stats
 from omkd.engine.certainty import Interval
 from omkd.engine.gates import GateFailure, Regression
 from omkd.engine.report import Report, SkillHealth
@@ -21,7 +21,7 @@ NOT_COMPARABLE = (
 
 
 def percent(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f} %"
+    return "—" if value is None else gates.percent(value)
 
 
 def band(skill: SkillHealth) -> Text:
@@ -206,7 +206,7 @@ def regressions_table(moved: list[Regression]) -> Table:
             entry.skill,
             percent(entry.before),
             percent(entry.after),
-            f"{100 * entry.rise:+.1f} points",
+            gates.points(entry.rise),
             f"{interval} {level}",
             verdict,
         )

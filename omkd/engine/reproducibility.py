@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import hashlib
 import re
 from typing import Any, Final
@@ -48,8 +49,10 @@ def _tables(module: Any) -> dict[str, Any]:
     return {name: _canonical(getattr(module, name)) for name in sorted(vars(module)) if name.isupper()}
 
 
+@functools.lru_cache(maxsize=16)
 def rules_hash(rules: SegmenterRules, judge: str) -> str:
-    """The hash of everything that decides a verdict: rule tables, configured rules, the judge."""
+    """The hash of everything that decides a verdict: rule tables, configured rules, the judge.
+    Cached: the tables do not change in a process, and every report (each /api/v1/status) asks."""
     document = {
         "patterns": _tables(patterns),
         "cues": _tables(cues),
