@@ -9,6 +9,7 @@ the recipes by hand; nothing here computes an expectation.
 from __future__ import annotations
 
 import itertools
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -120,6 +121,13 @@ def samples_of(text: bytes) -> dict[str, float]:
             labels = ",".join(f'{k}="{v}"' for k, v in sorted(sample.labels.items()))
             samples[f"{sample.name}{{{labels}}}" if labels else sample.name] = sample.value
     return samples
+
+
+def skill_of(key: str) -> str:
+    """The ``skill`` label of a sample key (``name{agent="…",skill="…"}``)."""
+    found = re.search(r'skill="([^"]*)"', key)
+    assert found is not None, key
+    return found.group(1)
 
 
 def family(samples: dict[str, float], name: str) -> dict[str, float]:

@@ -157,13 +157,21 @@ def test_exit_0_on_real_fixtures(real_fixtures: Path, home: Path) -> None:
     assert (result.exit_code, "Skill health" in result.stdout) == (0, True)
 
 
-def test_non_claude_files_given_explicitly_exit_0(real_fixtures: Path, home: Path) -> None:
-    """Gemini ``.json`` documents and Codex streams named on the command line are read and counted, exit 0."""
+def test_codex_and_gemini_files_are_read_as_their_agents(real_fixtures: Path, home: Path) -> None:
+    """Gemini ``.json`` documents and Codex rollouts and ``exec --json`` streams: each agent's rows.
+
+    6 Gemini sessions with replies (one segment each); 5 Codex rollouts and 6 exec streams, of
+    which ``stream-output-multi-1`` stops after ``turn.started`` (no reply, no segment)."""
     agentcmd = real_fixtures / "jnarowski__agentcmd"
     files = sorted((agentcmd / "gemini").rglob("*.json")) + sorted((agentcmd / "codex").rglob("*.jsonl"))
     document = scan_json(*files, "--home", home)
-    # 6 Gemini files and 11 Codex files (`find`); none holds a Claude Code conversation record.
-    assert (len(files), document["pipeline"]["files"], document["skills"]) == (17, 17, [])
+    rows = {(s["skill"], s["agent"]): s["segments"] for s in document["skills"]}
+    assert (len(files), document["pipeline"]["files"], rows) == (
+        17,
+        17,
+        {("general", "codex"): 10, ("general", "gemini"): 6},
+    )
+    assert document["pipeline"]["bad_lines"] == {}
 
 
 def test_json_has_schema_version_and_documented_keys(real_fixtures: Path, home: Path) -> None:
@@ -471,3 +479,49 @@ def test_a_scan_whose_segments_are_all_outside_the_window_says_so(gates_file: Pa
         0,
         True,
     )
+
+
+def test_scan_without_path_reads_every_agents_default_roots(
+    real_fixtures: Path, tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No PATH: Claude Code's, Codex's (``$CODEX_HOME/sessions``) and Gemini's (``~/.gemini/tmp``)
+    session folders are all read, each file as its own agent's; ``--agent`` keeps one agent's rows."""
+    user = tmp_path / "user"
+    transcript(user / ".claude" / "projects" / "-p" / f"{cl.SESSION}.jsonl", GATES_PLAN)
+    codex_home = tmp_path / "codex-home"
+    rollout = (
+        real_fixtures
+        / "Xu-Wentao__dotfile/2026/04/08/rollout-2026-04-08T22-02-46-019d6d67-1952-7e83-93ef-94497e3c15b6.jsonl"
+    )
+    (codex_home / "sessions" / "2026" / "04" / "08").mkdir(parents=True)
+    (codex_home / "sessions" / "2026" / "04" / "08" / rollout.name).write_bytes(rollout.read_bytes())
+    chats = user / ".gemini" / "tmp" / "proj" / "chats"
+    chats.mkdir(parents=True)
+    document = real_fixtures / "jnarowski__agentcmd/gemini/full/session-2025-10-27T19-55-981c87cb.json"
+    (chats / document.name).write_bytes(document.read_bytes())
+    (user / ".gemini" / "tmp" / "proj" / "logs.json").write_text("[]")  # not a chat: not read
+    monkeypatch.setenv("HOME", str(user))
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    everything = run("--json", "--since", "20000d", "--home", home)
+    only_codex = run("--json", "--since", "20000d", "--agent", "codex", "--home", home)
+    assert everything.exit_code == 0, everything.output
+    document_json = json.loads(everything.stdout)
+    agents = sorted({s["agent"] for s in document_json["skills"]})
+    assert (document_json["pipeline"]["files"], agents) == (3, ["claude_code", "codex", "gemini"])
+    assert {s["agent"] for s in json.loads(only_codex.stdout)["skills"]} == {"codex"}
+
+
+def test_compressed_rollouts_are_told_not_read(tmp_path: Path, home: Path) -> None:
+    """A ``.jsonl.zst`` rollout: no zstd decoder in the standard library or omkd's dependencies."""
+    day = tmp_path / "sessions" / "2026" / "04" / "08"
+    day.mkdir(parents=True)
+    (day / "rollout-2026-04-08T08-27-18-019d6d46.jsonl.zst").write_bytes(b"\x28\xb5\x2f\xfd\x00")
+    result = run(tmp_path / "sessions", "--json", "--home", home)
+    document = json.loads(result.stdout)
+    assert (result.exit_code, document["pipeline"]["skipped_files"], document["pipeline"]["files"]) == (
+        0,
+        {"compressed": 1},
+        0,
+    )
+    assert "no zstd decoder" in result.stderr

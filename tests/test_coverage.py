@@ -191,3 +191,46 @@ def test_without_knowledge_files_coverage_is_undefined() -> None:
     t.read_ok("/home/dev/shop/CLAUDE.md")
     coverage = report_of(t).overall.coverage
     assert (coverage.accessed, coverage.files, coverage.ratio) == (0, 0, None)
+
+
+def test_each_agents_knowledge_files(tmp_path: Path) -> None:
+    """Codex: AGENTS.md at the root and below, ``.agents/skills``, the user's ``~/.codex``; Gemini:
+    GEMINI.md at the root and below, ``.gemini/skills``, the user's ``~/.gemini`` (extensions too).
+    Dependency trees and dot-directories are not searched for nested instruction files."""
+    project, user = tmp_path / "proj", tmp_path / "home"
+    files = {
+        project / "AGENTS.md": "# Shop\n",
+        project / "api" / "AGENTS.md": "# API\n",
+        project / "node_modules" / "x" / "AGENTS.md": "# not ours\n",
+        project / ".agents" / "skills" / "release" / "SKILL.md": "---\nname: release\n---\n",
+        project / "GEMINI.md": "# Shop\n",
+        project / "web" / "GEMINI.md": "# Web\n",
+        project / ".gemini" / "skills" / "pdf" / "SKILL.md": "---\nname: pdf\n---\n",
+        project / "CLAUDE.md": "# Shop\n",
+        user / ".codex" / "AGENTS.md": "Be brief.\n",
+        user / ".codex" / "skills" / "deploy" / "SKILL.md": "---\nname: deploy\n---\n",
+        user / ".gemini" / "GEMINI.md": "Be brief.\n",
+        user / ".gemini" / "extensions" / "gcloud" / "GEMINI.md": "gcloud context\n",
+    }
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    index = FileKnowledgeIndex(home=user)
+    cwd = str(project)
+    assert index.files_for(cwd, ("codex",)) == {
+        f"{project}/AGENTS.md",
+        f"{project}/api/AGENTS.md",
+        f"{project}/.agents/skills/release/SKILL.md",
+    }
+    assert index.files_for(cwd, ("gemini",)) == {
+        f"{project}/GEMINI.md",
+        f"{project}/web/GEMINI.md",
+        f"{project}/.gemini/skills/pdf/SKILL.md",
+    }
+    assert index.files_for(cwd, ("claude_code",)) == {f"{project}/CLAUDE.md"}
+    assert index.files_for(None, ("codex",)) == {f"{user}/.codex/AGENTS.md", f"{user}/.codex/skills/deploy/SKILL.md"}
+    assert index.files_for(None, ("gemini",)) == {
+        f"{user}/.gemini/GEMINI.md",
+        f"{user}/.gemini/extensions/gcloud/GEMINI.md",
+    }
+    assert [name for name, _, _ in index.bases([cwd])] == ["~", "~/.codex", "~/.gemini", "proj"]

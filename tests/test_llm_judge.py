@@ -181,7 +181,7 @@ def test_the_daemon_refines_a_segment_it_has_counted(tmp_path: Path, model: Fake
         t.skill("http-client")
         t.say(SUGGESTION)
         append(root / "-home-dev-shop" / "s.jsonl", t.to_bytes())
-        hedged = 'omkd_signals_total{skill="http-client",type="hedging"}'
+        hedged = 'omkd_signals_total{agent="claude_code",skill="http-client",type="hedging"}'
         daemon.wait_for(lambda: daemon.metrics().get(hedged) == 1.0, "the refined hedge")
         samples = daemon.metrics()
         assert samples['omkd_hedging_llm_requests_total{outcome="ok"}'] == 1.0

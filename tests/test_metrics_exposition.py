@@ -21,7 +21,7 @@ from omkd.engine.figures import derive
 from omkd.engine.health import SkillTotals
 from omkd.testing import DaemonProcess
 from tests import claude_lines as cl
-from tests.live_helpers import append, family, samples_of, session_bytes, wait_lines
+from tests.live_helpers import append, family, samples_of, session_bytes, skill_of, wait_lines
 
 # deploy: miss, miss, hedge, marker, hit, misses3 -> 6 segments; 5 with a signal (all but hit);
 #   weights 1 + 1 + 0.5 + 0.5 + 0 + 1 = 4.0; failed_search 1 + 1 + 3 = 5, repeated_failure 1
@@ -32,24 +32,24 @@ GOLDEN_PLAN: Final = [
     ("lint", "hedge"),
 ]
 GOLDEN: Final = {
-    'omkd_segments_total{skill="deploy"}': 6.0,
-    'omkd_segments_total{skill="lint"}': 1.0,
-    'omkd_gap_segments_total{skill="deploy"}': 5.0,
-    'omkd_gap_segments_total{skill="lint"}': 1.0,
-    'omkd_weighted_gap_segments_total{skill="deploy"}': 4.0,
-    'omkd_weighted_gap_segments_total{skill="lint"}': 0.5,
-    'omkd_signals_total{skill="deploy",type="failed_search"}': 5.0,
-    'omkd_signals_total{skill="deploy",type="repeated_failure"}': 1.0,
-    'omkd_signals_total{skill="deploy",type="explicit_marker"}': 1.0,
-    'omkd_signals_total{skill="deploy",type="hedging"}': 1.0,
-    'omkd_signals_total{skill="lint",type="failed_search"}': 0.0,
-    'omkd_signals_total{skill="lint",type="repeated_failure"}': 0.0,
-    'omkd_signals_total{skill="lint",type="explicit_marker"}': 0.0,
-    'omkd_signals_total{skill="lint",type="hedging"}': 1.0,
-    'omkd_window_gap_rate{skill="deploy"}': 5 / 6,
-    'omkd_window_gap_rate{skill="lint"}': 1.0,
-    'omkd_window_confidence_tier{skill="deploy"}': 1.0,
-    'omkd_window_confidence_tier{skill="lint"}': 0.0,
+    'omkd_segments_total{agent="claude_code",skill="deploy"}': 6.0,
+    'omkd_segments_total{agent="claude_code",skill="lint"}': 1.0,
+    'omkd_gap_segments_total{agent="claude_code",skill="deploy"}': 5.0,
+    'omkd_gap_segments_total{agent="claude_code",skill="lint"}': 1.0,
+    'omkd_weighted_gap_segments_total{agent="claude_code",skill="deploy"}': 4.0,
+    'omkd_weighted_gap_segments_total{agent="claude_code",skill="lint"}': 0.5,
+    'omkd_signals_total{agent="claude_code",skill="deploy",type="failed_search"}': 5.0,
+    'omkd_signals_total{agent="claude_code",skill="deploy",type="repeated_failure"}': 1.0,
+    'omkd_signals_total{agent="claude_code",skill="deploy",type="explicit_marker"}': 1.0,
+    'omkd_signals_total{agent="claude_code",skill="deploy",type="hedging"}': 1.0,
+    'omkd_signals_total{agent="claude_code",skill="lint",type="failed_search"}': 0.0,
+    'omkd_signals_total{agent="claude_code",skill="lint",type="repeated_failure"}': 0.0,
+    'omkd_signals_total{agent="claude_code",skill="lint",type="explicit_marker"}': 0.0,
+    'omkd_signals_total{agent="claude_code",skill="lint",type="hedging"}': 1.0,
+    'omkd_window_gap_rate{agent="claude_code",skill="deploy"}': 5 / 6,
+    'omkd_window_gap_rate{agent="claude_code",skill="lint"}': 1.0,
+    'omkd_window_confidence_tier{agent="claude_code",skill="deploy"}': 1.0,
+    'omkd_window_confidence_tier{agent="claude_code",skill="lint"}': 0.0,
     # all skills: 7 segments, 6 with a signal, weights 4.0 + 0.5; tier 1 (low).
     "omkd_window_overall_segments": 7.0,
     "omkd_window_overall_gap_segments": 6.0,
@@ -159,7 +159,7 @@ def test_skill_label_cap_folds_extra_skills_into_other(tmp_path: Path) -> None:
     with started(tmp_path, session_bytes(CAP_PLAN), "[metrics]\nmax_skills = 2\n") as daemon:
         samples = daemon.metrics()
         assert daemon.stop() == 0
-    segments = {key.split('"')[1]: value for key, value in family(samples, "omkd_segments_total").items()}
+    segments = {skill_of(key): value for key, value in family(samples, "omkd_segments_total").items()}
     named = sorted(set(segments) - {"__other__"})
     assert (len(named), set(named) <= set(CAP_FIGURES), "__other__" in segments) == (2, True, True), segments
     others = [skill for skill in CAP_FIGURES if skill not in named]
@@ -170,7 +170,7 @@ def test_skill_label_cap_folds_extra_skills_into_other(tmp_path: Path) -> None:
         return values
 
     def by_label(name: str) -> dict[str, float]:
-        return {key.split('"')[1]: value for key, value in family(samples, name).items()}
+        return {skill_of(key): value for key, value in family(samples, name).items()}
 
     assert by_label("omkd_segments_total") == expected(0)
     assert by_label("omkd_gap_segments_total") == expected(1)
@@ -200,7 +200,10 @@ def test_counters_never_decrease_across_a_restart(tmp_path: Path) -> None:
     lower_at_end = {k: (v, after.get(k)) for k, v in persistent.items() if after.get(k, -1) < v}
     assert (lower_at_first, lower_at_end) == ({}, {})
     # Once the rest is read, the counters hold both parts: the golden figures.
-    assert after['omkd_segments_total{skill="deploy"}'] == GOLDEN['omkd_segments_total{skill="deploy"}']
+    assert (
+        after['omkd_segments_total{agent="claude_code",skill="deploy"}']
+        == GOLDEN['omkd_segments_total{agent="claude_code",skill="deploy"}']
+    )
 
 
 def test_counters_never_decrease_across_a_kill(tmp_path: Path) -> None:
@@ -242,9 +245,11 @@ def test_an_empty_window_exports_no_rate_bound_or_band() -> None:
     text = render(Snapshot(window={"deploy": row}, overall=row, rules_hash="0123456789ab", judge="embedded-v1@x"))
     samples = {f"{s.name}{s.labels}" for f in text_string_to_metric_families(text.decode()) for s in f.samples}
     rated = ("gap_rate", "weighted_gap_rate", "health", "health_confident", "gap_rate_lower", "weighted_gap_rate_upper")
-    assert [name for name in rated if f"omkd_window_{name}{{'skill': 'deploy'}}" in samples] == []
+    assert [
+        name for name in rated if f"omkd_window_{name}{{'agent': 'claude_code', 'skill': 'deploy'}}" in samples
+    ] == []
     assert [name for name in ("gap_rate", "weighted_gap_rate") if f"omkd_window_overall_{name}{{}}" in samples] == []
-    assert "omkd_window_segments{'skill': 'deploy'}" in samples
+    assert "omkd_window_segments{'agent': 'claude_code', 'skill': 'deploy'}" in samples
 
 
 def test_the_process_metrics_are_exported(golden_scrape: bytes) -> None:

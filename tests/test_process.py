@@ -24,7 +24,7 @@ from omkd.daemon.config import Config, load_config
 from omkd.daemon.daemon import Daemon
 from omkd.daemon.notify import Notifier
 from omkd.testing import DEADLINE_SECONDS, DaemonProcess
-from tests.live_helpers import append, family, omkd, session_bytes, wait_lines
+from tests.live_helpers import append, family, omkd, session_bytes, skill_of, wait_lines
 
 REPO: Final = Path(__file__).resolve().parents[1]
 UNIT: Final = REPO / "systemd" / "omkd.service"
@@ -37,7 +37,7 @@ SESSION: Final = Path("-home-dev-shop") / "session.jsonl"
 
 
 def segments_by_skill(samples: dict[str, float]) -> dict[str, float]:
-    return {key.split('"')[1]: value for key, value in family(samples, "omkd_segments_total").items()}
+    return {skill_of(key): value for key, value in family(samples, "omkd_segments_total").items()}
 
 
 # --- (a) systemd notifications ---------------------------------------------------------------

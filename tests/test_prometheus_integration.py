@@ -150,7 +150,7 @@ def variable_queries(document: dict[str, Any]) -> dict[str, str]:
 
 def test_dashboard_uses_a_datasource_variable_and_declares_its_pickers() -> None:
     """schemaVersion >= 36; every panel and target reads ``${datasource}`` (a prometheus
-    variable); ``instance`` and ``skill`` are multi-value pickers with All."""
+    variable); ``instance``, ``skill`` and ``agent`` are multi-value pickers with All."""
     document = dashboard()
     assert document["schemaVersion"] >= 36
     variables = {v["name"]: v for v in document["templating"]["list"]}
@@ -158,8 +158,10 @@ def test_dashboard_uses_a_datasource_variable_and_declares_its_pickers() -> None
     assert variable_queries(document) == {
         "instance": "label_values(omkd_build_info, instance)",
         "skill": 'label_values(omkd_window_segments{instance=~"$instance"}, skill)',
+        "agent": 'label_values(omkd_window_segments{instance=~"$instance"}, agent)',
     }
-    assert all(variables[name]["multi"] and variables[name]["includeAll"] for name in ("instance", "skill"))
+    pickers = ("instance", "skill", "agent")
+    assert all(variables[name]["multi"] and variables[name]["includeAll"] for name in pickers)
     reading = [p for p in all_panels(document["panels"]) if p["type"] not in ("row", "text")]
     sources = {json.dumps(p["datasource"]) for p in reading} | {
         json.dumps(t["datasource"]) for p in reading for t in p["targets"]
@@ -227,16 +229,17 @@ def test_every_dashboard_query_returns_data(real_fixtures: Path, tmp_path: Path,
             prometheus.wait_query('omkd_knowledge_changes_total{base="~"} > 0', "the knowledge change scraped")
 
             document = dashboard()
-            everything = {"instance": ".*", "skill": ".*", **INTERVALS}
+            everything = {"instance": ".*", "skill": ".*", "agent": ".*", **INTERVALS}
             skills = label_values(prometheus, variable_queries(document)["skill"], everything)
             hosts = label_values(prometheus, variable_queries(document)["instance"], everything)
             assert hosts == [instance(daemon)]
             window_skills = {key for key in daemon.metrics() if key.startswith("omkd_window_segments{")}
-            assert {f'omkd_window_segments{{skill="{skill}"}}' for skill in skills} == window_skills
+            assert {f'omkd_window_segments{{agent="claude_code",skill="{skill}"}}' for skill in skills} == window_skills
 
             assert run_all(prometheus, panel_queries(document), everything, need_data=True) == {}
             # The same queries with values picked: all of them must still be valid PromQL.
-            picked = {"instance": grafana_regex(hosts), "skill": grafana_regex(skills[:2]), **INTERVALS}
+            picked = {"instance": grafana_regex(hosts), "skill": grafana_regex(skills[:2]), "agent": "claude_code",
+                      **INTERVALS}  # fmt: skip
             assert run_all(prometheus, panel_queries(document), picked, need_data=False) == {}
 
             # The overview figures are omkd's own (one host: the sums are its values).
@@ -364,7 +367,7 @@ def test_recorded_bounds_equal_the_daemons_own(fleet: Fleet, tmp_path: Path) -> 
     ]
     for entry in status["skills"]:
         interval = entry["certainty"]["weighted_gap_rate_interval"]
-        gauge = own[f'omkd_window_weighted_gap_rate_lower{{skill="{entry["skill"]}"}}']
+        gauge = own[f'omkd_window_weighted_gap_rate_lower{{agent="{entry["agent"]}",skill="{entry["skill"]}"}}']
         assert abs(gauge - interval["lower"]) <= TOLERANCE, entry["skill"]
     with PrometheusProcess(tmp_path, server_config(tmp_path, [instance(daemon)])) as prometheus:
         prometheus.start()

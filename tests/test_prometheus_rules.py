@@ -180,8 +180,9 @@ def test_interval_rules_are_omkds_own_method() -> None:
 def test_dashboard_interval_columns_are_omkds_own_method() -> None:
     """The overview's weighted 95 % low/high columns use the same formula over the selected hosts."""
     dashboard = json.loads((REPO / "config" / "grafana" / "omkd.json").read_text())
-    n = 'sum by (skill) (omkd_window_segments{instance=~"$instance", skill=~"$skill"})'
-    p = f'(sum by (skill) (omkd_window_weighted_gap_segments{{instance=~"$instance", skill=~"$skill"}}) / ({n} > 0))'
+    selected = 'instance=~"$instance", skill=~"$skill", agent=~"$agent"'
+    n = f"sum by (skill, agent) (omkd_window_segments{{{selected}}})"
+    p = f"(sum by (skill, agent) (omkd_window_weighted_gap_segments{{{selected}}}) / ({n} > 0))"
     queries = [
         t["expr"] for panel in dashboard["panels"] for t in panel.get("targets", []) if "sqrt(" in t.get("expr", "")
     ]

@@ -11,6 +11,7 @@ its remainder then written to a fresh ``name.jsonl``). At the end the daemon's
 from __future__ import annotations
 
 import itertools
+import json
 import random
 import re
 from collections.abc import Callable
@@ -40,9 +41,29 @@ class Piece:
 
 
 def claude_code_transcripts(real: Path) -> list[Path]:
-    """Every ``*.jsonl`` below the fixtures but Codex streams and the redacted localpush set."""
+    """Every Claude Code ``*.jsonl`` below the fixtures: not a Codex stream (its first record has a
+    ``payload``, or a dotted ``type`` such as ``thread.started``), not a Gemini chat (a header with
+    ``sessionId`` and no ``type``), not the redacted localpush set."""
+
+    def other_agent(path: Path) -> bool:
+        first = path.read_bytes().split(b"\n", 1)[0]
+        try:
+            record = json.loads(first)
+        except ValueError:
+            return False
+        if not isinstance(record, dict):
+            return False
+        kind = record.get("type")
+        return (
+            "payload" in record or (isinstance(kind, str) and "." in kind) or ("sessionId" in record and kind is None)
+        )
+
     relative = [path.relative_to(real) for path in real.rglob("*.jsonl")]
-    return sorted(path for path in relative if "codex" not in path.parts[:-1] and path.parts[0] != "madshn__localpush")
+    return sorted(
+        path
+        for path in relative
+        if "codex" not in path.parts[:-1] and path.parts[0] != "madshn__localpush" and not other_agent(real / path)
+    )
 
 
 def cut_points(data: bytes, rng: random.Random, forced: set[int]) -> list[int]:

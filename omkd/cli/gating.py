@@ -14,8 +14,8 @@ import click
 import orjson
 
 from omkd.cli import render
-from omkd.engine import gates
-from omkd.engine.report import Report
+from omkd.engine import formats, gates
+from omkd.engine.report import Report, restrict
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -31,6 +31,7 @@ ran): a build must not pass on no evidence. ``--allow-empty`` makes it 0."""
 @dataclass(frozen=True, slots=True)
 class GateOptions:
     only_skills: tuple[str, ...]
+    agents: tuple[str, ...]
     excluded_skills: tuple[str, ...]
     max_gap_rate: float | None
     max_weighted_gap_rate: float | None
@@ -39,6 +40,12 @@ class GateOptions:
     confident: bool
     alpha: float
     allow_empty: bool
+
+    def restrict(self, report: Report) -> Report:
+        """The report with only the chosen skills and agents (``--skill``, ``--agent``)."""
+        if not self.only_skills and not self.agents:
+            return report
+        return restrict(report, set(self.only_skills) or None, set(self.agents) or None)
 
     @property
     def any(self) -> bool:
@@ -71,6 +78,13 @@ def load_baseline(path: Path) -> gates.Baseline:
 
 _OPTIONS: list[Callable[[F], F]] = [
     click.option("--skill", "only_skills", multiple=True, help="Report (and gate) only this skill. Repeatable."),
+    click.option(
+        "--agent",
+        "agents",
+        multiple=True,
+        type=click.Choice(formats.AGENTS),
+        help="Report (and gate) only the skills this agent ran. Repeatable.",
+    ),
     click.option(
         "--exclude-skill",
         "excluded_skills",

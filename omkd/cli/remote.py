@@ -17,7 +17,7 @@ from omkd.api import SKILLS_PAGE, SKILLS_TOTAL_HEADER
 from omkd.cli import render
 from omkd.cli.gating import EXIT_INPUT, GateOptions, apply_gates, check_usage, gate_options, publish
 from omkd.daemon.config import DEFAULT_PORT
-from omkd.engine import patterns
+from omkd.engine import formats, patterns, skills
 from omkd.engine.report import Report
 
 DEFAULT_URL = f"http://127.0.0.1:{DEFAULT_PORT}"
@@ -51,9 +51,9 @@ def fetch_with_headers(url: str, path: str, query: list[tuple[str, str]]) -> tup
     sys.exit(EXIT_INPUT)
 
 
-def fetch_status(url: str, skills: tuple[str, ...]) -> dict[str, Any]:
+def fetch_status(url: str, skills: tuple[str, ...], agents: tuple[str, ...] = ()) -> dict[str, Any]:
     """The whole report: /api/v1/status pages its skills, so read every page."""
-    chosen = [("skill", s) for s in skills]
+    chosen = [("skill", s) for s in skills] + [("agent", a) for a in agents]
     document, headers = fetch_with_headers(url, "/api/v1/status", [*chosen, ("limit", str(SKILLS_PAGE))])
     total = int(headers.get(SKILLS_TOTAL_HEADER) or len(document["skills"]))
     while len(document["skills"]) < total:
@@ -76,21 +76,25 @@ url_option = click.option("--url", default=DEFAULT_URL, show_default=True, envva
 def status_command(url: str, as_json: bool, gate: GateOptions) -> None:
     """Spot-check a running daemon: skill table, tiers and watermark; same gates as scan."""
     baseline = check_usage(gate)
-    report = Report.model_validate(fetch_status(url, gate.only_skills))
+    report = gate.restrict(Report.model_validate(fetch_status(url, gate.only_skills, gate.agents)))
     publish(report, apply_gates(report, gate, baseline), as_json, gate)
 
 
 @click.command("gaps")
 @url_option
 @click.option("--skill", help="Only this skill.")
+@click.option("--agent", type=click.Choice(formats.AGENTS), help="Only the skills this agent ran.")
 @click.option("--type", "kind", type=click.Choice(patterns.SIGNAL_TYPES), help="Only this signal type.")
 @click.option("--since", help="Only gaps at or after this time (ISO-8601 or an age: 7d, 24h).")
 @click.option("--limit", type=click.IntRange(1, 10_000), default=50, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
-def gaps_command(url: str, skill: str | None, kind: str | None, since: str | None, limit: int, as_json: bool) -> None:
+def gaps_command(
+    url: str, skill: str | None, agent: str | None, kind: str | None, since: str | None, limit: int, as_json: bool
+) -> None:
     """The gap inventory of a running daemon, newest first: what is missing, where."""
     query = [("limit", str(limit))]
-    query += [(k, v) for k, v in (("skill", skill), ("type", kind), ("since", since)) if v is not None]
+    chosen = (("skill", skill), ("agent", agent), ("type", kind), ("since", since))
+    query += [(k, v) for k, v in chosen if v is not None]
     document = fetch(url, "/api/v1/gaps", query)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
@@ -100,5 +104,6 @@ def gaps_command(url: str, skill: str | None, kind: str | None, since: str | Non
         table.add_column(column, overflow="fold")
     for gap in document["gaps"]:
         where = f"{gap.get('file') or gap['stream']}:{gap.get('line', 0)}"
-        table.add_row(gap["timestamp"] or "—", gap["skill"], gap["type"], where, gap["context"])
+        name = skills.row_label(gap["skill"], gap.get("agent"))
+        table.add_row(gap["timestamp"] or "—", name, gap["type"], where, gap["context"])
     render.stdout_console().print(table)

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from omkd.engine import gates, stats
+from omkd.engine import formats, gates, skills, stats
 from omkd.engine.certainty import Interval
 from omkd.engine.gates import GateFailure, Regression
 from omkd.engine.report import Report, SkillHealth
@@ -54,19 +54,27 @@ def stdout_console() -> Console:
     return console if console.is_terminal else Console(width=PIPE_WIDTH)
 
 
+def several_agents(report: Report) -> bool:
+    """Rows of an agent other than Claude Code: the table names each row's agent."""
+    return any(s.agent not in (None, formats.CLAUDE_CODE) for s in report.skills)
+
+
 def skill_table(report: Report) -> Table:
     table = Table(title="Skill health", title_justify="left")
-    for column in ("skill", "segments", "gap rate", "weighted", "tier", "band", "coverage", "stability"):
+    agents = several_agents(report)
+    columns = ("skill", "agent") if agents else ("skill",)
+    for column in (*columns, "segments", "gap rate", "weighted", "tier", "band", "coverage", "stability"):
         table.add_column(
             column,
-            justify="left" if column in ("skill", "tier", "band", "stability") else "right",
+            justify="left" if column in ("skill", "agent", "tier", "band", "stability") else "right",
             no_wrap=column != "skill",
         )
     rows = [*report.skills, report.overall]
     for skill in rows:
         name = Text("overall", style="bold") if skill is report.overall else Text(skill.skill)
+        cells = (name, Text(skill.agent or "")) if agents else (name,)
         table.add_row(
-            name,
+            *cells,
             str(skill.segments),
             with_interval(skill.gap_rate, skill.certainty.gap_rate_interval),
             with_interval(skill.weighted_gap_rate, skill.certainty.weighted_gap_rate_interval),
@@ -94,9 +102,9 @@ def warnings(report: Report) -> list[str]:
             f"({report.watermark.window_from or '—'} → {report.watermark.window_to or '—'}): widen the daemon's "
             "`window.length`, or use `omkd scan --since` with an age that reaches them"
         )
-    underpowered = [s.skill for s in report.skills if s.confidence == "underpowered" and s.segments > 0]
+    underpowered = [s.label for s in report.skills if s.confidence == "underpowered" and s.segments > 0]
     for skill in [*report.skills, report.overall]:
-        label = "overall" if skill is report.overall else skill.skill
+        label = "overall" if skill is report.overall else skill.label
         if skill.soft_share_warning:
             lines.append(
                 f"{label}: weak signals carry {percent(skill.soft_share)} of the gap rate — review the inventory"
@@ -144,7 +152,8 @@ def patterns_table(report: Report) -> Table | None:
     for column in ("skill", "tool", "pattern", "count", "last seen"):
         table.add_column(column, justify="right" if column == "count" else "left", overflow="fold")
     for pattern in report.top_failed_searches:
-        table.add_row(pattern.skill, pattern.tool, pattern.pattern, str(pattern.count), pattern.last_seen or "—")
+        name = skills.row_label(pattern.skill, pattern.agent)
+        table.add_row(name, pattern.tool, pattern.pattern, str(pattern.count), pattern.last_seen or "—")
     return table
 
 

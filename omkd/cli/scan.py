@@ -22,7 +22,7 @@ from omkd.daemon.config import default_roots
 from omkd.engine import gates
 from omkd.engine.hedge_judge import judge_identity
 from omkd.engine.pipeline import Window
-from omkd.engine.report import build_report, restrict
+from omkd.engine.report import build_report
 from omkd.engine.segmenting import SegmenterRules
 from omkd.engine.timespec import parse_moment
 from omkd.shell.knowledge import FileKnowledgeIndex
@@ -177,8 +177,7 @@ def scan_command(
         judge=judge,
         skipped_files=dict(Counter(entry.reason for entry in skipped)),
     )
-    if gate.only_skills:
-        report = restrict(report, set(gate.only_skills))
+    report = gate.restrict(report)
     result = apply_gates(report, gate, baseline)
     if save_baseline is not None:
         save_baseline.write_bytes(orjson.dumps(gates.baseline_of(report), option=orjson.OPT_INDENT_2))

@@ -36,16 +36,23 @@ _SIZE_UNITS: Final = {
 
 
 def default_roots(environ: Mapping[str, str] | None = None) -> list[Path]:
-    """Where Claude Code writes transcripts: ``$CLAUDE_CONFIG_DIR/projects`` when it is set, then
-    ``~/.claude/projects`` and ``~/.config/claude/projects``; those that exist (all of them are
-    looked for again at every rescan once configured), or ``~/.claude/projects`` when none does,
-    so that the warning names the usual place."""
+    """Where the agents write their sessions, those that exist (or ``~/.claude/projects`` when
+    none does, so that the warning names the usual place):
+
+    - Claude Code: ``$CLAUDE_CONFIG_DIR/projects`` when it is set, ``~/.claude/projects``,
+      ``~/.config/claude/projects``;
+    - Codex CLI: ``$CODEX_HOME/sessions`` when it is set, else ``~/.codex/sessions``;
+    - Gemini CLI: ``~/.gemini/tmp`` (its chats are ``<project>/chats/session-*``).
+
+    Each file's format is told by its first record, not by the root it is under."""
     env = os.environ if environ is None else environ
     candidates = [Path("~/.claude/projects"), Path("~/.config/claude/projects")]
     if env.get("CLAUDE_CONFIG_DIR"):
         candidates.insert(0, Path(env["CLAUDE_CONFIG_DIR"]) / "projects")
+    codex_home = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else Path("~/.codex")
+    candidates += [codex_home / "sessions", Path("~/.gemini/tmp")]
     found = [root for root in dict.fromkeys(candidates) if root.expanduser().is_dir()]
-    return found or [candidates[-2]]
+    return found or [Path("~/.claude/projects")]
 
 
 def _duration(value: Any) -> Any:
@@ -80,7 +87,7 @@ class _Section(BaseModel):
 
 class Sources(_Section):
     roots: list[Path] = Field(default_factory=lambda: default_roots(), min_length=1)  # noqa: PLW0108 (pydantic would pass its data to a one-argument factory)
-    """Directories searched recursively for ``*.jsonl`` transcripts."""
+    """Directories searched recursively for transcripts (``*.jsonl``; Gemini's ``chats/*.json``)."""
     knowledge_roots: list[Path] = Field(default_factory=list)
     """Extra knowledge roots: every text file below them counts for coverage."""
     home: Path = Path("~")

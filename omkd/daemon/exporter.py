@@ -19,7 +19,7 @@ from omkd.engine.counters import SkillCounters
 from omkd.engine.health import SkillTotals
 from omkd.engine.labels import CappedLabels
 from omkd.engine.plain import add_into
-from omkd.engine.report import KnowledgeIndex, open_segments
+from omkd.engine.report import KnowledgeIndex, agents_of, knowledge_of, open_segments
 from omkd.shell.knowledge_watch import BaseFigures
 from omkd.shell.llm_judge import LlmStats
 
@@ -43,18 +43,20 @@ def window_rows(
     """Per label: the skills sharing it summed, and the figures derived from the sums."""
     merged: dict[str, SkillTotals] = {}
     opened: dict[str, int] = {}
+    rows: dict[str, list[str]] = {}
     for skill in sorted(skills):
         label = labels.label(skill)
         target = merged.setdefault(label, SkillTotals())
         target.merge(skills[skill])
         opened[label] = opened.get(label, 0) + open_by_skill.get(skill, 0)
-    return {label: _row(totals, opened.get(label, 0), knowledge) for label, totals in merged.items()}
+        rows.setdefault(label, []).append(skill)
+    return {
+        label: _row(totals, opened.get(label, 0), knowledge, agents_of(rows[label])) for label, totals in merged.items()
+    }
 
 
-def _row(totals: SkillTotals, open_segments: int, knowledge: KnowledgeIndex) -> WindowRow:
-    files: set[str] = set(knowledge.files_for(None))
-    for cwd in totals.cwds:
-        files.update(knowledge.files_for(cwd))
+def _row(totals: SkillTotals, open_segments: int, knowledge: KnowledgeIndex, agents: tuple[str, ...]) -> WindowRow:
+    files = knowledge_of(totals, knowledge, agents)
     return WindowRow(
         totals=totals,
         figures=figures.derive(totals),

@@ -24,7 +24,7 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from omkd.api import SKILLS_PAGE, SKILLS_TOTAL_HEADER
-from omkd.engine import patterns
+from omkd.engine import formats, patterns
 from omkd.engine.report import GapEntry, Report
 from omkd.engine.timespec import parse_moment
 
@@ -48,9 +48,11 @@ class StatusSource(Protocol):
 
     def metrics_snapshot(self) -> bytes: ...
 
-    def status(self, skills: list[str]) -> Report: ...
+    def status(self, skills: list[str], agents: list[str] | None = None) -> Report: ...
 
-    def gaps(self, skill: str | None, kind: str | None, since: float | None, limit: int) -> list[GapEntry]: ...
+    def gaps(
+        self, skill: str | None, kind: str | None, since: float | None, limit: int, agent: str | None = None
+    ) -> list[GapEntry]: ...
 
 
 def _json(document: object, status: int = 200) -> web.Response:
@@ -81,7 +83,7 @@ def build_app(source: StatusSource) -> web.Application:
     @routes.get("/api/v1/status")
     async def status(request: web.Request) -> web.Response:
         query = request.query
-        unknown = set(query) - {"skill", "limit", "offset"}
+        unknown = set(query) - {"skill", "agent", "limit", "offset"}
         if unknown:
             return _bad_request(f"unknown parameter(s): {', '.join(sorted(unknown))}")
         paging: list[int] = []
@@ -91,7 +93,10 @@ def build_app(source: StatusSource) -> web.Application:
                 return _bad_request(f"{name} must be a whole number of at least {least}, not {text!r}")
             paging.append(int(text))
         offset, limit = paging
-        report = source.status(query.getall("skill", []))
+        agents = query.getall("agent", [])
+        if any(a not in formats.AGENTS for a in agents):
+            return _bad_request(f"agent must be one of {', '.join(formats.AGENTS)}")
+        report = source.status(query.getall("skill", []), agents)
         document = report.model_dump(mode="json", exclude={"skills"})
         # Skills are paged (most segments first): 5,000 skills would be megabytes in one answer.
         document["skills"] = [s.model_dump(mode="json") for s in report.skills[offset : offset + limit]]
@@ -102,7 +107,7 @@ def build_app(source: StatusSource) -> web.Application:
     @routes.get("/api/v1/gaps")
     async def gaps(request: web.Request) -> web.Response:
         query = request.query
-        unknown = set(query) - {"skill", "type", "since", "limit"}
+        unknown = set(query) - {"skill", "agent", "type", "since", "limit"}
         if unknown:
             return _bad_request(f"unknown parameter(s): {', '.join(sorted(unknown))}")
         kind = query.get("type")
@@ -117,7 +122,10 @@ def build_app(source: StatusSource) -> web.Application:
         limit_text = query.get("limit", "100")
         if not WHOLE_NUMBER.fullmatch(limit_text) or not 1 <= int(limit_text) <= MAX_GAPS:
             return _bad_request(f"limit must be a whole number from 1 to {MAX_GAPS}, not {limit_text!r}")
-        entries = source.gaps(query.get("skill"), kind, since, int(limit_text))
+        agent = query.get("agent")
+        if agent is not None and agent not in formats.AGENTS:
+            return _bad_request(f"agent must be one of {', '.join(formats.AGENTS)}, not {agent!r}")
+        entries = source.gaps(query.get("skill"), kind, since, int(limit_text), agent)
         return _json({"gaps": [e.model_dump(mode="json") for e in entries], "count": len(entries)})
 
     app = web.Application()

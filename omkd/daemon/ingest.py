@@ -324,7 +324,7 @@ class Ingest:
             if file is None:
                 continue
             processor = self.streams.get(stream_id)
-            offset = processor.splitter.consumed if processor is not None else file.read_offset
+            offset = processor.consumed if processor is not None else file.read_offset
             try:
                 marker = self.tailer.marker(file, offset)
             except OSError:

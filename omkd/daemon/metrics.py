@@ -5,7 +5,8 @@ Alert inputs are counters (segments, gap segments, the sum of segment weights, s
 type, tool calls and failures) whose ratios PromQL computes, so sums over many hosts stay
 right. Event-time window figures, which PromQL cannot compute, are gauges in
 numerator/denominator pairs plus the derived rate, tier, band and coverage. ``skill`` is the
-only high-cardinality label and is capped: skills past the cap share ``__other__``.
+only high-cardinality label and is capped: skills past the cap share ``__other__``. Per-skill
+series also carry ``agent`` (``claude_code``, ``codex``, ``gemini``: three values).
 
 Each row says how to read its samples from a ``Snapshot`` (gathered by ``exporter.py``, off
 the scrape path). Pipeline and ingest counters come from their fields' metadata.
@@ -25,11 +26,11 @@ from prometheus_client.registry import Collector
 
 from omkd import __version__
 from omkd.daemon.selfmetrics import IngestStats
-from omkd.engine import health, patterns
+from omkd.engine import health, patterns, skills
 from omkd.engine.counters import METRIC, PipelineCounters, SkillCounters
 from omkd.engine.figures import WindowFigures
 from omkd.engine.health import SkillTotals
-from omkd.engine.labels import CappedLabels
+from omkd.engine.labels import OTHER, CappedLabels
 from omkd.shell.knowledge_watch import BaseFigures
 from omkd.shell.llm_judge import LlmStats
 
@@ -93,8 +94,17 @@ def _plain(value: Callable[[Snapshot], float | None]) -> Callable[[Snapshot], It
     return lambda s: [((), value(s) or 0.0)]
 
 
+def skill_labels(label: str) -> tuple[str, str]:
+    """The ``skill`` and ``agent`` label values of a row's label (``skills.row_key``, capped):
+    the skills past the cap share ``__other__``, of no one agent."""
+    if label == OTHER:
+        return (OTHER, "")
+    agent, skill = skills.split_row(label)
+    return (skill, agent)
+
+
 def _per_skill(value: Callable[[SkillCounters], float]) -> Callable[[Snapshot], Iterable[Sample]]:
-    return lambda s: [((label,), value(c)) for label, c in s.counters.items()]
+    return lambda s: [(skill_labels(label), value(c)) for label, c in s.counters.items()]
 
 
 def _per_window(value: Callable[[WindowRow], float | None]) -> Callable[[Snapshot], Iterable[Sample]]:
@@ -102,7 +112,7 @@ def _per_window(value: Callable[[WindowRow], float | None]) -> Callable[[Snapsho
         for label, row in s.window.items():
             v = value(row)
             if v is not None:
-                yield ((label,), v)
+                yield (skill_labels(label), v)
 
     return read
 
@@ -128,7 +138,7 @@ def _rules_info(s: Snapshot) -> Iterable[Sample]:
 def _signals(s: Snapshot) -> Iterator[Sample]:
     for label, c in s.counters.items():
         for kind in patterns.SIGNAL_TYPES:
-            yield ((label, kind), c.signals.get(kind, 0))
+            yield ((*skill_labels(label), kind), c.signals.get(kind, 0))
 
 
 def _by_reason(
@@ -176,7 +186,7 @@ def _revision(s: Snapshot) -> Iterable[Sample]:
     return [((b,), {"revision": f.revision}) for b, f in sorted(s.knowledge.items()) if f.revision is not None]
 
 
-SKILL: Final = ("skill",)
+SKILL: Final = ("skill", "agent")
 TABLE: Final[list[MetricSpec]] = [
     # --- all-time counters per skill (alert inputs) ---
     MetricSpec("omkd_segments", "counter", "Segments counted per skill since the state was created.", SKILL,
@@ -189,7 +199,7 @@ TABLE: Final[list[MetricSpec]] = [
     MetricSpec("omkd_tool_calls", "counter", "Tool calls per skill.", SKILL, _per_skill(lambda c: c.tool_calls)),
     MetricSpec("omkd_tool_failures", "counter", "Failed tool calls per skill (cancelled calls excluded).", SKILL,
                _per_skill(lambda c: c.tool_failures)),
-    MetricSpec("omkd_signals", "counter", "Gap signals per skill and type.", ("skill", "type"), _signals),
+    MetricSpec("omkd_signals", "counter", "Gap signals per skill and type.", (*SKILL, "type"), _signals),
     # --- event-time window gauges per skill ---
     MetricSpec("omkd_window_segments", "gauge", "Segments starting in the event-time window, per skill.", SKILL,
                _per_window(lambda r: r.figures.segments)),

@@ -97,4 +97,4 @@ class StreamStates:
     def evict(self, file: TrackedFile) -> None:
         """Drop a checkpointed processor from memory; its file reads on from the saved offset."""
         processor = self.processors.pop(file.stream_id)
-        file.read_offset = processor.splitter.consumed
+        file.read_offset = processor.consumed

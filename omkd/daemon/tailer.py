@@ -28,10 +28,11 @@ from enum import Enum
 from pathlib import Path
 from typing import Final
 
+from omkd.engine import formats
+
 HEAD_BYTES: Final = 1024
 MARKER_BYTES: Final = 64
 READ_AT_LEAST: Final = 65536
-TRANSCRIPT_SUFFIX: Final = ".jsonl"
 
 
 def digest(data: bytes) -> bytes:
@@ -122,7 +123,7 @@ def walk_transcripts(
                     try:
                         if entry.is_dir(follow_symlinks=False):
                             stack.append(entry.path)
-                        elif entry.name.endswith(TRANSCRIPT_SUFFIX):
+                        elif formats.is_transcript(entry.path):
                             info = entry.stat()
                             if stat.S_ISREG(info.st_mode):
                                 yield entry.path, info
@@ -290,7 +291,8 @@ class Tailer:
         if not changed and info.st_size <= file.read_offset:
             return
         try:
-            replaced = info.st_size < file.read_offset or not self.head_matches(file)
+            # A whole-document chat is rewritten, never appended to: any change is a new version.
+            replaced = info.st_size < file.read_offset or formats.is_document(path) or not self.head_matches(file)
         except FileNotFoundError:
             replaced = True  # another file at the path by the time it was opened
         except OSError as error:
@@ -339,7 +341,7 @@ class Tailer:
                 return None  # an inode number reused, most likely: let a rescan sort it out
             self._examine(self.files[stream_id], path, info, result)
             return result
-        if path in self._by_path or not path.endswith(TRANSCRIPT_SUFFIX):
+        if path in self._by_path or not formats.is_transcript(path):
             return None  # a known path with a new identity (replaced): let a rescan sort it out
         if not any(path.startswith(os.path.join(str(root), "")) for root in self.roots):
             return None

@@ -24,7 +24,7 @@ class Views:
     def metrics_snapshot(self) -> bytes:
         return self._daemon.metrics_snapshot()
 
-    def status(self, skills: list[str]) -> Report:
+    def status(self, skills: list[str], agents: list[str] | None = None) -> Report:
         daemon = self._daemon
         ingest = daemon.ingest
         roots = [str(root) for root in daemon.config.roots()]
@@ -37,7 +37,12 @@ class Views:
             rules=ingest.streams.rules,
             judge=ingest.judge,
         )
-        return reports.restrict(built, set(skills)) if skills else built
+        if not skills and not agents:
+            return built
+        return reports.restrict(built, set(skills) or None, set(agents or ()) or None)
 
-    def gaps(self, skill: str | None, kind: str | None, since: float | None, limit: int) -> list[GapEntry]:
-        return reports.select_gaps(self._daemon.ingest.live.fold.segments.values(), skill, kind, since, limit)
+    def gaps(
+        self, skill: str | None, kind: str | None, since: float | None, limit: int, agent: str | None = None
+    ) -> list[GapEntry]:
+        segments = self._daemon.ingest.live.fold.segments.values()
+        return reports.select_gaps(segments, skill, kind, since, limit, agent)

@@ -40,7 +40,7 @@ def daily_series(segments: Iterable[SegmentSummary]) -> DailySeries:
             continue
         day = day_of(segment.first_ts)
         weight = segment.weight
-        for key in (segment.skill, None):
+        for key in (segment.row, None):
             series.by_skill.setdefault(key, {}).setdefault(day, GapCounts()).count(weight)
     return series
 

@@ -102,7 +102,7 @@ def regressions(skills: list[SkillHealth], gates: Gates) -> list[Regression]:
     level = one_sided_level(gates, len(checked)) if gates.confident else intervals.DEFAULT_CONFIDENCE
     found = []
     for skill in checked:
-        before = gates.baseline.get(skill.skill)
+        before = gates.baseline.get(skill.row)
         if before is None:
             continue
         interval: tuple[float, float] | None = None
@@ -114,7 +114,7 @@ def regressions(skills: list[SkillHealth], gates: Gates) -> list[Regression]:
                 interval = intervals.rise_interval(now, then, level)
         found.append(
             Regression(
-                skill.skill,
+                skill.label,
                 before.gap_rate,
                 skill.gap_rate,
                 interval,
@@ -137,19 +137,19 @@ def check(skills: list[SkillHealth], gates: Gates) -> list[GateFailure]:
         limit = gates.max_gap_rate
         if limit is not None:
             if not gates.confident and skill.gap_rate > limit:
-                failures.append(GateFailure(skill.skill, "gap_rate", skill.gap_rate, limit))
+                failures.append(GateFailure(skill.label, "gap_rate", skill.gap_rate, limit))
             elif gates.confident and rate_exceeds(k, n, limit, 1.0 - level):
                 detail = f"lower bound {percent(exact_lower_bound(k, n, level))}, {label}"
-                failures.append(GateFailure(skill.skill, "gap_rate", skill.gap_rate, limit, detail))
+                failures.append(GateFailure(skill.label, "gap_rate", skill.gap_rate, limit, detail))
         limit = gates.max_weighted_gap_rate
         if limit is not None:
             rate = skill.weighted_gap_rate
             if not gates.confident and rate > limit:
-                failures.append(GateFailure(skill.skill, "weighted_gap_rate", rate, limit))
+                failures.append(GateFailure(skill.label, "weighted_gap_rate", rate, limit))
             elif gates.confident and rate_exceeds(_weight_sum(skill), n, limit, 1.0 - level):
                 lower = exact_lower_bound(_weight_sum(skill), n, level)
                 failures.append(
-                    GateFailure(skill.skill, "weighted_gap_rate", rate, limit, f"lower bound {percent(lower)}, {label}")
+                    GateFailure(skill.label, "weighted_gap_rate", rate, limit, f"lower bound {percent(lower)}, {label}")
                 )
     if gates.gap_rate_regression is not None:
         for moved in regressions(skills, gates):
@@ -187,7 +187,7 @@ def baseline_of(report: Report) -> dict[str, Any]:
         "watermark": report.watermark.model_dump(),
         "reproducibility": None if report.reproducibility is None else report.reproducibility.model_dump(),
         "skills": {
-            s.skill: {
+            s.row: {
                 "gap_rate": s.gap_rate,
                 "weighted_gap_rate": s.weighted_gap_rate,
                 "segments": s.segments,

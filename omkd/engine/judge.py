@@ -27,7 +27,11 @@ def is_mcp_search(tool: str) -> bool:
 
 
 def unwrapped(tool: str) -> str:
-    """The tool a wrapper reaches: ``mcp__acp__Read`` is judged as ``Read``."""
+    """The tool a wrapper reaches: ``mcp__acp__Read`` is judged as ``Read``; another agent's
+    tool is judged as the Claude Code tool it does the work of (``exec_command`` as ``Bash``)."""
+    alias = patterns.AGENT_TOOLS.get(tool)
+    if alias is not None:
+        return alias
     if tool.startswith("mcp__"):
         inner = tool.rsplit("__", 1)[-1]
         if inner in patterns.WRAPPED_TOOLS:
@@ -116,7 +120,7 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
     if not parsed.searches and not parsed.tests:
         return Verdict(Outcome.FAILED if result.is_error else Outcome.OK, rule="not_a_search")
     key = collapse(command, 200)
-    output, code = shell.output_of(result.text, result.is_error)
+    output, code = shell.output_of(result.text, result.is_error, result.detail)
     if any(text in output for text in rule.syntax_errors):
         return Verdict(Outcome.FAILED, key, rule="shell.syntax_error")
     lines = shell.output_lines(output)

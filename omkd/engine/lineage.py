@@ -32,6 +32,9 @@ class Lineage:
         """In a sub-agent stream, the skill it called: the one the agents it launches work for."""
         self.noise = False
 
+    def rebind(self, context: StreamContext) -> None:
+        self._context = context
+
     def inherit_keys(self, stream_key: str) -> tuple[str, ...]:
         """The keys a sub-agent stream's skill can be learnt by. Before its records name any (no
         ``agentId``, no first prompt read yet), a key no link carries: its segments wait, as they

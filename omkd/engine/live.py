@@ -1,5 +1,7 @@
 """The live fold: what the daemon keeps on top of ``Fold`` (still pure: no I/O, no clock).
 
+Everything per skill is kept per row (``skills.row_key``: a skill, for the agent that ran it).
+
 - all-time per-skill counters for Prometheus, which only ever rise: a segment's figures
   only grow, and when a replaced file is read again from the start its segments' smaller
   early figures are not subtracted (only what exceeds the earlier high-water mark counts);
@@ -104,11 +106,12 @@ class LiveFold:
         self.changed_segments.add(summary.key)
 
     def _count(self, old: SegmentSummary | None, new: SegmentSummary) -> None:
-        counters = self.counters.get(new.skill)
+        row = new.row
+        counters = self.counters.get(row)
         if counters is None:
-            counters = self.counters[new.skill] = SkillCounters()
-        self.changed_skills.add(new.skill)
-        if old is None or old.skill != new.skill:
+            counters = self.counters[row] = SkillCounters()
+        self.changed_skills.add(row)
+        if old is None or old.row != row:
             counters.segments += 1
             old = None
         if new.signals and (old is None or not old.signals):
@@ -124,7 +127,7 @@ class LiveFold:
     def _rollup(self, summary: SegmentSummary | None, sign: int) -> None:
         if summary is None or summary.first_ts is None:
             return
-        key = (day_of(summary.first_ts), summary.skill)
+        key = (day_of(summary.first_ts), summary.row)
         rollup = self.rollups.get(key)
         if rollup is None:
             rollup = self.rollups[key] = GapCounts()

@@ -41,6 +41,9 @@ CANCELLED_TEXTS: Final = (
     "Cancelled: parallel tool call",
     "Interrupted by user",  # interrupted
     "[Request interrupted by user",
+    "[Operation Cancelled]",  # Gemini CLI: the person cancelled the call
+    "aborted by user",  # Codex CLI: interrupted, or a command or patch the person rejected
+    "rejected by user",
 )
 """The person (or a failing sibling call) stopped the call: cancelled, never a gap, and not a
 failure either (cancelled calls leave the failure rate's denominator)."""
@@ -50,6 +53,10 @@ REFUSED_TEXTS: Final = (
     "but you haven't granted it yet",
     "was blocked. For security",
     "InputValidationError",
+    "Tool execution denied by policy",  # Gemini CLI's policy engine
+    "not found in registry",  # Gemini CLI: a tool name it does not have
+    "sandbox denied exec error",  # Codex CLI: the sandbox stopped the command
+    "Sandbox(Denied",
 )
 """The harness refused to run the call: a tool fault (counted as a failure), never a gap."""
 NOT_GAP_SEARCH_CHARS: Final = 400
@@ -98,6 +105,7 @@ ZERO_SUMMARY: Final = "Found 0 "
 """Grep's summary line when it counted nothing; any other result text shows hits."""
 READ_NOT_FOUND: Final = (
     "File does not exist",
+    "File not found",  # Gemini CLI's read_file
     "Path does not exist",
     "Directory does not exist",
     "ENOENT",
@@ -118,16 +126,44 @@ SEARCH_RULES: Final[dict[str, SearchRule]] = {
     ),
     "Glob": SearchRule(empty_prefixes=("No files found",), empty_counts=((None, "numFiles"),), user_given=NAME_GIVEN),
     "Read": SearchRule(input_keys=PATH_KEYS, miss_errors=READ_NOT_FOUND, user_given=PATH_GIVEN),
-    "WebSearch": SearchRule(input_keys=("query",), empty_result_is_miss=True),
+    "WebSearch": SearchRule(
+        input_keys=("query",),
+        empty_prefixes=("No search results or information found",),  # Gemini CLI's google_web_search
+        empty_result_is_miss=True,
+    ),
     "WebFetch": SearchRule(
         input_keys=("url",),
         miss_errors=("status code 404", "status code 410"),
         user_given=URL_GIVEN,
     ),
+    "list_directory": SearchRule(
+        input_keys=PATH_KEYS,
+        miss_errors=("Directory not found", "does not exist", "No such file or directory", "ENOENT"),
+        user_given=PATH_GIVEN,
+    ),
 }
 """``WebFetch``: only a 404 or 410 of a URL the agent chose is a failed lookup (it guessed where the
 documentation lives); 403, 5xx, timeouts and "unable to verify" are tool faults."""
 
+AGENT_TOOLS: Final[dict[str, str]] = {
+    # Codex CLI: ``shell`` (0.40, an argv), ``exec_command`` (0.104+), ``shell_command`` (Windows builds)
+    "shell": "Bash",
+    "local_shell": "Bash",
+    "exec_command": "Bash",
+    "shell_command": "Bash",
+    # Gemini CLI
+    "run_shell_command": "Bash",
+    "grep_search": "Grep",
+    "search_file_content": "Grep",
+    "glob": "Glob",
+    "read_file": "Read",
+    "google_web_search": "WebSearch",
+    "web_fetch": "WebFetch",
+    "activate_skill": "Skill",
+}
+"""Other agents' tools judged as the Claude Code tool they do the work of. Their adapters put the
+input where that tool's rule reads it (``command`` a string, ``file_path``, ``pattern``, ``skill``);
+the name in reports stays the agent's own."""
 WRAPPED_TOOLS: Final = frozenset({"Bash", "PowerShell", "Read", "Grep", "Glob", "WebFetch", "WebSearch"})
 """Tools reached through an MCP wrapper (``mcp__<server>__Bash``, the ACP bridge's ``mcp__acp__Read``)
 are judged as the tool they wrap."""

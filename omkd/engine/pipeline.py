@@ -17,8 +17,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
+from omkd.engine import formats
 from omkd.engine.counters import PipelineCounters, StreamCounters
 from omkd.engine.formats.claude_code import ClaudeCodeAdapter
+from omkd.engine.formats.codex import CodexAdapter
+from omkd.engine.formats.common import INVALID_JSON
+from omkd.engine.formats.gemini import GeminiAdapter
 from omkd.engine.health import SkillTotals
 from omkd.engine.lines import DEFAULT_MAX_LINE_BYTES, LineSplitter
 from omkd.engine.links import Link, LinkBook
@@ -30,6 +34,14 @@ from omkd.engine.text_signals import Refiner
 SUBAGENT: Final = "subagent"
 MAIN: Final = "main"
 _FINGERPRINT_MOD: Final = 1 << 64
+MAX_DOCUMENT_BYTES: Final = 256 * 1024 * 1024
+"""A whole-document chat larger than this is not read (counted as ``oversize``)."""
+ADAPTERS: Final = {
+    formats.CLAUDE_CODE_JSONL: ClaudeCodeAdapter,
+    formats.CODEX_ROLLOUT: CodexAdapter,
+    formats.CODEX_EXEC: CodexAdapter,
+    formats.GEMINI_JSONL: GeminiAdapter,
+}
 
 
 def stream_role(name: str) -> str:
@@ -57,7 +69,9 @@ class Window:
 class StreamProcessor:
     """One transcript file: splitter, adapter and segmenter, fed bytes in any chunking.
 
-    The three count into one ``StreamCounters`` record, ``counters``.
+    The three count into one ``StreamCounters`` record, ``counters``. The adapter is Claude
+    Code's until the first complete line says the stream is another agent's (``formats.detect``);
+    a whole-document chat (``.json``) is held until ``close`` and read in one piece.
     """
 
     def __init__(
@@ -74,17 +88,64 @@ class StreamProcessor:
         self.role = stream_role(name)
         self.counters = StreamCounters()
         self.splitter = LineSplitter(max_line_bytes)
-        self.adapter = ClaudeCodeAdapter(self.counters)
+        self.adapter: ClaudeCodeAdapter | CodexAdapter | GeminiAdapter = ClaudeCodeAdapter(self.counters)
         rules = rules or SegmenterRules()
+        self._rules = rules
         self.segmenter = StreamSegmenter(name, self.role, self.adapter, rules, self.counters, observer, refiner=refiner)
         self.bytes_read = 0
+        #: the stream's format (``formats.*``); None until its first complete line is read.
+        self.format: str | None = None
+        #: a whole-document chat's bytes (None for line streams), and whether they last read whole.
+        self._document: bytearray | None = None
+        self._whole = False
+        if formats.is_document(name):
+            self.format = formats.GEMINI_JSON
+            self._use(GeminiAdapter(self.counters))
+            self._document = bytearray()
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        # a processor saved before other agents' formats existed read Claude Code, line by line
+        state.setdefault("format", formats.CLAUDE_CODE_JSONL)
+        state.setdefault("_document", None)
+        state.setdefault("_whole", False)
+        if "_rules" not in state:
+            segmenter = state["segmenter"]
+            state["_rules"] = segmenter._rules  # type: ignore[attr-defined]
+        self.__dict__.update(state)
+
+    @property
+    def agent(self) -> str:
+        """The agent that wrote the stream (``formats.AGENTS``)."""
+        return formats.AGENT_OF.get(self.format or formats.CLAUDE_CODE_JSONL, formats.CLAUDE_CODE)
+
+    def _use(self, adapter: ClaudeCodeAdapter | CodexAdapter | GeminiAdapter) -> None:
+        self.adapter = adapter
+        self.segmenter.rebind(adapter)
+
+    def _detect(self, lines: list[bytes]) -> None:
+        first = next((line for line in lines if line.strip()), None)
+        if first is None:
+            return
+        self.format = formats.detect(first)
+        adapter = ADAPTERS[self.format]
+        if not isinstance(self.adapter, adapter):
+            self._use(adapter(self.counters))
 
     @property
     def lines(self) -> int:
         return self.counters.lines
 
+    @property
+    def consumed(self) -> int:
+        """The offset its state covers (the checkpoint offset): the end of the last complete line;
+        for a whole-document chat every byte read (its state holds them until they form it)."""
+        return self.bytes_read if self._document is not None else self.splitter.consumed
+
     def feed(self, data: bytes) -> None:
         self.bytes_read += len(data)
+        if self._document is not None:
+            self._hold(data)
+            return
         decode = self.adapter.decode
         handle = self.segmenter.handle
         splitter = self.splitter
@@ -97,6 +158,9 @@ class StreamProcessor:
         counters.bytes = splitter.consumed
         if splitter.oversize:
             counters.bad_lines["oversize"] = splitter.oversize
+        if self.format is None:
+            self._detect(lines)
+            decode = self.adapter.decode
         for line in lines:
             for event in decode(line):
                 handle(event)
@@ -107,8 +171,57 @@ class StreamProcessor:
     def take_links(self) -> list[Link]:
         return self.segmenter.take_links()
 
+    def _hold(self, data: bytes) -> None:
+        """A whole-document chat: keep its bytes until they form the document, then read it (and
+        let the bytes go: a new version of the file is a new stream, read again from 0)."""
+        document = self._document
+        assert document is not None
+        if self._whole:
+            if data.strip():
+                self.counters.bad_lines[INVALID_JSON] = 1  # bytes after the document's end
+            return
+        if len(document) + len(data) > MAX_DOCUMENT_BYTES:
+            self.counters.bad_lines["oversize"] = 1
+            return
+        document.extend(data)
+        self.counters.bytes = self.bytes_read
+        if document.rstrip().endswith(b"}"):  # cheap: only a closing brace can end the document
+            self._read_document(final=False)
+
+    def _read_document(self, final: bool) -> None:
+        """Read the whole document again with a new segmenter: its segments carry the same keys,
+        so the fold replaces what the previous reading gave; the counters are the new reading's.
+        A document that does not parse is still being written: it counts as a bad line only if it
+        never parsed by the end of the stream."""
+        document = self._document
+        assert document is not None
+        adapter = GeminiAdapter(StreamCounters())
+        events = adapter.decode_document(bytes(document))
+        if adapter.counters.bad_lines and (self._whole or not final):
+            return  # the last whole reading stands (or none yet)
+        self._whole = not adapter.counters.bad_lines
+        old = self.segmenter
+        counters = adapter.counters
+        counters.bytes = self.bytes_read
+        counters.lines = document.count(b"\n")
+        if self._whole:
+            document.clear()
+        counters.bad_lines.update({k: v for k, v in self.counters.bad_lines.items() if k == "oversize"})
+        for name in dataclasses.fields(StreamCounters):
+            setattr(self.counters, name.name, getattr(counters, name.name))
+        adapter.counters = self.counters
+        self.adapter = adapter
+        self.segmenter = StreamSegmenter(
+            self.name, self.role, adapter, self._rules, self.counters, old.observer, refiner=old.texts.refiner
+        )
+        handle = self.segmenter.handle
+        for event in events:
+            handle(event)
+
     def close(self) -> list[SegmentSummary]:
         """The stream ended: its open segment closes (no figure changes)."""
+        if self._document is not None and not self._whole:
+            self._read_document(final=True)  # never whole: counted as what it is
         return self.segmenter.close()
 
 
@@ -123,6 +236,7 @@ class Fold:
         self.window = window or Window()
         self.segments: dict[str, SegmentSummary] = {}
         self.skills: dict[str, SkillTotals] = {}
+        """Totals by row (``skills.row_key``: the skill, for its agent)."""
         self.overall = SkillTotals()
         self.fingerprint = 0
         self.counters = PipelineCounters()
@@ -138,9 +252,14 @@ class Fold:
         """Fold a stream read to its end: its segments, its links and its counters.
 
         A sub-agent segment whose launching stream is not folded yet waits in ``links``;
-        ``finish`` folds what still waits once every stream is in.
+        ``finish`` folds what still waits once every stream is in. Two copies of one stream (a
+        session kept at two moments) give the same segment keys: the copy read further wins, in
+        whatever order they come.
         """
         for summary in stream.close():
+            folded = self.segments.get(summary.key)
+            if folded is not None and folded.end_line > summary.end_line:
+                continue  # another copy of the same stream, read further: its figures include these
             self.offer(summary)
         for link in stream.take_links():
             self.learn(link)
@@ -220,13 +339,14 @@ class Fold:
                 self._count(summary, 1)
 
     def _count(self, summary: SegmentSummary, sign: int) -> None:
-        totals = self.skills.get(summary.skill)
+        row = summary.row
+        totals = self.skills.get(row)
         if totals is None:
-            totals = self.skills[summary.skill] = SkillTotals()
+            totals = self.skills[row] = SkillTotals()
         totals.add(summary, sign)
         self.overall.add(summary, sign)
         if totals.segments == 0:
-            del self.skills[summary.skill]
+            del self.skills[row]
         self.fingerprint = (self.fingerprint + sign * segment_fingerprint(summary.key)) % _FINGERPRINT_MOD
 
     def in_window(self) -> Iterator[SegmentSummary]:

@@ -16,9 +16,10 @@ from typing import Final, Protocol
 import pydantic
 from pydantic import BaseModel, ConfigDict
 
-from omkd.engine import certainty, conventions, figures, health, patterns
+from omkd.engine import certainty, conventions, figures, health, patterns, skills
 from omkd.engine.certainty import Certainty
 from omkd.engine.counters import GapCounts, PipelineCounters
+from omkd.engine.formats import CLAUDE_CODE
 from omkd.engine.health import SkillTotals
 from omkd.engine.hedge_judge import judge_identity
 from omkd.engine.pipeline import Fold
@@ -40,7 +41,9 @@ OVERALL: Final = "__overall__"
 class KnowledgeIndex(Protocol):
     """Which knowledge files exist for a project directory."""
 
-    def files_for(self, cwd: str | None) -> frozenset[str]: ...
+    def files_for(self, cwd: str | None, agents: tuple[str, ...] = ()) -> frozenset[str]:
+        """The knowledge files of ``cwd`` (None: the user's) for these agents (``()``: all)."""
+
     def asks_markers(self, cwd: str | None) -> bool | None:
         """Whether the agent's instructions there ask for uncertainty markers (None: not known)."""
 
@@ -48,7 +51,7 @@ class KnowledgeIndex(Protocol):
 class NoKnowledge:
     """A knowledge index that knows no files (coverage is then not defined)."""
 
-    def files_for(self, cwd: str | None) -> frozenset[str]:
+    def files_for(self, cwd: str | None, agents: tuple[str, ...] = ()) -> frozenset[str]:
         return frozenset()
 
     def asks_markers(self, cwd: str | None) -> bool | None:
@@ -85,6 +88,8 @@ class TokenReport(_Model):
 
 class SkillHealth(_Model):
     skill: str
+    agent: str | None
+    """The agent that ran it (``claude_code``, ``codex``, ``gemini``); None on the overall row."""
     segments: int
     open_segments: int
     sessions: int
@@ -110,6 +115,16 @@ class SkillHealth(_Model):
     """Whether the projects the skill ran in ask the agent for uncertainty markers: ``asked``,
     ``not asked`` (a marker rate of 0 then means nothing), ``partly asked``, ``unknown``."""
 
+    @property
+    def row(self) -> str:
+        """The key of its figures (``skills.row_key``; baselines are keyed by it)."""
+        return skills.row_key(self.skill, self.agent) if self.agent is not None else self.skill
+
+    @property
+    def label(self) -> str:
+        """Its name for a person: the skill, with its agent when that is not Claude Code."""
+        return skills.row_label(self.skill, self.agent)
+
 
 class ConventionReport(_Model):
     """Whether one project's instructions ask for the markers (``omkd conventions``)."""
@@ -120,6 +135,7 @@ class ConventionReport(_Model):
 
 class FailedSearchPattern(_Model):
     skill: str
+    agent: str
     tool: str
     pattern: str
     count: int
@@ -148,6 +164,7 @@ class PipelineReport(PipelineCounters):
 
 class GapEntry(_Model):
     skill: str
+    agent: str
     session_id: str
     stream: str
     """The transcript's file name."""
@@ -194,11 +211,14 @@ def skill_health(
     days: list[tuple[int, GapCounts]] | None = None,
     markers: str = conventions.UNKNOWN,
 ) -> SkillHealth:
+    """The row of ``name``: a row key (``skills.row_key``), or ``OVERALL``."""
     derived = figures.derive(totals)
     cov = health.coverage(knowledge_files, totals.accessed)
     tokens = totals.tokens
+    agent, skill = skills.split_row(name) if name != OVERALL else (None, name)
     return SkillHealth(
-        skill=name,
+        skill=skill,
+        agent=agent,
         segments=totals.segments,
         open_segments=open_segments,
         sessions=len(totals.sessions),
@@ -236,11 +256,17 @@ def skill_health(
     )
 
 
-def _knowledge_of(totals: SkillTotals, index: KnowledgeIndex) -> frozenset[str]:
-    files: set[str] = set(index.files_for(None))
+def knowledge_of(totals: SkillTotals, index: KnowledgeIndex, agents: tuple[str, ...]) -> frozenset[str]:
+    """The knowledge files the agents could have read where these segments ran (coverage)."""
+    files: set[str] = set(index.files_for(None, agents))
     for cwd in totals.cwds:
-        files.update(index.files_for(cwd))
+        files.update(index.files_for(cwd, agents))
     return frozenset(files)
+
+
+def agents_of(rows: Iterable[str]) -> tuple[str, ...]:
+    """The agents of these row keys, each once (Claude Code's when there are none)."""
+    return tuple(dict.fromkeys(skills.split_row(row)[0] for row in rows)) or (CLAUDE_CODE,)
 
 
 def _markers_of(totals: SkillTotals, index: KnowledgeIndex) -> str:
@@ -267,6 +293,7 @@ def gap_entries(segments: list[SegmentSummary]) -> list[GapEntry]:
     return [
         GapEntry(
             skill=segment.skill,
+            agent=segment.agent,
             session_id=segment.session_id or "-",
             stream=posixpath.basename(segment.stream),
             file=segment.stream,
@@ -285,10 +312,21 @@ def gap_entries(segments: list[SegmentSummary]) -> list[GapEntry]:
 
 
 def select_gaps(
-    segments: Iterable[SegmentSummary], skill: str | None, kind: str | None, since: float | None, limit: int
+    segments: Iterable[SegmentSummary],
+    skill: str | None,
+    kind: str | None,
+    since: float | None,
+    limit: int,
+    agent: str | None = None,
 ) -> list[GapEntry]:
-    """The newest ``limit`` gaps, optionally of one skill, one type, and at or after ``since``."""
-    entries = gap_entries([s for s in segments if s.signals and (skill is None or s.skill == skill)])
+    """The newest ``limit`` gaps, optionally of one skill, one agent, one type, and at or after ``since``."""
+    entries = gap_entries(
+        [
+            s
+            for s in segments
+            if s.signals and (skill is None or s.skill == skill) and (agent is None or s.agent == agent)
+        ]
+    )
     if kind is not None:
         entries = [e for e in entries if e.type == kind]
     if since is not None:
@@ -299,26 +337,28 @@ def select_gaps(
 
 def top_failed_searches(segments: list[SegmentSummary], limit: int) -> list[FailedSearchPattern]:
     """The failed-search patterns seen most, per skill, with when they were last seen."""
-    stats: dict[tuple[str, str, str], list[float]] = {}
+    stats: dict[tuple[str, str, str, str], list[float]] = {}
     for segment in segments:
         for signal in segment.signals:
             if signal.type != patterns.FAILED_SEARCH:
                 continue
-            key = (segment.skill, str(signal.evidence["tool"]), str(signal.evidence["pattern"]))
+            key = (segment.skill, segment.agent, str(signal.evidence["tool"]), str(signal.evidence["pattern"]))
             entry = stats.setdefault(key, [0, 0.0])
             entry[0] += 1
             entry[1] = max(entry[1], signal.timestamp or 0.0)
     ranked = sorted(stats.items(), key=lambda item: (-item[1][0], -item[1][1], item[0]))
     return [
-        FailedSearchPattern(skill=skill, tool=tool, pattern=pattern, count=int(count), last_seen=iso(last_seen or None))
-        for (skill, tool, pattern), (count, last_seen) in ranked[:limit]
+        FailedSearchPattern(
+            skill=skill, agent=agent, tool=tool, pattern=pattern, count=int(count), last_seen=iso(last_seen or None)
+        )
+        for (skill, agent, tool, pattern), (count, last_seen) in ranked[:limit]
     ]
 
 
 def open_segments(segments: Iterable[SegmentSummary], open_after: float | None) -> Counter[str]:
-    """Open segments per skill: their stream is open and, when ``open_after`` is given, their
+    """Open segments per row: their stream is open and, when ``open_after`` is given, their
     last record is newer than that (idle segments close)."""
-    return Counter(s.skill for s in segments if s.open and (open_after is None or (s.last_ts or 0.0) >= open_after))
+    return Counter(s.row for s in segments if s.open and (open_after is None or (s.last_ts or 0.0) >= open_after))
 
 
 def build_report(
@@ -343,15 +383,16 @@ def build_report(
     inside = list(fold.in_window())
     open_by_skill = open_segments(inside, open_after)
     series = certainty.daily_series(inside)
-    skills = [
+    rows = [
         skill_health(
-            name, totals, _knowledge_of(totals, index), open_by_skill[name], series.days(name),
+            name, totals, knowledge_of(totals, index, agents_of([name])), open_by_skill[name], series.days(name),
             _markers_of(totals, index),
         )
         for name, totals in sorted(fold.skills.items(), key=lambda item: (-item[1].segments, item[0]))
     ]  # fmt: skip
     overall = skill_health(
-        OVERALL, fold.overall, _knowledge_of(fold.overall, index), open_by_skill.total(), series.days(None),
+        OVERALL, fold.overall, knowledge_of(fold.overall, index, agents_of(fold.skills)), open_by_skill.total(),
+        series.days(None),
         _markers_of(fold.overall, index),
     )  # fmt: skip
     asked = [(cwd, index.asks_markers(cwd)) for cwd in sorted(fold.overall.cwds)]
@@ -373,7 +414,7 @@ def build_report(
             statement=WATERMARK_STATEMENT,
         ),
         overall=overall,
-        skills=skills,
+        skills=rows,
         top_failed_searches=top_failed_searches(inside, top_patterns),
         conventions=[ConventionReport(cwd=cwd, asked=a) for cwd, a in asked if a is not None],
         reproducibility=reproducibility(SCHEMA_VERSION, rules or SegmenterRules(), judge or judge_identity()),
@@ -382,12 +423,17 @@ def build_report(
     )
 
 
-def restrict(report: Report, skills: set[str]) -> Report:
-    """The report restricted to these skills; the overall row and the watermark stay whole."""
+def restrict(report: Report, names: set[str] | None = None, agents: set[str] | None = None) -> Report:
+    """The report restricted to these skills (``None``: all) and agents (``None``: all); the overall
+    row and the watermark stay whole."""
+
+    def kept(skill: str, agent: str | None) -> bool:
+        return (names is None or skill in names) and (agents is None or agent in agents)
+
     return report.model_copy(
         update={
-            "skills": [s for s in report.skills if s.skill in skills],
-            "top_failed_searches": [p for p in report.top_failed_searches if p.skill in skills],
-            "gaps": [g for g in report.gaps if g.skill in skills],
+            "skills": [s for s in report.skills if kept(s.skill, s.agent)],
+            "top_failed_searches": [p for p in report.top_failed_searches if kept(p.skill, p.agent)],
+            "gaps": [g for g in report.gaps if kept(g.skill, g.agent)],
         }
     )

@@ -93,6 +93,11 @@ class StreamSegmenter:
         self.current = self._open(skills.GENERAL, "stream start")
         self.current.inherit = role == "subagent"
 
+    def rebind(self, context: StreamContext) -> None:
+        """Read the stream through another adapter (its format is known now: before any event)."""
+        self._context = context
+        self.lineage.rebind(context)
+
     # --- segment lifecycle -------------------------------------------------------------------
 
     def _open(self, skill: str, rule: str) -> Segment:
@@ -172,11 +177,12 @@ class StreamSegmenter:
         """Summaries of the counted segments that changed since the last call."""
         stream_key = self._context.stream_key or self.stream
         inherit = self.lineage.inherit_keys(stream_key)
+        agent = self._context.agent
         changed = []
         for segment in self._changed.values():
             if segment.counts and not segment.tentative:
                 segment.emitted = True
-                changed.append(segment.summary(stream_key, inherit))
+                changed.append(segment.summary(stream_key, inherit, agent))
         self._changed = {k: s for k, s in self._changed.items() if s.tentative}
         return changed
 

@@ -44,6 +44,10 @@ class StreamContext(Protocol):
     @property
     def agent_id(self) -> str | None: ...
     @property
+    def agent(self) -> str:
+        """The agent that writes this format (``formats.AGENTS``)."""
+
+    @property
     def line(self) -> int:
         """The line the events being handled come from."""
 

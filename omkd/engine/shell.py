@@ -207,9 +207,14 @@ def _echoed(stage: Stage, text: str) -> str | None:
     return " ".join(words).replace("\\n", "").strip()
 
 
-def output_of(text: str, is_error: bool) -> tuple[str, int | None]:
+def output_of(text: str, is_error: bool, detail: object = None) -> tuple[str, int | None]:
     """The command's own output and exit code: without the ``Exit code N`` line Claude Code puts
-    first on errors (a bare ``Error`` is an error with no output)."""
+    first on errors (a bare ``Error`` is an error with no output). Adapters of agents that write
+    the code elsewhere give the output alone as the text and the code as ``detail["exit_code"]``."""
+    if isinstance(detail, dict):
+        code = detail.get("exit_code")
+        if isinstance(code, int) and not isinstance(code, bool):
+            return text, code
     if is_error:
         first, _, rest = text.partition("\n")
         found = patterns.SHELL_RULE.exit_code_line.match(first.strip())

@@ -1,14 +1,41 @@
-"""Skill names: normalisation, validation and the built-in commands that are never skills."""
+"""Skill names: normalisation, validation, the built-in commands that are never skills, and the
+row a skill's figures are kept under (one per agent and skill)."""
 
 from __future__ import annotations
 
 import re
 from typing import Final
 
+from omkd.engine.formats import AGENTS, CLAUDE_CODE
+
 GENERAL: Final = "general"
 """The pseudo-skill of everything not attributed to a skill."""
 
 VALID_NAME: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
+
+ROW_SEPARATOR: Final = "/"
+"""Between an agent and a skill in a row key: never in a valid skill name."""
+
+
+def row_key(skill: str, agent: str = CLAUDE_CODE) -> str:
+    """The key a skill's figures are kept under for one agent: the skill name itself for Claude
+    Code (so state written before other agents were read keeps its keys), ``<agent>/<skill>``
+    for the others. Codex's ``general`` is not Claude Code's: their knowledge is not the same."""
+    return skill if agent == CLAUDE_CODE else f"{agent}{ROW_SEPARATOR}{skill}"
+
+
+def row_label(skill: str, agent: str | None) -> str:
+    """How a row is named to a person: the skill, with its agent when that is not Claude Code."""
+    return skill if agent in (None, CLAUDE_CODE) else f"{skill} ({agent})"
+
+
+def split_row(key: str) -> tuple[str, str]:
+    """(agent, skill) of a row key (``__other__`` and names without an agent are Claude Code's)."""
+    agent, separator, skill = key.partition(ROW_SEPARATOR)
+    if separator and agent in AGENTS:
+        return agent, skill
+    return CLAUDE_CODE, key
+
 
 BUILTIN_COMMANDS: Final = frozenset(
     {

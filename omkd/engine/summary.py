@@ -10,10 +10,11 @@ be read later): their summaries carry the link keys by which the fold will learn
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Final
 
-from omkd.engine import patterns
+from omkd.engine import patterns, skills
+from omkd.engine.formats import CLAUDE_CODE
 from omkd.engine.signals import Signal
 
 RECENT_MESSAGES: Final = 64
@@ -66,6 +67,24 @@ class SegmentSummary:
     """Link keys of the launching skill, while it is not known (the skill is ``general`` until then)."""
     start_line: int = 0
     end_line: int = 0
+    agent: str = CLAUDE_CODE
+    """The agent that wrote the stream (``formats.AGENTS``)."""
+
+    def __getstate__(self) -> list[object]:
+        return [getattr(self, f.name) for f in fields(self)]
+
+    def __setstate__(self, state: list[object]) -> None:
+        # a summary saved by an older omkd lacks the fields added since: they take their defaults
+        names = fields(self)
+        for name, value in zip(names, state, strict=False):
+            object.__setattr__(self, name.name, value)
+        for name in names[len(state) :]:
+            object.__setattr__(self, name.name, name.default)
+
+    @property
+    def row(self) -> str:
+        """The key its figures are kept under: its skill, for its agent (``skills.row_key``)."""
+        return skills.row_key(self.skill, self.agent)
 
     @property
     def counts(self) -> bool:
@@ -220,7 +239,7 @@ class Segment:
         at = next((i for i, s in enumerate(self.signals) if s.line > hedge.line), len(self.signals))
         return (*self.signals[:at], hedge, *self.signals[at:])
 
-    def summary(self, stream_key: str, inherit: tuple[str, ...] = ()) -> SegmentSummary:
+    def summary(self, stream_key: str, inherit: tuple[str, ...] = (), agent: str = CLAUDE_CODE) -> SegmentSummary:
         """The figures now; ``stream_key`` names the stream by its content."""
         return SegmentSummary(
             key=f"{self.session_id or '-'}|{stream_key}|{self.ordinal}",
@@ -245,4 +264,5 @@ class Segment:
             inherit=inherit if self.inherit else (),
             start_line=self.start_line,
             end_line=self.end_line,
+            agent=agent,
         )

@@ -80,6 +80,10 @@ class TextSignals:
         self._refiner = None
         self._waiting = {}
 
+    @property
+    def refiner(self) -> Refiner | None:
+        return self._refiner
+
     def attach(self, refiner: Refiner | None) -> None:
         """Use ``refiner`` from now on (a restored stream gets the running daemon's)."""
         self._refiner = refiner

@@ -1,10 +1,19 @@
 """The knowledge base on disk: which files an agent could have read (coverage).
 
-A project's knowledge is ``<cwd>/CLAUDE.md``, ``<cwd>/.claude/knowledge/**`` and
-``<cwd>/.claude/skills/**``; the user's is ``~/.claude/CLAUDE.md`` and
-``~/.claude/skills/**``; extra roots (``--kb``) add every text file below them. Listings
-are cached per directory for the life of the index, and so is whether a project's instructions
-ask for the uncertainty markers (``engine/conventions.py``).
+Each agent has its own (``LAYOUTS``):
+
+- Claude Code: ``<cwd>/CLAUDE.md``, ``<cwd>/.claude/knowledge/**``, ``<cwd>/.claude/skills/**``;
+  the user's ``~/.claude/CLAUDE.md`` and ``~/.claude/skills/**``;
+- Codex CLI: ``AGENTS.md`` (at the project root and in its subdirectories), ``<cwd>/.agents/skills/**``;
+  the user's ``~/.codex/AGENTS.md``, ``~/.codex/skills/**``, ``~/.agents/skills/**``;
+- Gemini CLI: ``GEMINI.md`` (root and subdirectories), ``<cwd>/.gemini/skills/**``; the user's
+  ``~/.gemini/GEMINI.md``, ``~/.gemini/skills/**`` and ``~/.gemini/extensions/**``.
+
+Extra roots (``--kb``) add every text file below them, for every agent. Listings are cached per
+directory for the life of the index, and so is whether a project's instructions ask for the
+uncertainty markers (``engine/conventions.py``). Nested instruction files are looked for in at
+most ``MAX_NESTED_DIRECTORIES`` directories per project, dot-directories and dependency trees
+skipped.
 """
 
 from __future__ import annotations
@@ -12,9 +21,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
-from omkd.engine import conventions
+from omkd.engine import conventions, formats
 
 TEXT_SUFFIXES: Final = frozenset({".md", ".txt", ".sh", ".json", ".yaml", ".yml"})
 
@@ -30,17 +39,55 @@ def _text_files(root: Path) -> Iterator[str]:
                 yield os.path.normpath(os.path.join(directory, name))
 
 
-def _layout(base: Path, trees: Iterable[str]) -> frozenset[str]:
+class Layout(NamedTuple):
+    """Where one agent's knowledge lives: its instruction file, the trees below a project, and the
+    user's directory (holding the user's instruction file) and trees, relative to the home."""
+
+    instructions: str
+    nested: bool
+    """Instruction files in a project's subdirectories count too (AGENTS.md, GEMINI.md)."""
+    project_trees: tuple[str, ...]
+    user_dir: str
+    user_trees: tuple[str, ...]
+
+
+LAYOUTS: Final[dict[str, Layout]] = {
+    formats.CLAUDE_CODE: Layout(
+        "CLAUDE.md", False, (".claude/knowledge", ".claude/skills"), ".claude", (".claude/skills",)
+    ),
+    formats.CODEX: Layout("AGENTS.md", True, (".agents/skills",), ".codex", (".codex/skills", ".agents/skills")),
+    formats.GEMINI: Layout("GEMINI.md", True, (".gemini/skills",), ".gemini", (".gemini/skills", ".gemini/extensions")),
+}
+Agents = tuple[str, ...]
+"""The agents whose knowledge is meant (all of them when a caller does not say)."""
+MAX_NESTED_DIRECTORIES: Final = 5000
+SKIPPED_DIRECTORIES: Final = frozenset({"node_modules", "vendor", "target", "build", "dist", "__pycache__", "venv"})
+
+
+def _nested(root: Path, name: str) -> Iterator[str]:
+    """``name`` files in the subdirectories of ``root`` (bounded: see the module docstring)."""
+    for seen, (directory, subdirs, files) in enumerate(os.walk(root), 1):
+        if seen > MAX_NESTED_DIRECTORIES:
+            return
+        subdirs[:] = [d for d in subdirs if not d.startswith(".") and d not in SKIPPED_DIRECTORIES]
+        if name in files and directory != str(root):
+            yield os.path.normpath(os.path.join(directory, name))
+
+
+def _layout(base: Path, instructions: str, trees: Iterable[str], nested: bool = False) -> frozenset[str]:
     files: set[str] = set()
-    claude_md = base / "CLAUDE.md"
-    if claude_md.is_file():
-        files.add(os.path.normpath(claude_md))
+    top = base / instructions
+    if top.is_file():
+        files.add(os.path.normpath(top))
+    if nested and base.is_dir():
+        files.update(_nested(base, instructions))
     for tree in trees:
         files.update(_text_files(base / tree))
     return frozenset(files)
 
 
 USER_BASE: Final = "~"
+"""The name of Claude Code's user base (``~/.claude``); the others are named by their directory."""
 
 
 def _instructions_ask(base: Path) -> bool:
@@ -60,25 +107,51 @@ class FileKnowledgeIndex:
     def __init__(self, home: Path | None = None, extra_roots: Iterable[Path] = ()) -> None:
         self._home = home
         self._extra = tuple(extra_roots)
-        self._projects: dict[str, frozenset[str]] = {}
-        self._common: frozenset[str] | None = None
+        self._projects: dict[tuple[str, str], frozenset[str]] = {}
+        self._users: dict[str, frozenset[str]] = {}
+        self._extra_files: frozenset[str] | None = None
         self._asks: dict[str | None, bool] = {}
 
-    def files_for(self, cwd: str | None) -> frozenset[str]:
+    def files_for(self, cwd: str | None, agents: Agents = ()) -> frozenset[str]:
+        """The knowledge files of ``cwd`` (None: the user's and the extra roots') for ``agents``."""
+        chosen = [a for a in agents if a in LAYOUTS] or list(LAYOUTS)
         if cwd is None:
-            if self._common is None:
-                common: set[str] = set()
-                if self._home is not None:
-                    common.update(_layout(self._home / ".claude", ("skills",)))
-                for root in self._extra:
-                    common.update(_text_files(root))
-                self._common = frozenset(common)
-            return self._common
-        cached = self._projects.get(cwd)
+            files = set(self._extra_roots())
+            for agent in chosen:
+                files.update(self._user(agent))
+            return frozenset(files)
+        found: set[str] = set()
+        for agent in chosen:
+            found.update(self._project(cwd, agent))
+        return frozenset(found)
+
+    def _extra_roots(self) -> frozenset[str]:
+        if self._extra_files is None:
+            self._extra_files = frozenset(f for root in self._extra for f in _text_files(root))
+        return self._extra_files
+
+    def _user(self, agent: str) -> frozenset[str]:
+        cached = self._users.get(agent)
         if cached is None:
+            layout = LAYOUTS[agent]
+            cached = frozenset()
+            if self._home is not None:
+                home = self._home
+                cached = _layout(home / layout.user_dir, layout.instructions, ()) | frozenset(
+                    f for tree in layout.user_trees for f in _text_files(home / tree)
+                )
+            self._users[agent] = cached
+        return cached
+
+    def _project(self, cwd: str, agent: str) -> frozenset[str]:
+        cached = self._projects.get((cwd, agent))
+        if cached is None:
+            layout = LAYOUTS[agent]
             path = Path(cwd)
-            found = _layout(path, (".claude/knowledge", ".claude/skills")) if path.is_absolute() else frozenset()
-            cached = self._projects[cwd] = found
+            cached = frozenset()
+            if path.is_absolute():
+                cached = _layout(path, layout.instructions, layout.project_trees, layout.nested)
+            self._projects[(cwd, agent)] = cached
         return cached
 
     def asks_markers(self, cwd: str | None) -> bool | None:
@@ -87,7 +160,9 @@ class FileKnowledgeIndex:
         if cwd in self._asks:
             return self._asks[cwd]
         if cwd is None:
-            asked = self._home is not None and _instructions_ask(self._home / ".claude")
+            asked = self._home is not None and any(
+                _instructions_ask(self._home / layout.user_dir) for layout in LAYOUTS.values()
+            )
         else:
             path = Path(cwd)
             asked = bool(self.asks_markers(None)) or (path.is_absolute() and _instructions_ask(path))
@@ -95,12 +170,16 @@ class FileKnowledgeIndex:
         return asked
 
     def bases(self, cwds: Iterable[str]) -> list[tuple[str, Path, frozenset[str]]]:
-        """Each knowledge base as (name, directory, files): the user's (``~``), each extra
-        root and each project directory (named by its last component)."""
+        """Each knowledge base as (name, directory, files): the user's (``~`` for Claude Code's
+        ``~/.claude``; ``~/.codex``, ``~/.gemini`` where they exist), each extra root and each
+        project directory (named by its last component)."""
         found: list[tuple[str, Path, frozenset[str]]] = []
         if self._home is not None:
-            user = self._home / ".claude"
-            found.append((USER_BASE, user, _layout(user, ("skills",))))
+            found.append((USER_BASE, self._home / ".claude", self._user(formats.CLAUDE_CODE)))
+            for agent in (formats.CODEX, formats.GEMINI):
+                directory = self._home / LAYOUTS[agent].user_dir
+                if directory.is_dir():
+                    found.append((f"~/{LAYOUTS[agent].user_dir}", directory, self._user(agent)))
         found.extend((root.name or str(root), root, frozenset(_text_files(root))) for root in self._extra)
         for cwd in sorted(set(cwds)):
             path = Path(cwd)

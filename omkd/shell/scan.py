@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
 
+from omkd.engine import formats
 from omkd.engine.pipeline import Fold, StreamProcessor, Window
 from omkd.engine.segment import SegmenterRules
 
@@ -20,7 +21,6 @@ if TYPE_CHECKING:
     from omkd.shell.llm_judge import LlmRefiner
 
 CHUNK_BYTES: Final = 1 << 20
-TRANSCRIPT_SUFFIX: Final = ".jsonl"
 
 Progress = Callable[[int], None]
 """Called with the number of bytes just read."""
@@ -48,11 +48,16 @@ NOT_REGULAR: Final = "not_regular"
 SYMLINK_LOOP: Final = "symlink_loop"
 DANGLING: Final = "dangling"
 UNREADABLE: Final = "unreadable"
+COMPRESSED: Final = "compressed"
+COMPRESSED_SUFFIX: Final = ".jsonl.zst"
+"""Codex can compress its rollouts with zstd; Python 3.11's standard library and omkd's
+dependencies have no zstd decoder, so these are told, not read."""
 SKIP_REASONS: Final = {
     NOT_REGULAR: "not a regular file (a FIFO, device or socket)",
     SYMLINK_LOOP: "a loop of symbolic links",
     DANGLING: "a symbolic link to nothing",
     UNREADABLE: "cannot be read",
+    COMPRESSED: "compressed with zstd (.jsonl.zst): no zstd decoder here, not read",
 }
 
 
@@ -68,7 +73,8 @@ def _regular(path: Path) -> str | None:
 
 
 def discover(paths: Iterable[Path], skipped: list[Skipped] | None = None) -> list[Source]:
-    """Transcript files under ``paths``: files as given, directories searched for ``*.jsonl``.
+    """Transcript files under ``paths``: files as given, directories searched for transcripts
+    (``formats.is_transcript``: ``*.jsonl``, and Gemini CLI's ``chats/*.json``).
 
     A PATH that is not a regular file or directory is bad input (``ScanInputError``); below a
     directory, what cannot be read as a transcript (a FIFO or device named ``*.jsonl``, a
@@ -81,7 +87,9 @@ def discover(paths: Iterable[Path], skipped: list[Skipped] | None = None) -> lis
             for directory, subdirs, files in os.walk(path, onerror=_raise):
                 subdirs.sort()
                 for name in sorted(files):
-                    if name.endswith(TRANSCRIPT_SUFFIX):
+                    if name.endswith(COMPRESSED_SUFFIX) and skipped is not None:
+                        skipped.append(Skipped(Path(directory, name), COMPRESSED))
+                    elif formats.is_transcript(os.path.join(directory, name)):
                         file = Path(directory, name)
                         why = _regular(file)
                         if why is None:

@@ -35,6 +35,7 @@ from omkd.engine.events import (
     ToolResult,
     UserPrompt,
 )
+from omkd.engine.formats import CLAUDE_CODE
 from omkd.engine.formats.common import (
     BAD_SHAPE,
     NOT_OBJECT,
@@ -76,6 +77,8 @@ _NORMAL: Final = "normal"
 
 class ClaudeCodeAdapter:
     """Decodes one stream's lines; keeps the stream's context (cwd, session) and counts."""
+
+    agent = CLAUDE_CODE
 
     __slots__ = (
         "_forked",

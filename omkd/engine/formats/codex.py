@@ -1,0 +1,378 @@
+"""Codex CLI records -> omkd events: session rollouts and ``codex exec --json`` streams.
+
+A rollout (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``, 0.40 to 0.154 seen) is one
+``{timestamp, type, payload}`` per line. What omkd reads of it:
+
+- ``response_item`` messages: ``user`` texts are typed prompts unless Codex injected them
+  (environment context, the AGENTS.md text, permissions and skill lists: ``NOT_TYPED``); a
+  ``<skill><name>…</name>`` injection is an explicit skill launch (of the work after the prompt
+  that named it, whichever of the two is written first); ``assistant`` texts and
+  ``reasoning`` summaries (as thinking) are the agent's words. The ``event_msg`` mirrors of
+  the same messages (``user_message``, ``agent_message``) are skipped, or each counts twice.
+- ``function_call`` / ``custom_tool_call`` / ``tool_search_call`` and their outputs, paired by
+  ``call_id``. There is no error flag: the exit code is read from the output (0.40's JSON
+  ``metadata.exit_code``, later ``Process exited with code N`` or ``Exit code: N`` headers), and
+  the output given to the rules is the command's own, without those headers.
+- ``web_search_call`` records the query and never its result: skipped (and counted), since
+  whether it found anything cannot be known.
+- ``compacted`` lines and ``context_compacted`` events are compactions.
+
+An assistant "message" (one model response) is every agent item between two inputs (a user
+message or a tool output): it counts one turn, as one Claude Code message does.
+
+``codex exec --json`` (a run's stdout, kept by CI jobs) has ``thread.started`` and
+``item.completed`` events whose items carry the command, its output and its exit code.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any, Final
+
+import orjson
+
+from omkd.engine.counters import StreamCounters
+from omkd.engine.events import AssistantText, CommandInvoked, Compaction, Event, ToolCall, ToolResult, UserPrompt
+from omkd.engine.formats import CODEX
+from omkd.engine.formats.common import BAD_SHAPE, NOT_OBJECT, bounded, parse_timestamp, why_unparsable
+from omkd.engine.labels import OTHER, CappedLabels
+
+NOT_TYPED: Final = (
+    "<environment_context>",
+    "<user_instructions>",
+    "# AGENTS.md instructions for ",
+    "<permissions instructions>",
+    "<skills_instructions>",
+    "<collaboration_mode>",
+    "<turn_aborted>",
+    "<user_shell_command>",
+)
+"""User-role texts Codex writes itself, not typed by the person."""
+SKILL_INJECTION: Final = re.compile(r"^\s*<skill>\s*<name>\s*([^<]+?)\s*</name>")
+_EXIT_HEADER: Final = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)\s*$", re.MULTILINE)
+_OUTPUT_MARK: Final = "\nOutput:\n"
+_HEADER_LINES: Final = 8
+"""The headers Codex puts before ``Output:`` (command, chunk, wall time, exit code, counts)."""
+FAILED_PREFIXES: Final = ("exec_command failed for", "failed in sandbox", "aborted by user", "patch rejected by user")
+"""Outputs that say the call did not run to completion (no exit code header)."""
+QUIET_TYPES: Final = frozenset({"session_meta", "turn_context", "world_state"})
+SKIPPED_EVENTS: Final = "event_msg"
+MAX_DISTINCT_UNKNOWN: Final = 64
+MAX_TYPE_CHARS: Final = 64
+
+
+def shell_command(arguments: dict[str, Any]) -> str | None:
+    """The command line of a shell call: ``cmd`` (exec_command), ``command`` as a string or an
+    argv (``["bash", "-lc", "…"]``: the script is the argument after ``-c``/``-lc``)."""
+    for key in ("cmd", "command"):
+        value = arguments.get(key)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            for flag in ("-lc", "-c", "/c", "-Command"):
+                if flag in value[:-1]:
+                    return str(value[value.index(flag) + 1])
+            return shlex.join(value)
+    return None
+
+
+_SHELLS: Final = frozenset({"bash", "zsh", "sh", "dash", "pwsh", "powershell", "powershell.exe", "cmd.exe"})
+
+
+def unwrap_shell(command: str) -> str:
+    """The script of ``bash -lc '…'`` (how ``codex exec --json`` writes a command), else the command."""
+    if not command.startswith(tuple(_SHELLS)) and not command.startswith("/"):
+        return command
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return command
+    if len(argv) == 3 and argv[0].rsplit("/", 1)[-1] in _SHELLS and argv[1] in ("-lc", "-c", "-Command", "/c"):
+        return argv[2]
+    return command
+
+
+RUNNING: Final = "Process running with session ID"
+"""An ``exec_command`` output written while the command still runs: not its answer (that comes
+as an ``exec_command_end`` event, or not at all)."""
+
+
+def parse_output(output: object) -> tuple[bool, str, int | None]:
+    """(failed, the tool's own output, exit code) of a Codex tool output."""
+    if isinstance(output, dict):
+        text = output.get("output")
+        return False, text if isinstance(text, str) else "", None
+    if not isinstance(output, str):
+        return False, "", None
+    if output.startswith("{"):
+        try:
+            decoded = orjson.loads(output)
+        except orjson.JSONDecodeError:
+            decoded = None
+        if isinstance(decoded, dict) and isinstance(decoded.get("output"), str):
+            metadata = decoded.get("metadata")
+            code = metadata.get("exit_code") if isinstance(metadata, dict) else None
+            if isinstance(code, int) and not isinstance(code, bool):
+                return code != 0, decoded["output"], code
+            return False, decoded["output"], None
+    mark = output.find(_OUTPUT_MARK)
+    head = output if mark < 0 else output[:mark]
+    if head.count("\n") <= _HEADER_LINES:
+        found = _EXIT_HEADER.search(head)
+        if found is not None:
+            code = int(found.group(1))
+            body = output[mark + len(_OUTPUT_MARK) :] if mark >= 0 else ""
+            return code != 0, body, code
+        if mark >= 0 and head.startswith(("Command:", "Chunk ID:", "Wall time:")):
+            return False, output[mark + len(_OUTPUT_MARK) :], None
+    if output.startswith(FAILED_PREFIXES) or (output.startswith("Wall time:") and "aborted by user" in output):
+        return True, output, None
+    return False, output, None
+
+
+class CodexAdapter:
+    """Decodes one Codex stream's lines (a rollout, or ``codex exec --json``)."""
+
+    agent = CODEX
+
+    __slots__ = (
+        "_message",
+        "_running",
+        "_skill",
+        "_unknown",
+        "agent_id",
+        "copying",
+        "counters",
+        "cwd",
+        "first_uuid",
+        "line",
+        "session_id",
+        "version",
+    )
+
+    def __init__(self, counters: StreamCounters | None = None) -> None:
+        self.counters = counters if counters is not None else StreamCounters()
+        self._unknown = CappedLabels(MAX_DISTINCT_UNKNOWN)
+        self.line = 0
+        self.copying = False
+        self.cwd: str | None = None
+        self.session_id: str | None = None
+        self.first_uuid: str | None = None
+        self.agent_id: str | None = None
+        self.version: str | None = None
+        #: the id of the assistant message being written ("" between an input and the next reply).
+        self._message = ""
+        #: calls whose output came while their command still ran: their end event answers them.
+        self._running: set[str] = set()
+        #: a skill injection not handed out yet (``_with_skill``).
+        self._skill: CommandInvoked | None = None
+
+    @property
+    def stream_key(self) -> str | None:
+        return self.session_id
+
+    def decode(self, line: bytes) -> list[Event]:
+        self.line += 1
+        if not line.strip():
+            return []
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            self.counters.bad_lines[why_unparsable(line)] += 1
+            return []
+        if not isinstance(record, dict):
+            self.counters.bad_lines[NOT_OBJECT] += 1
+            return []
+        self.counters.records += 1
+        kind = record.get("type")
+        payload = record.get("payload")
+        if isinstance(kind, str) and "." in kind and payload is None:
+            return self._exec_event(record, kind)
+        if not isinstance(payload, dict):
+            self.counters.bad_lines[BAD_SHAPE] += 1
+            return []
+        timestamp = parse_timestamp(record.get("timestamp"))
+        if kind == "response_item":
+            return self._with_skill(self._item(payload, timestamp))
+        if kind == "event_msg":
+            event = payload.get("type")
+            if event == "context_compacted":
+                return [Compaction(timestamp)]
+            if event == "exec_command_end" and payload.get("call_id") in self._running:
+                return self._command_end(payload, timestamp)
+            self.counters.ignored[SKIPPED_EVENTS] += 1
+            return []
+        if kind == "compacted":
+            return [Compaction(timestamp)]
+        if kind in QUIET_TYPES:
+            self._meta(kind, payload)
+            self.counters.ignored[kind] += 1
+            return []
+        self._count_unknown(kind)
+        return []
+
+    def _meta(self, kind: str, payload: dict[str, Any]) -> None:
+        cwd = payload.get("cwd")
+        if isinstance(cwd, str) and cwd:
+            self.cwd = cwd
+        if kind == "session_meta" and self.session_id is None:
+            # A sub-agent rollout repeats its parent's session_meta after its own: the first names it.
+            session = payload.get("id")
+            if isinstance(session, str) and session:
+                self.session_id = self.first_uuid = session
+            version = payload.get("cli_version")
+            if isinstance(version, str):
+                self.version = version[:32]
+
+    def _count_unknown(self, kind: object) -> None:
+        if not isinstance(kind, str):
+            self.counters.unknown_types[OTHER] += 1
+            return
+        if len(kind) > MAX_TYPE_CHARS:
+            kind = kind[: MAX_TYPE_CHARS - 1] + "…"
+        self.counters.unknown_types[self._unknown.label(kind)] += 1
+
+    def _with_skill(self, events: list[Event]) -> list[Event]:
+        """A skill injection waits for what comes next: the prompt that named it (``$skill``) may be
+        written after it, and the skill is the work that follows the prompt, not cut off by it."""
+        skill = self._skill
+        if skill is None or not events:
+            return events
+        self._skill = None
+        if isinstance(events[0], UserPrompt):
+            return [events[0], skill, *events[1:]]
+        return [skill, *events]
+
+    def _reply(self) -> str:
+        if not self._message:
+            self._message = f"codex-{self.line}"
+        return self._message
+
+    def _item(self, payload: dict[str, Any], timestamp: float | None) -> list[Event]:
+        item = payload.get("type")
+        if item == "message":
+            return self._message_item(payload, timestamp)
+        if item == "reasoning":
+            summary = payload.get("summary")
+            texts = [
+                part["text"]
+                for part in summary or ()
+                if isinstance(part, dict) and isinstance(part.get("text"), str) and part["text"].strip()
+            ]
+            message = self._reply()
+            return [AssistantText(timestamp, message, text, True, None, None) for text in texts]
+        if item in ("function_call", "custom_tool_call", "tool_search_call", "local_shell_call"):
+            return self._call(payload, timestamp)
+        if item in ("function_call_output", "custom_tool_call_output", "tool_search_output"):
+            self._message = ""
+            call_id = payload.get("call_id")
+            if not isinstance(call_id, str):
+                self.counters.bad_lines[BAD_SHAPE] += 1
+                return []
+            output = payload.get("output")
+            if isinstance(output, str) and RUNNING in output[:400]:
+                self._running.add(call_id)
+                self.counters.ignored["still_running"] += 1
+                return []
+            failed, text, code = parse_output(output)
+            return [ToolResult(timestamp, call_id, failed, text, {"exit_code": code} if code is not None else None)]
+        if item == "web_search_call":
+            self.counters.ignored["web_search_call"] += 1  # its result is never written
+            return []
+        self._count_unknown(f"response_item/{item}")
+        return []
+
+    def _command_end(self, payload: dict[str, Any], timestamp: float | None) -> list[Event]:
+        call_id = payload["call_id"]
+        self._running.discard(call_id)
+        code = payload.get("exit_code")
+        code = code if isinstance(code, int) and not isinstance(code, bool) else None
+        output = payload.get("aggregated_output")
+        failed = code is not None and code != 0
+        detail = {"exit_code": code} if code is not None else None
+        return [ToolResult(timestamp, call_id, failed, output if isinstance(output, str) else "", detail)]
+
+    def _message_item(self, payload: dict[str, Any], timestamp: float | None) -> list[Event]:
+        role = payload.get("role")
+        content = payload.get("content")
+        if not isinstance(content, list):
+            self.counters.bad_lines[BAD_SHAPE] += 1
+            return []
+        texts = [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        if role == "assistant":
+            reply = self._reply()
+            return [AssistantText(timestamp, reply, text, False, None, None) for text in texts]
+        if role != "user":
+            self.counters.ignored[f"message/{role}"[:MAX_TYPE_CHARS]] += 1
+            return []
+        self._message = ""
+        text = "\n".join(texts)
+        skill = SKILL_INJECTION.match(text)
+        if skill is not None:
+            self._skill = CommandInvoked(timestamp, skill.group(1))
+            return []
+        if text.lstrip().startswith(NOT_TYPED):
+            self.counters.ignored["injected_context"] += 1
+            return []
+        return [UserPrompt(timestamp, text)]
+
+    def _call(self, payload: dict[str, Any], timestamp: float | None) -> list[Event]:
+        name = payload.get("name") or payload.get("type")
+        call_id = payload.get("call_id") or payload.get("id")
+        if not isinstance(name, str) or not isinstance(call_id, str):
+            self.counters.bad_lines[BAD_SHAPE] += 1
+            return []
+        arguments: Any = payload.get("arguments", payload.get("input", payload.get("action")))
+        if isinstance(arguments, str):
+            try:
+                arguments = orjson.loads(arguments) if arguments.startswith("{") else {"input": arguments}
+            except orjson.JSONDecodeError:
+                arguments = {"input": arguments}
+        if not isinstance(arguments, dict):
+            arguments = {}
+        command = shell_command(arguments)
+        if command is not None:
+            arguments = {**arguments, "command": command}
+        return [ToolCall(timestamp, self._reply(), call_id, name, bounded(arguments), None, None)]
+
+    def _exec_event(self, record: dict[str, Any], kind: str) -> list[Event]:
+        """A ``codex exec --json`` event: a command, a message, reasoning (no timestamps)."""
+        if kind == "thread.started":
+            thread = record.get("thread_id")
+            if isinstance(thread, str) and self.session_id is None:
+                self.session_id = self.first_uuid = thread
+            return []
+        if kind == "turn.started":
+            self._message = ""
+        if kind != "item.completed":
+            self.counters.ignored[kind[:MAX_TYPE_CHARS]] += 1
+            return []
+        item = record.get("item")
+        if not isinstance(item, dict):
+            self.counters.bad_lines[BAD_SHAPE] += 1
+            return []
+        item_type = item.get("type") or item.get("item_type")
+        item_id = item.get("id")
+        if not isinstance(item_id, str):
+            item_id = f"item-{self.line}"
+        if item_type in ("agent_message", "assistant_message", "reasoning"):
+            text = item.get("text")
+            if not isinstance(text, str):
+                return []
+            return [AssistantText(None, self._reply(), text, item_type == "reasoning", None, None)]
+        if item_type == "command_execution":
+            command = item.get("command")
+            if not isinstance(command, str):
+                return []
+            code = item.get("exit_code")
+            code = code if isinstance(code, int) and not isinstance(code, bool) else None
+            output = item.get("aggregated_output")
+            failed = (code is not None and code != 0) or item.get("status") == "failed"
+            script = unwrap_shell(command)
+            call = ToolCall(None, self._reply(), item_id, "exec_command", {"command": script}, None, None)
+            self._message = ""
+            detail = {"exit_code": code} if code is not None else None
+            return [call, ToolResult(None, item_id, failed, output if isinstance(output, str) else "", detail)]
+        self.counters.ignored[f"item/{item_type}"[:MAX_TYPE_CHARS]] += 1
+        return []

@@ -1,0 +1,313 @@
+"""Gemini CLI chats -> omkd events: JSONL chats (0.39+) and the older whole-document sessions.
+
+A JSONL chat (``~/.gemini/tmp/<project>/chats/session-*.jsonl``) starts with a metadata line
+(``sessionId``, ``kind``…), then messages ``{id, timestamp, type, content, toolCalls?,
+thoughts?, tokens?}`` and two control lines: ``{"$set": {…}}`` (``$set.messages`` is a full
+checkpoint of the message list) and ``{"$rewindTo": id}``. A message that changes is appended
+again under the same ``id``; a ``.json`` session (before 0.39) is one document with the
+whole ``messages`` list, rewritten on every change. Both come to the same thing here: each
+message is read whenever it is written, and what it adds is handed out once — its text the
+first time it has one, each thought and each tool call once, a tool call when it has its
+final status (with its result inside). So a chat read line by line as it grows, or a
+document read again after each rewrite, gives the events of one reading of the final chat.
+
+``$rewindTo`` drops messages from the chat the agent sees; the calls they made were made and
+their misses stand (counted under ``ignored.rewind``). ``info``/``error``/``warning`` messages
+are the CLI's own notices. Tool results: ``status`` ``error`` is a failure, ``cancelled`` a
+cancellation; a shell call's exit code is its output's ``Exit Code: N`` line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+import orjson
+
+from omkd.engine.counters import StreamCounters
+from omkd.engine.events import AssistantText, Event, ToolCall, ToolResult, UserPrompt
+from omkd.engine.formats import GEMINI
+from omkd.engine.formats.common import BAD_SHAPE, NOT_OBJECT, bounded, parse_timestamp, why_unparsable
+from omkd.engine.labels import OTHER, CappedLabels
+
+FINAL_STATUSES: Final = frozenset({"success", "error", "cancelled"})
+CANCELLED_MARK: Final = "[Operation Cancelled]"
+NOT_TYPED: Final = ("<session_context>", "# Initial Context", "<loaded_context>", "<state_snapshot>")
+"""User texts the CLI writes: the session context, a sub-agent's initial context, snapshots."""
+NOTICE_TYPES: Final = frozenset({"info", "error", "warning"})
+_EXIT_CODE: Final = re.compile(r"^Exit Code: (-?\d+)\s*$", re.MULTILINE)
+_SHELL_FIELDS: Final = re.compile(
+    r"^(?:Command|Directory|Error|Exit Code|Signal|Background PIDs|Process Group PGID): ", re.MULTILINE
+)
+MAX_DISTINCT_UNKNOWN: Final = 64
+MAX_TYPE_CHARS: Final = 64
+_ARGUMENT_KEYS: Final = (
+    ("absolute_path", "file_path"),
+    ("dir_path", "path"),
+    ("name", "skill"),
+)
+"""Where Gemini's tools name what omkd's rules read elsewhere (``read_file``'s ``absolute_path``
+is a ``file_path``, ``list_directory``'s ``dir_path`` a ``path``, ``activate_skill``'s ``name`` a
+``skill``); the original keys stay."""
+
+
+def shell_output(text: str) -> tuple[str, int | None]:
+    """The command's own output and exit code of a ``run_shell_command`` result."""
+    found = _EXIT_CODE.search(text)
+    code = int(found.group(1)) if found else None
+    start = text.find("Output: ")
+    if start < 0:
+        return text, code
+    body = text[start + len("Output: ") :]
+    end = _SHELL_FIELDS.search(body)
+    if end is not None:
+        body = body[: end.start()]
+    body = body.rstrip("\n")
+    return ("" if body.strip() == "(empty)" else body), code
+
+
+def _response_text(call: dict[str, Any]) -> tuple[str, bool]:
+    """(text, has an ``error``) of a tool call's function response."""
+    for part in call.get("result") or ():
+        response = part.get("functionResponse", {}).get("response") if isinstance(part, dict) else None
+        if isinstance(response, dict):
+            if "error" in response:
+                return str(response["error"]), True
+            output = response.get("output")
+            if isinstance(output, str):
+                return output, False
+            return (orjson.dumps(output).decode() if output is not None else ""), False
+    display = call.get("resultDisplay")
+    return (display if isinstance(display, str) else ""), False
+
+
+class GeminiAdapter:
+    """Decodes one Gemini CLI chat: JSONL lines (``decode``) or a whole document (``decode_document``)."""
+
+    agent = GEMINI
+
+    __slots__ = (
+        "_calls",
+        "_texts",
+        "_thoughts",
+        "_unknown",
+        "agent_id",
+        "copying",
+        "counters",
+        "cwd",
+        "first_uuid",
+        "kind",
+        "line",
+        "session_id",
+        "version",
+    )
+
+    def __init__(self, counters: StreamCounters | None = None) -> None:
+        self.counters = counters if counters is not None else StreamCounters()
+        self._unknown = CappedLabels(MAX_DISTINCT_UNKNOWN)
+        self.line = 0
+        self.copying = False
+        self.cwd: str | None = None
+        self.session_id: str | None = None
+        self.first_uuid: str | None = None
+        self.agent_id: str | None = None
+        self.version: str | None = None
+        self.kind: str | None = None
+        #: messages whose text was handed out; thoughts handed out per message; tool calls handed out.
+        self._texts: set[str] = set()
+        self._thoughts: dict[str, int] = {}
+        self._calls: set[str] = set()
+
+    @property
+    def stream_key(self) -> str | None:
+        return self.session_id
+
+    # --- input ---------------------------------------------------------------------------------
+
+    def decode(self, line: bytes) -> list[Event]:
+        """Events of one JSONL line."""
+        self.line += 1
+        if not line.strip():
+            return []
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            self.counters.bad_lines[why_unparsable(line)] += 1
+            return []
+        if not isinstance(record, dict):
+            self.counters.bad_lines[NOT_OBJECT] += 1
+            return []
+        self.counters.records += 1
+        if "$set" in record:
+            update = record["$set"]
+            if not isinstance(update, dict):
+                self.counters.bad_lines[BAD_SHAPE] += 1
+                return []
+            self._metadata(update)
+            messages = update.get("messages")
+            if not isinstance(messages, list):
+                self.counters.ignored["set"] += 1
+                return []
+            return self._messages(messages, records=False)
+        if "$rewindTo" in record:
+            self.counters.ignored["rewind"] += 1
+            return []
+        if "type" not in record and "sessionId" in record:
+            self._metadata(record)
+            self.counters.ignored["metadata"] += 1
+            return []
+        return self._message(record)
+
+    def decode_document(self, data: bytes) -> list[Event]:
+        """Events of a whole ``session-*.json`` document (read again after each rewrite)."""
+        self.line = 0
+        try:
+            document = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            self.counters.bad_lines[why_unparsable(data)] += 1
+            return []
+        if not isinstance(document, dict) or not isinstance(document.get("messages"), list):
+            self.counters.bad_lines[NOT_OBJECT if not isinstance(document, dict) else BAD_SHAPE] += 1
+            return []
+        self._metadata(document)
+        return self._messages(document["messages"], records=True)
+
+    def _messages(self, messages: list[Any], records: bool) -> list[Event]:
+        """Events of a message list: a document's (each message is a record, its line is its
+        1-based index) or a ``$set`` checkpoint's (one line, its messages mostly read already)."""
+        events: list[Event] = []
+        line = self.line
+        for index, message in enumerate(messages, 1):
+            if records:
+                self.line = index
+                self.counters.records += 1
+            events.extend(self._message(message))
+        if not records:
+            self.line = line
+        return events
+
+    def _metadata(self, record: dict[str, Any]) -> None:
+        session = record.get("sessionId")
+        if isinstance(session, str) and session and self.session_id is None:
+            self.session_id = self.first_uuid = session
+        kind = record.get("kind")
+        if isinstance(kind, str):
+            self.kind = kind[:MAX_TYPE_CHARS]
+        directories = record.get("directories")
+        if isinstance(directories, list) and directories and isinstance(directories[0], str):
+            self.cwd = directories[0]
+
+    def _count_unknown(self, kind: object) -> None:
+        if not isinstance(kind, str):
+            self.counters.unknown_types[OTHER] += 1
+            return
+        if len(kind) > MAX_TYPE_CHARS:
+            kind = kind[: MAX_TYPE_CHARS - 1] + "…"
+        self.counters.unknown_types[self._unknown.label(kind)] += 1
+
+    # --- messages ------------------------------------------------------------------------------
+
+    def _message(self, message: object) -> list[Event]:
+        if not isinstance(message, dict):
+            self.counters.bad_lines[BAD_SHAPE] += 1
+            return []
+        kind = message.get("type")
+        message_id = message.get("id")
+        if not isinstance(message_id, str):
+            message_id = f"line-{self.line}"
+        timestamp = parse_timestamp(message.get("timestamp"))
+        if kind == "gemini":
+            return self._reply(message, message_id, timestamp)
+        if kind == "user":
+            return self._user(message, message_id, timestamp)
+        if kind in NOTICE_TYPES:
+            self.counters.ignored[f"notice/{kind}"] += 1
+            return []
+        self._count_unknown(kind)
+        return []
+
+    def _user(self, message: dict[str, Any], message_id: str, timestamp: float | None) -> list[Event]:
+        if message_id in self._texts:
+            return []
+        content = message.get("content")
+        if isinstance(content, list):
+            if any(isinstance(p, dict) and "functionResponse" in p for p in content):
+                self.counters.ignored["function_response"] += 1  # the call's own record holds it
+                return []
+            text = "\n".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+        elif isinstance(content, str):
+            text = content
+        else:
+            self.counters.bad_lines[BAD_SHAPE] += 1
+            return []
+        self._texts.add(message_id)
+        if text.lstrip().startswith(NOT_TYPED):
+            self.counters.ignored["injected_context"] += 1
+            return []
+        return [UserPrompt(timestamp, text)]
+
+    def _reply(self, message: dict[str, Any], message_id: str, timestamp: float | None) -> list[Event]:
+        events: list[Event] = []
+        usage = self._usage(message.get("tokens")) if message_id not in self._thoughts else None
+        thoughts = message.get("thoughts")
+        done = self._thoughts.get(message_id, 0)
+        if isinstance(thoughts, list):
+            for thought in thoughts[done:]:
+                if isinstance(thought, dict):
+                    text = thought.get("description") or thought.get("subject")
+                    if isinstance(text, str) and text.strip():
+                        events.append(AssistantText(timestamp, message_id, text, True, None, usage))
+            done = max(done, len(thoughts))
+        self._thoughts[message_id] = done
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "\n".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+        if isinstance(content, str) and content.strip() and message_id not in self._texts:
+            self._texts.add(message_id)
+            events.append(AssistantText(timestamp, message_id, content, False, None, usage))
+        for call in message.get("toolCalls") or ():
+            if isinstance(call, dict):
+                events.extend(self._tool_call(call, message_id, timestamp, usage))
+        return events
+
+    @staticmethod
+    def _usage(tokens: object) -> dict[str, int] | None:
+        if not isinstance(tokens, dict):
+            return None
+        values = {k: v for k, v in tokens.items() if isinstance(v, int) and not isinstance(v, bool)}
+        cached = values.get("cached", 0)
+        return {
+            "input_tokens": max(values.get("input", 0) - cached, 0),
+            "output_tokens": values.get("output", 0) + values.get("thoughts", 0),
+            "cache_read_input_tokens": cached,
+        }
+
+    def _tool_call(
+        self, call: dict[str, Any], message_id: str, timestamp: float | None, usage: dict[str, int] | None
+    ) -> list[Event]:
+        call_id, name, status = call.get("id"), call.get("name"), call.get("status")
+        if not isinstance(call_id, str) or not isinstance(name, str):
+            self.counters.bad_lines[BAD_SHAPE] += 1
+            return []
+        if call_id in self._calls or status not in FINAL_STATUSES:
+            return []  # handed out already, or still running: it is written again when it ends
+        self._calls.add(call_id)
+        arguments = call.get("args")
+        arguments = dict(arguments) if isinstance(arguments, dict) else {}
+        for theirs, ours in _ARGUMENT_KEYS:
+            if isinstance(arguments.get(theirs), str) and ours not in arguments:
+                arguments[ours] = arguments[theirs]
+        text, errored = _response_text(call)
+        detail: dict[str, Any] | None = None
+        if name == "run_shell_command":
+            text, code = shell_output(text) if not errored else (text, None)
+            detail = {"exit_code": code} if code is not None else None
+            errored = errored or (code is not None and code != 0)
+        if status == "cancelled" and CANCELLED_MARK not in text[:400]:
+            text = f"{CANCELLED_MARK} {text}"
+        failed = errored or status != "success"
+        when = parse_timestamp(call.get("timestamp")) or timestamp
+        return [
+            ToolCall(when, message_id, call_id, name, bounded(arguments), None, usage),
+            ToolResult(when, call_id, failed, text, detail),
+        ]

@@ -1,0 +1,271 @@
+"""Gemini CLI chats, JSONL (0.39+) and whole documents (before): each rule of the adapter on a
+hand-made chat with the figures worked out by hand; re-appended messages, ``$set`` checkpoints
+and ``$rewindTo``; a document read again after each rewrite; every real Gemini fixture."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from omkd.engine import formats
+from omkd.engine.formats.gemini import shell_output
+from omkd.engine.pipeline import Fold, StreamProcessor
+from omkd.engine.report import Report, SkillHealth, build_report
+from tests.agent_lines import GeminiChat, tool_call
+
+JSONL = "proj/chats/session-2026-06-09T08-50-55b29702.jsonl"
+DOCUMENT = "proj/chats/session-2025-10-27T19-55-981c87cb.json"
+
+
+def fold_of(data: bytes, name: str = JSONL, chunk: int | None = None) -> tuple[Fold, StreamProcessor]:
+    stream = StreamProcessor(name)
+    step = chunk or len(data) or 1
+    for at in range(0, len(data), step):
+        stream.feed(data[at : at + step])
+    fold = Fold()
+    fold.add_stream(stream)
+    fold.finish()
+    return fold, stream
+
+
+def report_of(data: bytes, name: str = JSONL) -> Report:
+    return build_report(fold_of(data, name)[0], ["tmp"])
+
+
+def row(report: Report, skill: str = "general") -> SkillHealth:
+    return next(s for s in report.skills if s.skill == skill)
+
+
+def one_call(call: dict[str, object], prompt: str = "find the thing") -> GeminiChat:
+    chat = GeminiChat()
+    chat.prompt(prompt)
+    chat.reply("Looking.", [call])
+    chat.reply("Done.")
+    return chat
+
+
+@pytest.mark.parametrize(
+    ("call", "misses", "failures"),
+    [
+        pytest.param(tool_call("grep_search", {"pattern": "retry_budget"},
+                               'No matches found for pattern "retry_budget" in path ".".'), 1, 0, id="grep-empty"),
+        pytest.param(tool_call("grep_search", {"pattern": "retry"}, 'Found 2 matches for pattern "retry" in "."'),
+                     0, 0, id="grep-hits"),
+        pytest.param(tool_call("glob", {"pattern": "**/deploy.md"}, 'No files found matching pattern "**/deploy.md"'),
+                     1, 0, id="glob-empty"),
+        pytest.param(tool_call("read_file", {"absolute_path": "/p/DOCKET.md"}, error="File not found: /p/DOCKET.md",
+                               status="error"), 1, 1, id="read-missing"),
+        pytest.param(tool_call("list_directory", {"dir_path": "/p/LFPython"},
+                               error="Error: Directory not found or inaccessible: /p/LFPython", status="error"),
+                     1, 1, id="list-missing"),
+        pytest.param(tool_call("list_directory", {"path": "."}, error="Path must be absolute: .", status="error"),
+                     0, 1, id="list-bad-path"),
+        pytest.param(tool_call("run_shell_command", {"command": "grep -rn retry_budget src"},
+                               "Command: grep -rn retry_budget src\nDirectory: (root)\nOutput: (empty)\nError: (none)\n"
+                               "Exit Code: 1\nSignal: 0\nBackground PIDs: (none)\nProcess Group PGID: 42"),
+                     1, 1, id="shell-grep-exit-1"),
+        pytest.param(tool_call("run_shell_command", {"command": "pip install x"},
+                               "Command: pip install x\nDirectory: (root)\nOutput: bash: line 1: pip: command not found"
+                               "\nError: (none)\nExit Code: 127\nSignal: 0"), 0, 1, id="shell-not-run"),
+        pytest.param(tool_call("run_shell_command", {"command": "ls src"}, "Output: a.py\nb.py\nProcess Group PGID: 7"),
+                     0, 0, id="shell-found"),
+        pytest.param(tool_call("google_web_search", {"query": "restrictedpy"},
+                               'No search results or information found for query: "restrictedpy"'), 1, 0,
+                     id="web-search-empty"),
+        pytest.param(tool_call("run_shell_command", {"command": "dir"}, error="Tool execution denied by policy.",
+                               status="error"), 0, 1, id="denied-by-policy"),
+        pytest.param(tool_call("write_file", {"path": "/tmp/x"}, error='Tool "write_file" not found in registry.',
+                               status="error"), 0, 1, id="unknown-tool"),
+    ],
+)  # fmt: skip
+def test_tool_results(call: dict[str, object], misses: int, failures: int) -> None:
+    """``failures`` counts the calls that errored (a miss reported as an error is both)."""
+    health = row(report_of(one_call(call).data()))
+    assert (health.tools.calls, health.by_type["failed_search"], health.tools.failures) == (1, misses, failures)
+
+
+def test_a_cancelled_call_is_cancelled_never_a_gap() -> None:
+    call = tool_call("run_shell_command", {"command": "python3"}, error="[Operation Cancelled] Reason: User cancelled",
+                     status="cancelled")  # fmt: skip
+    quiet = tool_call("glob", {"pattern": "**/x.md"}, "No files found", status="cancelled")
+    for one in (call, quiet):
+        health = row(report_of(one_call(one).data()))
+        assert (health.tools.cancelled, health.tools.failures, health.by_type["failed_search"]) == (1, 0, 0)
+
+
+def test_a_chat_is_read_as_gemini() -> None:
+    chat = one_call(tool_call("read_file", {"file_path": "/p/a.md"}, "text"))
+    fold, stream = fold_of(chat.data())
+    assert (stream.format, list(fold.skills)) == (formats.GEMINI_JSONL, ["gemini/general"])
+    (summary,) = fold.segments.values()
+    assert (summary.session_id, summary.agent, summary.turns) == ("55b29702-test", "gemini", 2)
+    # tokens: input less cached, output with thoughts, cached as cache reads; once per message
+    assert summary.tokens == (120, 30, 80, 0)
+
+
+def test_a_message_written_again_counts_once() -> None:
+    """The CLI appends a message again under its id when it changes (here: its tool calls arrive)."""
+    chat = GeminiChat()
+    chat.prompt("where is the docket?")
+    chat.reply("I'll look [unknown] where it lives.", message_id="g1")
+    call = tool_call("glob", {"pattern": "**/DOCKET.md"}, 'No files found matching pattern "**/DOCKET.md"')
+    chat.reply("I'll look [unknown] where it lives.", [call], message_id="g1")
+    chat.reply("It is not in the vault.")
+    health = row(report_of(chat.data()))
+    assert (health.tools.calls, health.by_type["failed_search"], health.by_type["explicit_marker"], health.turns) == (
+        1,
+        1,
+        1,
+        2,
+    )
+
+
+def test_a_call_still_running_waits_for_its_final_status() -> None:
+    chat = GeminiChat()
+    chat.prompt("run the tests")
+    running = tool_call("run_shell_command", {"command": "grep -rn x ."}, "", status="executing", call_id="c1")
+    chat.reply("", [running], message_id="g1")
+    before = fold_of(chat.data())[0].overall.tool_calls
+    done = tool_call("run_shell_command", {"command": "grep -rn x ."}, "Output: (empty)\nExit Code: 1", call_id="c1")
+    chat.reply("", [done], message_id="g1")
+    health = row(report_of(chat.data()))
+    assert (before, health.tools.calls, health.by_type["failed_search"]) == (0, 1, 1)
+
+
+def test_a_set_checkpoint_of_the_message_list_adds_nothing_read_already() -> None:
+    chat = one_call(tool_call("glob", {"pattern": "**/x.md"}, "No files found matching pattern"))
+    plain = row(report_of(chat.data()))
+    chat.jsonl.append({"$set": {"messages": chat.messages}})
+    again = row(report_of(chat.data()))
+    assert (again.tools.calls, again.turns, again.by_type) == (plain.tools.calls, plain.turns, plain.by_type)
+
+
+def test_a_rewind_keeps_what_the_rewound_calls_found() -> None:
+    """``$rewindTo`` drops messages from the chat the agent sees; the misses happened and stand."""
+    chat = GeminiChat()
+    chat.prompt("find the config")
+    chat.reply("", [tool_call("glob", {"pattern": "**/app.toml"}, "No files found matching pattern")], message_id="g1")
+    chat.rewind("g1")
+    chat.prompt("find the config, it is YAML")
+    chat.reply("", [tool_call("glob", {"pattern": "**/app.yaml"}, "Found 1 file(s) matching")])
+    fold, stream = fold_of(chat.data())
+    health = row(build_report(fold, ["tmp"]))
+    assert (health.tools.calls, health.by_type["failed_search"], stream.counters.ignored["rewind"]) == (2, 1, 1)
+
+
+def test_activate_skill_opens_the_skill_unless_it_is_unknown() -> None:
+    chat = GeminiChat()
+    chat.prompt("make the pdf")
+    chat.reply("", [tool_call("activate_skill", {"name": "pdf"}, '<activated_skill name="pdf">…</activated_skill>')])
+    chat.reply("Using the pdf skill.")
+    chat.prompt("now the chart")
+    chat.reply("", [tool_call("activate_skill", {"name": "charts"}, error='Error: Skill "charts" not found.',
+                              status="error")])  # fmt: skip
+    chat.reply("No chart skill; doing it by hand.")
+    report = report_of(chat.data())
+    # the first prompt's segment holds no reply (the pdf call opens the skill): it does not count
+    assert sorted((s.skill, s.segments) for s in report.skills) == [("general", 1), ("pdf", 1)]
+
+
+def test_notices_and_injected_context_are_not_prompts() -> None:
+    chat = GeminiChat()
+    chat.prompt("fix the lint")
+    chat.reply("", [tool_call("activate_skill", {"name": "lint"}, '<activated_skill name="lint">')])
+    chat.add({"type": "info", "content": "Refreshing hierarchical memory (GEMINI.md or other context files)..."})
+    chat.add({"type": "user", "content": [{"text": "<session_context>\nrefreshed\n</session_context>"}]})
+    chat.reply("Lint fixed.")
+    fold, stream = fold_of(chat.data())
+    assert [(s.skill, s.segments) for s in build_report(fold, ["tmp"]).skills] == [("lint", 1)]
+    assert (stream.counters.ignored["notice/info"], stream.counters.ignored["injected_context"]) == (1, 2)
+
+
+def build_chat() -> GeminiChat:
+    chat = GeminiChat()
+    chat.prompt("audit the repo")
+    chat.reply("", [tool_call("list_directory", {"path": "."}, error="Path must be absolute: .", status="error")])
+    chat.reply("", [tool_call("grep_search", {"pattern": "TODO"}, 'No matches found for pattern "TODO" in path "/p".')])
+    chat.reply(
+        "I think [inferred] the tests are missing.", [tool_call("glob", {"pattern": "tests/**"}, "No files found")]
+    )
+    chat.prompt("ok")
+    chat.reply("Done.")
+    return chat
+
+
+def figures(fold: Fold) -> list[tuple[str, int, int, int, int]]:
+    return sorted((s.key, s.tool_calls, s.tool_failures, len(s.signals), s.turns) for s in fold.segments.values())
+
+
+def test_a_document_gives_the_figures_of_the_same_chat_as_jsonl() -> None:
+    chat = build_chat()
+    jsonl, _ = fold_of(chat.data())
+    document, stream = fold_of(chat.document(), DOCUMENT)
+    assert stream.format == formats.GEMINI_JSON
+    assert figures(document) == figures(jsonl)
+    # one segment (a typed prompt cuts only a skill's segment): three calls, one of them a fault
+    # (a relative path); two misses and a marker; four replies
+    assert figures(jsonl) == [("55b29702-test|55b29702-test|0", 3, 1, 3, 4)]
+
+
+def test_a_document_read_in_any_chunking_or_rewritten_gives_its_last_version() -> None:
+    """Read in pieces, the document is read whenever its bytes form one; rewritten (read again from
+    the start, as the daemon does), the new reading's segments replace the old ones by key."""
+    chat = build_chat()
+    whole = figures(fold_of(chat.document(), DOCUMENT)[0])
+    rng = random.Random(7)  # noqa: S311 (reproducible test data)
+    for _ in range(5):
+        assert figures(fold_of(chat.document(), DOCUMENT, chunk=rng.randint(1, 400))[0]) == whole
+    early = GeminiChat()
+    early.prompt("audit the repo")
+    early.reply("Looking.")
+    fold = Fold()
+    for version in (early.document(), chat.document()):
+        stream = StreamProcessor(DOCUMENT)
+        stream.feed(version)
+        for summary in stream.close():
+            fold.upsert(summary)
+    assert figures(fold) == whole
+
+
+def test_a_broken_document_is_counted_and_the_last_whole_reading_stands() -> None:
+    chat = build_chat()
+    stream = StreamProcessor(DOCUMENT)
+    stream.feed(chat.document())
+    whole = sorted((s.key, len(s.signals)) for s in stream.take_changed())
+    broken = StreamProcessor(DOCUMENT)
+    broken.feed(chat.document()[:-40])
+    assert (broken.close(), dict(broken.counters.bad_lines)) == ([], {"invalid_json": 1})
+    assert whole[0][1] == 3
+
+
+def test_shell_output_of_both_generations() -> None:
+    old = (
+        "Command: ls\nDirectory: (root)\nOutput: a\nb\nError: (none)\nExit Code: 0\nSignal: 0\nBackground PIDs: (none)"
+    )
+    assert shell_output(old) == ("a\nb", 0)
+    assert shell_output("Output: (empty)\nProcess Group PGID: 1246") == ("", None)
+    assert shell_output("no header at all") == ("no header at all", None)
+
+
+def test_every_real_gemini_file_reads_without_error(real_fixtures: Path) -> None:
+    files = sorted(p for p in real_fixtures.rglob("*") if formats.is_transcript(str(p.relative_to(real_fixtures))))
+    files = [
+        p for p in files if p.suffix == ".json" or formats.detect(p.read_bytes().split(b"\n", 1)[0]) == "gemini-jsonl"
+    ]
+    assert len(files) >= 18
+    for path in files:
+        fold, stream = fold_of(path.read_bytes(), path.name)
+        assert (dict(stream.counters.bad_lines), stream.counters.orphan_results) == ({}, 0), path
+        assert all(s.agent == "gemini" for s in fold.segments.values()), path
+        assert not stream.counters.unknown_types, (path, stream.counters.unknown_types)
+
+
+def test_the_chats_folder_rule() -> None:
+    assert formats.is_transcript("tmp/proj/chats/session-1.json")
+    assert formats.is_transcript("tmp/proj/chats/b1f3/xb7gtb.json")
+    assert not formats.is_transcript("tmp/proj/logs.json")
+    assert not formats.is_transcript("projects/-home-x/abc/subagents/agent-1.meta.json")
+    assert json.loads(GeminiChat().document())["sessionId"] == "55b29702-test"
