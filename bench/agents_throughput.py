@@ -31,7 +31,7 @@ from corpus import DEFAULT_FIXTURES, source_files, warm_cache
 TARGET_RATIO: Final = 1.5
 """seconds per MB of an agent's corpus / seconds per MB of the Claude Code corpus."""
 DEFAULT_SIZE_MB: Final = 60.0
-CORPORA: Final = Path("bench/corpus/agents")
+CORPORA: Final = Path(__file__).resolve().parent / "corpus" / "agents"
 UUID: Final = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
