@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 
 import structlog
+
+
+def colours() -> bool:
+    """Colour on a terminal, unless ``NO_COLOR`` is set to anything (https://no-color.org)."""
+    return sys.stderr.isatty() and not os.environ.get("NO_COLOR")
 
 
 def configure(level: str = "info", json: bool | None = None) -> None:
     if json is None:
         json = not sys.stderr.isatty()
     renderer: structlog.typing.Processor = (
-        structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
+        structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=colours())
     )
     structlog.configure(
         processors=[

@@ -90,7 +90,7 @@ class DaemonProcess:
             )
         if wait_ready:
             self.port = int(self.wait_log_event("started")["listen"].rsplit(":", 1)[1])
-            self.wait_for(lambda: self.get("/readyz", raw=True) == b"ready\n", "readyz")
+            self.wait_for(lambda: (self.get("/readyz", raw=True) or b"").startswith(b"ready\n"), "readyz")
         return self
 
     @property

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Set up and run the whole test suite on a fresh machine (Debian/Ubuntu, Python 3.11+):
-# Debian's prometheus package (promtool, prometheus) for the metrics and rules tests, a
+# Debian's prometheus package (promtool, prometheus) for the metrics and rules tests and its
+# systemd package (systemd-analyze) for the unit, a
 # virtual environment with omkd and its test tools, then pytest. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v promtool >/dev/null || ! command -v prometheus >/dev/null; then
+packages=()
+command -v promtool >/dev/null && command -v prometheus >/dev/null || packages+=(prometheus)
+command -v systemd-analyze >/dev/null || packages+=(systemd)  # verifies the systemd unit
+if [ ${#packages[@]} -gt 0 ]; then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq prometheus >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${packages[@]}" >/dev/null
 fi
 
 python3 -m venv .venv

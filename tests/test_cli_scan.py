@@ -475,10 +475,12 @@ def test_bare_omkd_prints_its_help() -> None:
 def test_a_scan_whose_segments_are_all_outside_the_window_says_so(gates_file: Path, home: Path) -> None:
     """Old history only: the table would show an empty overall row; a warning says why and what to do."""
     result = run(gates_file, "--since", "2026-06-01", "--home", home)
-    assert (result.exit_code, "11 segments read, all outside the window" in result.stdout.replace("\n", " ")) == (
-        0,
-        True,
-    )
+    text = " ".join(result.stdout.split())
+    assert (result.exit_code, "11 segments read, all outside the window" in text) == (0, True)
+    # the transcript is of 2026-01-01: the warning says how far back the history is
+    assert "newest event 2026-01-01" in text
+    document = json.loads(run(gates_file, "--since", "2026-06-01", "--json", "--home", home).stdout)
+    assert document["pipeline"]["newest_outside_window"].startswith("2026-01-01")
 
 
 def test_scan_without_path_reads_every_agents_default_roots(
@@ -525,3 +527,30 @@ def test_compressed_rollouts_are_told_not_read(tmp_path: Path, home: Path) -> No
         0,
     )
     assert "no zstd decoder" in result.stderr
+
+
+def test_an_80_column_terminal_keeps_the_skill_names(tmp_path: Path) -> None:
+    """At 80 columns the skill column keeps its room: stability and coverage are left out first."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from omkd.cli import render
+    from omkd.engine.report import build_report
+    from omkd.shell.scan import scan
+
+    path = transcript(tmp_path / "p" / f"{cl.SESSION}.jsonl", [("superpowers:brainstorming", "miss")] * 6)
+    report = build_report(scan([path]), [str(path)])
+    narrow = Console(file=StringIO(), width=80, force_terminal=True, color_system=None)
+    render.render(report, narrow, [])
+    text = narrow.file.getvalue()  # type: ignore[attr-defined]
+    wide = Console(file=StringIO(), width=160, force_terminal=True, color_system=None)
+    render.render(report, wide, [])
+    assert (
+        "superpowers:brainstorming" in text.replace("\n", "").replace("│", "").replace(" ", ""),
+        "stability" in text,
+    ) == (
+        True,
+        False,
+    )
+    assert "stability" in wide.file.getvalue()  # type: ignore[attr-defined]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Final
 
 import orjson
@@ -215,7 +216,7 @@ def test_gaps_command_filters_by_type(daemon: DaemonProcess) -> None:
     assert result.exit_code == 0, result.output
     assert [(g["skill"], g["type"]) for g in document["gaps"]] == [("deploy", "failed_search")] * 3
     table = cli("gaps", "--url", daemon.url, "--type", "failed_search")
-    assert (table.exit_code, "Gaps (3)" in table.stdout, "hedging" in table.stdout) == (0, True, False)
+    assert (table.exit_code, "Gaps (3 in the window)" in table.stdout, "hedging" in table.stdout) == (0, True, False)
 
 
 def test_status_command_unreachable_daemon_exits_2() -> None:
@@ -246,3 +247,19 @@ def test_status_pages_its_skills_and_says_how_many(daemon: DaemonProcess, monkey
     monkeypatch.setattr(remote, "SKILLS_PAGE", 1)  # one skill a page: the CLI must read both
     result = CliRunner().invoke(main, ["status", "--url", daemon.url, "--json"])
     assert [s["skill"] for s in orjson.loads(result.stdout)["skills"]] == ["deploy", "lint"]
+
+
+def test_readyz_names_missing_roots_and_is_not_ready_without_any(tmp_path: Path) -> None:
+    """A configured root that does not exist is named by /readyz; with none existing it is 503."""
+    present, absent = tmp_path / "projects", tmp_path / "nowhere"
+    present.mkdir()
+    with DaemonProcess(tmp_path / "one", [present, absent]) as daemon:
+        (tmp_path / "one").mkdir()
+        daemon.start()
+        assert fetch(daemon, "/readyz") == (200, f"ready\nmissing root: {absent}\n".encode())
+    with DaemonProcess(tmp_path / "none", [absent]) as daemon:
+        (tmp_path / "none").mkdir()
+        daemon.start(wait_ready=False)
+        daemon.port = int(daemon.wait_log_event("started")["listen"].rsplit(":", 1)[1])
+        daemon.wait_for(lambda: fetch(daemon, "/readyz")[0] == 503, "503 without any root")
+        assert fetch(daemon, "/readyz") == (503, f"not ready: no such root: {absent}\n".encode())

@@ -46,8 +46,8 @@ GOLDEN: Final = {
     'omkd_signals_total{agent="claude_code",skill="lint",type="repeated_failure"}': 0.0,
     'omkd_signals_total{agent="claude_code",skill="lint",type="explicit_marker"}': 0.0,
     'omkd_signals_total{agent="claude_code",skill="lint",type="hedging"}': 1.0,
-    'omkd_window_gap_rate{agent="claude_code",skill="deploy"}': 5 / 6,
-    'omkd_window_gap_rate{agent="claude_code",skill="lint"}': 1.0,
+    'omkd_window_gap_ratio{agent="claude_code",skill="deploy"}': 5 / 6,
+    'omkd_window_gap_ratio{agent="claude_code",skill="lint"}': 1.0,
     'omkd_window_confidence_tier{agent="claude_code",skill="deploy"}': 1.0,
     'omkd_window_confidence_tier{agent="claude_code",skill="lint"}': 0.0,
     # all skills: 7 segments, 6 with a signal, weights 4.0 + 0.5; tier 1 (low).
@@ -244,11 +244,18 @@ def test_an_empty_window_exports_no_rate_bound_or_band() -> None:
     row = WindowRow(empty, derive(empty), 0, 0, 0)
     text = render(Snapshot(window={"deploy": row}, overall=row, rules_hash="0123456789ab", judge="embedded-v1@x"))
     samples = {f"{s.name}{s.labels}" for f in text_string_to_metric_families(text.decode()) for s in f.samples}
-    rated = ("gap_rate", "weighted_gap_rate", "health", "health_confident", "gap_rate_lower", "weighted_gap_rate_upper")
+    rated = (
+        "gap_ratio",
+        "weighted_gap_ratio",
+        "health",
+        "health_confident",
+        "gap_ratio_lower",
+        "weighted_gap_ratio_upper",
+    )
     assert [
         name for name in rated if f"omkd_window_{name}{{'agent': 'claude_code', 'skill': 'deploy'}}" in samples
     ] == []
-    assert [name for name in ("gap_rate", "weighted_gap_rate") if f"omkd_window_overall_{name}{{}}" in samples] == []
+    assert [name for name in ("gap_ratio", "weighted_gap_ratio") if f"omkd_window_overall_{name}{{}}" in samples] == []
     assert "omkd_window_segments{'agent': 'claude_code', 'skill': 'deploy'}" in samples
 
 

@@ -14,6 +14,7 @@ import signal
 import socket
 import stat
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any, Final
@@ -23,6 +24,7 @@ import pytest
 from omkd.daemon.config import Config, load_config
 from omkd.daemon.daemon import Daemon
 from omkd.daemon.notify import Notifier
+from omkd.shell import unit
 from omkd.testing import DEADLINE_SECONDS, DaemonProcess
 from tests.live_helpers import append, family, omkd, session_bytes, skill_of, wait_lines
 
@@ -310,11 +312,56 @@ def test_unit_declares_notify_watchdog_validating_reload_and_hardening() -> None
     assert settings.get("StateDirectory") == "omkd"
 
 
-def test_systemd_analyze_verifies_the_unit(tmp_path: Path) -> None:
-    """``systemd-analyze --user verify`` accepts the unit without an error or warning."""
+def analyzer() -> str:
+    """``systemd-analyze`` (Debian's ``systemd``: tests/setup-and-run.sh installs it): missing is a failure."""
     tool = shutil.which("systemd-analyze")
     if tool is None:
-        pytest.skip("systemd-analyze is not installed; the unit's settings are checked by the test above")
+        pytest.fail("systemd-analyze is not installed (Debian's systemd package; tests/setup-and-run.sh installs it)")
+    return tool
+
+
+def test_the_repository_unit_is_the_rendered_user_unit() -> None:
+    """``systemd/omkd.service`` is what ``omkd install-unit`` writes, with ``%h`` paths: one text."""
+    plan = unit.UnitPlan("%h/.local/share/omkd/venv/bin/omkd", "%h/.config/omkd/omkd.toml", True, None)
+    assert UNIT.read_text() == unit.render(plan)
+
+
+@pytest.mark.parametrize("scope", ["--user", "--system"])
+def test_install_unit_print_passes_systemd_analyze_verify(tmp_path: Path, scope: str) -> None:
+    """``omkd install-unit --print`` names this installation's real executable; ``systemd-analyze
+    verify`` accepts it without an error or warning (a bad ``Type=`` or a missing executable fails it)."""
+    printed = omkd("install-unit", scope, "--print", "--config", tmp_path / "omkd.toml")
+    assert printed.returncode == 0, printed.stderr
+    text = printed.stdout
+    executable = text.split("ExecStart=", 1)[1].split(" run ", 1)[0]
+    assert Path(executable.split()[0]).is_file(), executable
+    assert ("After=network" in text, "User=" in text) == ((scope == "--system"), (scope == "--system"))
+    written = tmp_path / "omkd.service"
+    written.write_text(text)
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+    verified = subprocess.run(
+        [analyzer(), "verify", str(written)], capture_output=True, text=True, check=False, env=env, timeout=60
+    )
+    assert (verified.returncode, verified.stdout + verified.stderr) == (0, "")
+
+
+def test_install_unit_writes_the_unit_and_a_config(tmp_path: Path) -> None:
+    env = {**os.environ, "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "omkd", "install-unit"], capture_output=True, text=True, check=False, env=env, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    unit_file = tmp_path / ".config/systemd/user/omkd.service"
+    assert (unit_file.is_file(), (tmp_path / ".config/omkd/omkd.toml").is_file()) == (True, True)
+    assert "systemctl --user daemon-reload && systemctl --user enable --now omkd" in done.stdout
+    assert "loginctl enable-linger" in done.stdout
+
+
+def test_systemd_analyze_verifies_the_unit(tmp_path: Path) -> None:
+    """``systemd-analyze --user verify`` accepts the unit without an error or warning."""
+    tool = analyzer()
     home = tmp_path / "home"
     executable = home / ".local" / "share" / "omkd" / "venv" / "bin" / "omkd"
     executable.parent.mkdir(parents=True)
@@ -344,3 +391,18 @@ def test_the_end_of_the_first_read_is_said_with_what_the_window_holds(tmp_path: 
         assert daemon.stop() == 0
     assert (event["segments_in_window"], event["segments_outside_window"]) == (0, 3)
     assert "widen window.length" in event["hint"]
+
+
+def test_listen_comes_from_the_flag_or_the_environment(tmp_path: Path) -> None:
+    """``OMKD_LISTEN`` (or ``--listen``) overrides ``http.listen`` without a TOML file; a bad one
+    is a usage error naming it."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    (tmp_path / "projects").mkdir()
+    with DaemonProcess(tmp_path, [tmp_path / "projects"], env={"OMKD_LISTEN": f"127.0.0.1:{port}"}) as daemon:
+        daemon.start()
+        assert daemon.port == port
+        assert daemon.stop() == 0
+    bad = omkd("run", "--listen", "nowhere")
+    assert (bad.returncode, "'nowhere' is not host:port" in bad.stderr) == (2, True), bad.stderr

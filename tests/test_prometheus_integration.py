@@ -247,7 +247,7 @@ def test_every_dashboard_query_returns_data(real_fixtures: Path, tmp_path: Path,
             overall = prometheus.values(
                 substitute(next(e for w, e in panel_queries(document) if "'Weighted gap rate' A" in w), everything), ""
             )
-            assert abs(overall[""] - own["omkd_window_overall_weighted_gap_rate"]) <= TOLERANCE
+            assert abs(overall[""] - own["omkd_window_overall_weighted_gap_ratio"]) <= TOLERANCE
         assert daemon.stop() == 0
 
 
@@ -367,7 +367,7 @@ def test_recorded_bounds_equal_the_daemons_own(fleet: Fleet, tmp_path: Path) -> 
     ]
     for entry in status["skills"]:
         interval = entry["certainty"]["weighted_gap_rate_interval"]
-        gauge = own[f'omkd_window_weighted_gap_rate_lower{{agent="{entry["agent"]}",skill="{entry["skill"]}"}}']
+        gauge = own[f'omkd_window_weighted_gap_ratio_lower{{agent="{entry["agent"]}",skill="{entry["skill"]}"}}']
         assert abs(gauge - interval["lower"]) <= TOLERANCE, entry["skill"]
     with PrometheusProcess(tmp_path, server_config(tmp_path, [instance(daemon)])) as prometheus:
         prometheus.start()

@@ -26,10 +26,11 @@ CONFIG: Final = REPO / "config" / "prometheus"
 RULE_FILES: Final = (CONFIG / "omkd-rules.yml", CONFIG / "omkd-alerts.yml")
 UNIT_TESTS: Final = sorted((REPO / "tests" / "prometheus").glob("*.yml"))
 RUNBOOK: Final = REPO / "README.md"
-RUNBOOK_URL: Final = "https://github.com/OWNER/omkd/blob/main/README.md#"
+RUNBOOK_URL: Final = "https://github.com/omkd/omkd/blob/main/README.md#"
 ALERTS: Final = {
     "OmkdWeightedGapRateHigh",
     "OmkdWeightedGapRateHighConfident",
+    "OmkdGeneralWeightedGapRateHigh",
     "OmkdGapRateRegression",
     "OmkdIngestionStalled",
     "OmkdParseErrorsRising",
@@ -38,7 +39,7 @@ ALERTS: Final = {
 }
 # Per-host ratios: right for one host, wrong once summed or averaged over many.
 PER_HOST_RATIOS: Final = re.compile(
-    r"(?<![\w:])omkd_window_(?:(?:overall_)?(?:weighted_)?gap_rate|coverage_ratio)(?![\w:])"
+    r"(?<![\w:])omkd_window_(?:(?:overall_)?(?:weighted_)?gap_ratio|coverage_ratio)(?![\w:])"
 )
 RECORD_NAME: Final = re.compile(r"^(skill|omkd):[a-z0-9_]+:[a-z0-9_]+$")
 RECORDED_EXPR: Final = re.compile(r"- record: (?P<name>\S+)\n\s+expr: >-\n(?P<expr>(?:\s{10}.*\n)+)")
@@ -97,14 +98,15 @@ def rules(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[dict[str, A
 
 
 def test_alerts_carry_severity_summary_description_and_runbook(rules: list[dict[str, Any]]) -> None:
-    """The six alerts each have a severity and summary, description and runbook_url annotations."""
+    """Every alert has a severity (``info`` only for ``general``'s) and summary, description and
+    runbook_url annotations."""
     alerts = {rule["name"]: rule for rule in rules if rule["type"] == "alerting"}
     assert set(alerts) == ALERTS
     incomplete = {
         name: sorted({"summary", "description", "runbook_url"} - set(rule["annotations"]))
         for name, rule in alerts.items()
         if not {"summary", "description", "runbook_url"} <= set(rule["annotations"])
-        or rule["labels"].get("severity") not in ("warning", "critical")
+        or rule["labels"].get("severity") not in ("info", "warning", "critical")
     }
     assert incomplete == {}
 

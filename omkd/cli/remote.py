@@ -86,8 +86,14 @@ def status_command(url: str, as_json: bool, gate: GateOptions) -> None:
 @click.option("--agent", type=click.Choice(formats.AGENTS), help="Only the skills this agent ran.")
 @click.option("--type", "kind", type=click.Choice(patterns.SIGNAL_TYPES), help="Only this signal type.")
 @click.option("--since", help="Only gaps at or after this time (ISO-8601 or an age: 7d, 24h).")
-@click.option("--limit", type=click.IntRange(1, 10_000), default=50, show_default=True)
-@click.option("--json", "as_json", is_flag=True)
+@click.option(
+    "--limit",
+    type=click.IntRange(1, 10_000),
+    default=50,
+    show_default=True,
+    help="At most this many gaps, newest first.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the daemon's JSON answer (gaps, count, older).")
 def gaps_command(
     url: str, skill: str | None, agent: str | None, kind: str | None, since: str | None, limit: int, as_json: bool
 ) -> None:
@@ -99,11 +105,19 @@ def gaps_command(
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
         return
-    table = Table(title=f"Gaps ({document['count']})", title_justify="left")
+    older = document.get("older", 0)
+    title = f"Gaps ({document['count']} in the window" + (f"; {older} older)" if older else ")")
+    table = Table(title=title, title_justify="left")
     for column in ("time", "skill", "type", "where", "context"):
         table.add_column(column, overflow="fold")
     for gap in document["gaps"]:
         where = f"{gap.get('file') or gap['stream']}:{gap.get('line', 0)}"
         name = skills.row_label(gap["skill"], gap.get("agent"))
         table.add_row(gap["timestamp"] or "—", name, gap["type"], where, gap["context"])
-    render.stdout_console().print(table)
+    console = render.stdout_console()
+    console.print(table)
+    if not document["gaps"] and older:
+        console.print(
+            f"0 gaps in the window; {older} older: widen the daemon's `window.length`, or use "
+            "`omkd scan --since` with an age that reaches them"
+        )

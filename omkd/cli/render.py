@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Final
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -59,29 +62,52 @@ def several_agents(report: Report) -> bool:
     return any(s.agent not in (None, formats.CLAUDE_CODE) for s in report.skills)
 
 
-def skill_table(report: Report) -> Table:
+SKILL_MIN_WIDTH: Final = 14
+DROPPED_WHEN_NARROW: Final = (("stability", 120), ("coverage", 110))
+"""Columns left out below these terminal widths, least needed first: the skill name keeps its room."""
+INTERVALS_FROM: Final = 100
+"""Below this width the rates are shown without their intervals (a note says so)."""
+
+
+def shows_intervals(width: int | None) -> bool:
+    return width is None or width >= INTERVALS_FROM
+
+
+def skill_table(report: Report, width: int | None = None) -> Table:
     table = Table(title="Skill health", title_justify="left")
     agents = several_agents(report)
-    columns = ("skill", "agent") if agents else ("skill",)
-    for column in (*columns, "segments", "gap rate", "weighted", "tier", "band", "coverage", "stability"):
-        table.add_column(
-            column,
-            justify="left" if column in ("skill", "agent", "tier", "band", "stability") else "right",
-            no_wrap=column != "skill",
-        )
+    dropped = {name for name, below in DROPPED_WHEN_NARROW if width is not None and width < below}
+    intervals = shows_intervals(width)
+
+    def gap(s: SkillHealth) -> str | Text:
+        return with_interval(s.gap_rate, s.certainty.gap_rate_interval) if intervals else percent(s.gap_rate)
+
+    def weighted(s: SkillHealth) -> str | Text:
+        rate = s.weighted_gap_rate
+        return with_interval(rate, s.certainty.weighted_gap_rate_interval) if intervals else percent(rate)
+
+    cells: dict[str, Callable[[SkillHealth], str | Text]] = {
+        "segments": lambda s: str(s.segments),
+        "gap rate": gap,
+        "weighted": weighted,
+        "tier": tier,
+        "band": band,
+        "coverage": coverage,
+        "stability": lambda s: s.tools.stability,
+    }
+    shown = [name for name in cells if name not in dropped]
+    table.add_column("skill", justify="left", min_width=SKILL_MIN_WIDTH, overflow="fold")
+    if agents:
+        table.add_column("agent", justify="left", no_wrap=True)
+    for column in shown:
+        table.add_column(column, justify="left" if column in ("tier", "band", "stability") else "right", no_wrap=True)
     rows = [*report.skills, report.overall]
     for skill in rows:
         name = Text("overall", style="bold") if skill is report.overall else Text(skill.skill)
-        cells = (name, Text(skill.agent or "")) if agents else (name,)
+        first = (name, Text(skill.agent or "")) if agents else (name,)
         table.add_row(
-            *cells,
-            str(skill.segments),
-            with_interval(skill.gap_rate, skill.certainty.gap_rate_interval),
-            with_interval(skill.weighted_gap_rate, skill.certainty.weighted_gap_rate_interval),
-            tier(skill),
-            band(skill),
-            coverage(skill),
-            skill.tools.stability,
+            *first,
+            *(cells[column](skill) for column in shown),
             end_section=skill is rows[-2] if len(rows) > 1 else False,
         )
     return table
@@ -97,10 +123,12 @@ def warnings(report: Report) -> list[str]:
     lines: list[str] = []
     outside = report.pipeline.segments_outside_window
     if report.overall.segments == 0 and outside:
+        newest = report.pipeline.newest_outside_window
         lines.append(
             f"{plural(outside, 'segment')} read, all outside the window "
-            f"({report.watermark.window_from or '—'} → {report.watermark.window_to or '—'}): widen the daemon's "
-            "`window.length`, or use `omkd scan --since` with an age that reaches them"
+            f"({report.watermark.window_from or '—'} → {report.watermark.window_to or '—'}"
+            + (f"; newest event {newest[:10]}" if newest else "")
+            + "): widen the daemon's `window.length`, or use `omkd scan --since` with an age that reaches them"
         )
     underpowered = [s.label for s in report.skills if s.confidence == "underpowered" and s.segments > 0]
     for skill in [*report.skills, report.overall]:
@@ -230,10 +258,15 @@ def render(
     comparable: bool | None = None,
 ) -> None:
     """The whole terminal view; ``comparable`` False warns that the baseline's rules differ."""
-    console.print(skill_table(report))
+    width = console.width if console.is_terminal else None
+    console.print(skill_table(report, width))
     console.print(
-        "rates with their 95 % intervals (Wilson, continuity-corrected); "
-        "band~ = indicative (its interval crosses the threshold)",
+        (
+            "rates with their 95 % intervals (Wilson, continuity-corrected); "
+            if shows_intervals(width)
+            else "rates without their 95 % intervals at this width (--json has them); "
+        )
+        + "band~ = indicative (its interval crosses the threshold)",
         style="dim",
         markup=False,
     )

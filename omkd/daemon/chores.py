@@ -45,8 +45,9 @@ class Chores:
             if not replaying:
                 self.give_up_waiting()
             self.window_due = now + WINDOW_EVERY
-        if now >= self.prune_due:
-            ingest.live.prune(self._clock.time())
+        if now >= self.prune_due and not replaying and not ingest.recounting:
+            # Never while history is read: what is pruned must not depend on how far reading got.
+            ingest.pruned()
             self.prune_due = now + PRUNE_EVERY
         if now >= self.checkpoint_due or ingest.wants_checkpoint():
             self.checkpoint()

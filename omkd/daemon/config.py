@@ -221,6 +221,12 @@ class Config(_Section):
     def roots(self) -> list[Path]:
         return [root.expanduser() for root in self.sources.roots]
 
+    def listening(self, listen: str | None) -> Config:
+        """This config with ``http.listen`` replaced (``omkd run --listen``, ``OMKD_LISTEN``)."""
+        if listen is None:
+            return self
+        return self.model_copy(update={"http": Http(listen=listen)})
+
     def state_dir(self) -> Path:
         return (self.state.directory or _default_state_dir()).expanduser()
 

@@ -78,9 +78,12 @@ class Daemon:
         config_path: Path | None = None,
         clock: Clock = SYSTEM_CLOCK,
         notifier: Notifier | None = None,
+        listen: str | None = None,
     ) -> None:
-        self.config = config
+        self.config = config.listening(listen)
         self.config_path = config_path
+        self._listen = listen
+        """``--listen``: it outlasts reloads of the file."""
         self.clock = clock
         self.notifier = notifier or Notifier()
         self.should_exit = False
@@ -196,6 +199,9 @@ class Daemon:
             self._exporter.dirty = True
             if self._chores is not None:
                 self._chores.give_up_waiting()
+        if ingest.recounting and scheduler.caught_up and not scheduler.ready and ingest.tailer.lag_bytes() == 0:
+            ingest.end_rereading()
+            self._exporter.dirty = True
         chores = self._chores
         assert chores is not None
         if not worked and not scheduler.ready and ingest.dirty:
@@ -258,7 +264,7 @@ class Daemon:
             return
         self.notifier.send("RELOADING=1", f"MONOTONIC_USEC={int(self.clock.monotonic() * 1e6)}")
         try:
-            new = load_config(self.config_path)
+            new = load_config(self.config_path).listening(self._listen)
         except ConfigError as error:
             log.error("reload_rejected", config=str(self.config_path), problems=error.problems)  # noqa: TRY400
             self.notifier.send("READY=1")

@@ -45,6 +45,12 @@ class StatusSource(Protocol):
 
     @property
     def ready(self) -> bool: ...
+    @property
+    def missing_roots(self) -> tuple[str, ...]:
+        """Configured roots that do not exist (watched for on every rescan)."""
+
+    @property
+    def roots(self) -> int: ...
 
     def metrics_snapshot(self) -> bytes: ...
 
@@ -52,7 +58,8 @@ class StatusSource(Protocol):
 
     def gaps(
         self, skill: str | None, kind: str | None, since: float | None, limit: int, agent: str | None = None
-    ) -> list[GapEntry]: ...
+    ) -> tuple[list[GapEntry], int]:
+        """The newest gaps in the window, and how many older ones (outside it) are kept."""
 
 
 def _json(document: object, status: int = 200) -> web.Response:
@@ -76,8 +83,12 @@ def build_app(source: StatusSource) -> web.Application:
 
     @routes.get("/readyz")
     async def readyz(_: web.Request) -> web.Response:
+        missing = source.missing_roots
+        if source.ready and len(missing) == source.roots:
+            # nothing to read: not ready, and the answer says where it looked
+            return web.Response(text="".join(f"not ready: no such root: {root}\n" for root in missing), status=503)
         if source.ready:
-            return web.Response(text="ready\n")
+            return web.Response(text="ready\n" + "".join(f"missing root: {root}\n" for root in missing))
         return web.Response(text="starting: initial scan not done\n", status=503)
 
     @routes.get("/api/v1/status")
@@ -125,8 +136,8 @@ def build_app(source: StatusSource) -> web.Application:
         agent = query.get("agent")
         if agent is not None and agent not in formats.AGENTS:
             return _bad_request(f"agent must be one of {', '.join(formats.AGENTS)}, not {agent!r}")
-        entries = source.gaps(query.get("skill"), kind, since, int(limit_text), agent)
-        return _json({"gaps": [e.model_dump(mode="json") for e in entries], "count": len(entries)})
+        entries, older = source.gaps(query.get("skill"), kind, since, int(limit_text), agent)
+        return _json({"gaps": [e.model_dump(mode="json") for e in entries], "count": len(entries), "older": older})
 
     app = web.Application()
     app.add_routes(routes)

@@ -20,7 +20,7 @@ from omkd.daemon.faults import Faults
 from omkd.daemon.restore import restore_files
 from omkd.daemon.selfmetrics import IngestStats
 from omkd.daemon.state import Checkpoint, FileCheckpoint, Restored, StateStore
-from omkd.daemon.streams import StreamStates, state_of
+from omkd.daemon.streams import StreamStates, state_of, stream_fingerprint
 from omkd.daemon.tailer import Ended, EndReason, ScanResult, Tailer, TrackedFile, new_stream_id
 from omkd.engine.counters import PipelineCounters, SkillCounters
 from omkd.engine.hedge_judge import HedgeVerdict, judge_identity
@@ -79,12 +79,48 @@ class Ingest:
         self._dropped_files: list[str] = []
         self._unsaved_bytes = 0
         self.live.restore(restored.segments, restored.counters, restored.rollups, restored.links)
+        # summaries an older omkd pickled are saved again as plain data at the first checkpoint
+        self.live.changed_segments.update(restored.legacy_segments)
+        if restored.legacy_segments or restored.unreadable_segments:
+            log.info(
+                "state_migrated",
+                segments_migrated=len(restored.legacy_segments),
+                segments_unreadable=restored.unreadable_segments,
+            )
+        #: The retention the kept segments were last pruned by: a longer one needs the history on
+        #: disk read again (``reread_history``). Not saved yet (a new state, or one written before
+        #: it was kept): the retention in force.
+        self.pruned_by = restored.meta.retention or window.retention
+        self._saved_retention = restored.meta.retention
+        self._recount: tuple[float, float] | None = None
+        """(retention before, horizon before) while the history on disk is read again."""
         #: The persistent counters as of the last checkpoint: what /metrics exports, so an
         #: exported counter never runs ahead of the saved state and a kill -9 can never make
         #: one go backwards (Prometheus would take that for a reset and count twice).
         self.exported_counters: dict[str, SkillCounters] = {k: copy_record(v) for k, v in restored.counters.items()}
         self.exported_pipeline: PipelineCounters = copy_record(restored.pipeline)
+        #: What the parser states were made by (``stream_fingerprint``); saved with the state.
+        self.stream_fingerprint = stream_fingerprint(self.rules_hash, config.tail.max_line_bytes)
+        outdated = not restored.fresh and restored.meta.stream_fingerprint != self.stream_fingerprint
+        if outdated:
+            # made by other rules or another omkd: never unpickled, never folded
+            saved = [cp for cp in restored.files if cp.state is not None]
+            self.stats.stream_states_outdated += len(saved)
+            for cp in saved:
+                cp.state = None
         restore_files(self, restored.files)
+        if restored.fresh:
+            # a new state says at once what it is made by (a kill before the first checkpoint
+            # must not make it look like an older omkd's)
+            self.store.save(Checkpoint(retention=self.pruned_by, stream_fingerprint=self.stream_fingerprint))
+            self._saved_retention = self.pruned_by
+        elif outdated:
+            self.reread_history(
+                "the saved parser states were made by other rules, caps or an older omkd: "
+                "every transcript is read again with the rules in force"
+            )
+        elif window.retention > self.pruned_by:
+            self.reread_history()
 
     # --- configuration --------------------------------------------------------------------------
 
@@ -102,6 +138,11 @@ class Ingest:
             )
             if before != after
         ]
+        if new.window.retention > self.pruned_by:
+            # What went from disk ends now, under the retention it was pruned by: a transcript
+            # deleted before the change does not come back (and whether it did would depend on
+            # when the next rescan noticed it).
+            self.apply_scan(self.tailer.rescan())
         self.config = new
         self.tailer.roots = self.streams.roots = new.roots()
         self.tailer.max_open_files = new.tail.max_open_files
@@ -111,8 +152,89 @@ class Ingest:
             live.fold.rewindow(Window(since=self.clock.time() - new.window.length))
         live.retention = new.window.retention
         live.rollup_days = new.window.rollup_days
+        if new.window.retention > self.pruned_by:
+            self.reread_history()
         self.version += 1
         return needs_restart
+
+    # --- history pruned and wanted again ----------------------------------------------------------
+
+    @property
+    def recounting(self) -> bool:
+        """The history on disk is being read again for a longer retention."""
+        return self._recount is not None
+
+    def pruned(self) -> None:
+        """Retention pruning ran with the retention now in force."""
+        self.live.prune(self.clock.time())
+        self.pruned_by = min(self.pruned_by, self.config.window.retention)
+
+    def reread_history(
+        self, reason: str = "window.retention is longer than what the kept segments were pruned by"
+    ) -> None:
+        """Read every file still on disk again from its start, with the rules in force: the
+        retention grew past what the kept segments were pruned by, or the saved parser states were
+        made by other rules or an older omkd (``stream_fingerprint``). The segments carry the same
+        keys: the kept ones are replaced, the pruned ones come back, and none is counted twice
+        (``LiveFold.recount``). Segments whose transcripts are gone cannot come back (nor be computed
+        again); ``end_rereading`` says how many."""
+        now = self.clock.time()
+        horizon = now - self.pruned_by
+        self._recount = (self.pruned_by, horizon)
+        self.live.recount(horizon)
+        files = [f for f in self.tailer.files.values() if self._on_disk(f)]
+        for file in files:
+            self._restart(file)
+        log.info(
+            "history_reread",
+            reason=reason,
+            retention_before_seconds=self.pruned_by,
+            retention_seconds=self.config.window.retention,
+            files=len(files),
+        )
+        self.version += 1
+
+    @staticmethod
+    def _on_disk(file: TrackedFile) -> bool:
+        """The file is still at its path (a deleted one is ended by the next rescan, not read again)."""
+        try:
+            info = os.stat(file.path)
+        except OSError:
+            return False
+        return (info.st_dev, info.st_ino) == file.identity
+
+    def _restart(self, file: TrackedFile) -> None:
+        """Read a followed file again from 0 as a new stream (its old parser state is dropped, not
+        folded: what it would hand out, the new reading gives again under the same keys)."""
+        fd, file.fd = file.fd, None
+        self.streams.processors.pop(file.stream_id, None)
+        self.tailer.untrack(file)
+        self._dirty_files.discard(file.stream_id)
+        self._dropped_files.append(file.stream_id)
+        fresh = TrackedFile(new_stream_id(), file.path, file.dev, file.ino, fd=fd, size=file.size)
+        self.tailer.track(fresh)
+        self.start(fresh)
+
+    def end_rereading(self) -> None:
+        """Everything on disk has been read again: what came back, and what could not."""
+        if self._recount is None:
+            return
+        before, horizon = self._recount
+        self._recount = None
+        recovered = self.live.end_recount()
+        now = self.clock.time()
+        lost = self.live.unrecoverable(now - self.config.window.retention, horizon)
+        self.stats.unrecoverable_segments = lost
+        self.pruned_by = self.config.window.retention
+        log.info(
+            "history_reread_done",
+            retention_before_seconds=before,
+            retention_seconds=self.config.window.retention,
+            segments_recovered=recovered,
+            segments_unrecoverable=lost,
+            note=("their transcripts are gone from disk: only the daily roll-ups still count them" if lost else None),
+        )
+        self.version += 1
 
     def open_after(self) -> float:
         """Segments whose last record is older than this are idle: closed, whatever their stream."""
@@ -149,9 +271,21 @@ class Ingest:
         return total
 
     def fold_changes(self, processor: StreamProcessor, closing: bool = False) -> None:
-        """Hand a stream's changed segments and its links to the live fold."""
-        for summary in processor.close() if closing else processor.take_changed():
-            self.live.apply(summary)
+        """Hand a stream's changed segments and its links to the live fold.
+
+        A stream that ends hands out its last segment again (closed): when retention pruned it
+        meanwhile (Claude Code deletes a transcript about when it leaves a 30-day retention), it is
+        not taken back, nor counted a second time."""
+        if closing:
+            horizon = self.clock.time() - self.config.window.retention
+            for summary in processor.close():
+                last = summary.last_ts if summary.last_ts is not None else summary.first_ts
+                if self.live.stored(summary.key) is None and last is not None and last < horizon:
+                    continue
+                self.live.apply(summary)
+        else:
+            for summary in processor.take_changed():
+                self.live.apply(summary)
         for link in processor.take_links():
             self.live.learn(link)
 
@@ -315,7 +449,13 @@ class Ingest:
     @property
     def dirty(self) -> bool:
         live = self.live
-        return bool(self._dirty_files or self._dropped_files or live.changed_segments or live.changed_rollups)
+        return bool(
+            self._dirty_files
+            or self._dropped_files
+            or live.changed_segments
+            or live.changed_rollups
+            or self._saved_retention != self.pruned_by
+        )
 
     def _file_checkpoints(self) -> list[FileCheckpoint]:
         files: list[FileCheckpoint] = []
@@ -354,6 +494,8 @@ class Ingest:
                 rollups={key: live.rollups.get(key) for key in live.changed_rollups},
                 pipeline=self.pipeline,
                 skill_labels=self.skill_labels,
+                retention=self.pruned_by,
+                stream_fingerprint=self.stream_fingerprint,
             )
             self.store.save(checkpoint)
         except (Exception, RecursionError) as error:  # a full disk or a broken store must not stop reading
@@ -370,6 +512,7 @@ class Ingest:
         self.exported_pipeline = copy_record(self.pipeline)
         self._dirty_files.clear()
         self._dropped_files.clear()
+        self._saved_retention = self.pruned_by
         live.clear_changes()
         self._unsaved_bytes = 0
         return True

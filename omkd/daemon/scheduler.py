@@ -88,7 +88,7 @@ class ReadScheduler:
         if not self.polling and self.announced:
             unannounced = [f for f in ready if f.stream_id not in self.ready]
             if unannounced and any(before.get(f.stream_id) is not None for f in unannounced):
-                ingest.stats.watch_overflows += 1
+                ingest.stats.watch_missed += 1
         for file in ready:
             self.ready[file.stream_id] = file
         self.rescan_due = self._clock.monotonic() + interval(self.polling)

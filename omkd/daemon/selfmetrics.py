@@ -35,10 +35,22 @@ class IngestStats:
         default=0, metadata=metric("omkd_read_bytes", "Bytes read from transcript files by this process.")
     )
     rescans: int = field(default=0, metadata=metric("omkd_rescans", "Full rescans of the trace roots."))
-    watch_overflows: int = field(
-        default=0, metadata=metric("omkd_watch_overflows", "Rescans that found changes no filesystem event announced.")
+    watch_missed: int = field(
+        default=0,
+        metadata=metric(
+            "omkd_watch_missed_changes",
+            "Rescans that found changes no filesystem event announced (events dropped by a full queue, or "
+            "never sent, as on network filesystems).",
+        ),
     )
     checkpoint_writes: int = field(default=0, metadata=metric("omkd_checkpoint_writes", "State checkpoints written."))
+    stream_states_outdated: int = field(
+        default=0,
+        metadata=metric(
+            "omkd_stream_states_outdated",
+            "Saved parser states made by other rules or an older omkd: their files were read again from the start.",
+        ),
+    )
     checkpoint_errors: int = field(
         default=0, metadata=metric("omkd_checkpoint_errors", "State checkpoints that failed.")
     )
@@ -56,3 +68,5 @@ class IngestStats:
     last_checkpoint: float | None = None
     restored_files: int = 0
     missing_roots: tuple[str, ...] = ()
+    unrecoverable_segments: int = 0
+    """Pruned segments a longer retention could not bring back (their transcripts are gone)."""

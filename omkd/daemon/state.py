@@ -83,6 +83,10 @@ class StoreMeta:
     created_at: float = 0.0
     skill_labels: list[str] = field(default_factory=list)
     """Skills holding a metric label, in the order they got it (kept across restarts)."""
+    retention: float | None = None
+    """The retention the kept segments were pruned by (None: a state written before it was saved)."""
+    stream_fingerprint: str | None = None
+    """What the saved parser states were made by (``streams.stream_fingerprint``; None: an older omkd)."""
 
 
 @dataclass(slots=True)
@@ -96,6 +100,10 @@ class Restored:
     meta: StoreMeta = field(default_factory=StoreMeta)
     fresh: bool = True
     moved_aside: Path | None = None
+    legacy_segments: list[str] = field(default_factory=list)
+    """Keys of summaries saved as pickles by an older omkd: saved again as plain data."""
+    unreadable_segments: int = 0
+    """Saved summaries that could not be read at all (their history is lost; logged)."""
 
 
 @dataclass(slots=True)
@@ -113,6 +121,21 @@ class Checkpoint:
     rollups: dict[tuple[int, str], GapCounts | None] = field(default_factory=dict)
     pipeline: PipelineCounters | None = None
     skill_labels: list[str] | None = None
+    retention: float | None = None
+    stream_fingerprint: str | None = None
+
+
+def _summary_of(blob: bytes) -> SegmentSummary | None:
+    """A saved segment summary: plain JSON (``SegmentSummary.to_plain``), or a pickle of an older
+    omkd (read once, saved as JSON at the next checkpoint); None when neither can be read."""
+    try:
+        if blob.startswith(b"{"):
+            return SegmentSummary.from_plain(orjson.loads(blob))
+        summary = pickle.loads(blob)  # noqa: S301 (our own state file, of an older omkd)
+    except (orjson.JSONDecodeError, pickle.UnpicklingError, KeyError, TypeError, ValueError, AttributeError,
+            ImportError, EOFError):  # fmt: skip
+        return None
+    return summary if isinstance(summary, SegmentSummary) else None
 
 
 def _counters_json(counters: SkillCounters) -> bytes:
@@ -190,18 +213,28 @@ class StateStore:
         if meta.get("schema_version") != SCHEMA_VERSION:
             raise ValueError(f"state schema {meta.get('schema_version')} is not {SCHEMA_VERSION}")
         labels = meta.get("skill_labels")
+        retention = meta.get("retention")
         restored = Restored(
             fresh=False,
             meta=StoreMeta(
                 created_at=float(meta.get("created_at") or 0.0),
                 skill_labels=[str(x) for x in labels] if isinstance(labels, list) else [],
+                retention=float(retention) if isinstance(retention, int | float) else None,
+                stream_fingerprint=str(meta["stream_fingerprint"]) if "stream_fingerprint" in meta else None,
             ),
         )
         for row in db.execute(
             "SELECT stream_id, path, dev, ino, head_len, head_hash, offset, marker_hash, state FROM files"
         ):
             restored.files.append(FileCheckpoint(*row))
-        restored.segments = [pickle.loads(blob) for (blob,) in db.execute("SELECT summary FROM segments")]  # noqa: S301 (our own state file)
+        for (blob,) in db.execute("SELECT summary FROM segments"):
+            summary = _summary_of(blob)
+            if summary is None:
+                restored.unreadable_segments += 1
+                continue
+            if not blob.startswith(b"{"):
+                restored.legacy_segments.append(summary.key)
+            restored.segments.append(summary)
         restored.counters = {
             skill: _counters_of(data) for skill, data in db.execute("SELECT skill, data FROM counters")
         }
@@ -259,7 +292,7 @@ class StateStore:
             db.executemany("DELETE FROM files WHERE stream_id = ?", [(s,) for s in checkpoint.dropped_files])
             db.executemany(
                 "INSERT OR REPLACE INTO segments VALUES (?, ?)",
-                ((s.key, pickle.dumps(s, protocol=pickle.HIGHEST_PROTOCOL)) for s in checkpoint.segments),
+                ((s.key, orjson.dumps(s.to_plain())) for s in checkpoint.segments),
             )
             db.executemany("DELETE FROM segments WHERE key = ?", [(k,) for k in checkpoint.forgotten_segments])
             db.executemany(
@@ -287,6 +320,10 @@ class StateStore:
                 meta["pipeline"] = to_plain(checkpoint.pipeline)
             if checkpoint.skill_labels is not None:
                 meta["skill_labels"] = checkpoint.skill_labels
+            if checkpoint.retention is not None:
+                meta["retention"] = checkpoint.retention
+            if checkpoint.stream_fingerprint is not None:
+                meta["stream_fingerprint"] = checkpoint.stream_fingerprint
             db.executemany(
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)", [(k, orjson.dumps(v).decode()) for k, v in meta.items()]
             )

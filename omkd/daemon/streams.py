@@ -14,6 +14,7 @@ from pathlib import Path
 
 import structlog
 
+from omkd import __version__
 from omkd.daemon.state import StateStore
 from omkd.daemon.tailer import TrackedFile
 from omkd.engine.pipeline import StreamProcessor
@@ -21,6 +22,16 @@ from omkd.engine.segment import SegmenterRules
 from omkd.engine.text_signals import Refiner
 
 log = structlog.get_logger("omkd.ingest")
+
+STREAM_STATE_VERSION = 2
+"""Bumped whenever an engine class a parser state holds changes shape: saved states of another
+version are not loaded (their files are read again from the start)."""
+
+
+def stream_fingerprint(rules_hash: str, max_line_bytes: int) -> str:
+    """What a saved parser state was made by: its format, omkd's version, the rule tables and the
+    configured segmenter rules and judge (``rules_hash``), the line cap."""
+    return f"{STREAM_STATE_VERSION}/{__version__}/{rules_hash}/{max_line_bytes}"
 
 
 def unpickle(state: bytes | None, stream_id: str) -> StreamProcessor | None:

@@ -21,6 +21,14 @@ class Views:
     def ready(self) -> bool:
         return self._daemon.ready
 
+    @property
+    def missing_roots(self) -> tuple[str, ...]:
+        return self._daemon.ingest.stats.missing_roots if self._daemon.ready else ()
+
+    @property
+    def roots(self) -> int:
+        return len(self._daemon.config.roots())
+
     def metrics_snapshot(self) -> bytes:
         return self._daemon.metrics_snapshot()
 
@@ -43,6 +51,11 @@ class Views:
 
     def gaps(
         self, skill: str | None, kind: str | None, since: float | None, limit: int, agent: str | None = None
-    ) -> list[GapEntry]:
-        segments = self._daemon.ingest.live.fold.segments.values()
-        return reports.select_gaps(segments, skill, kind, since, limit, agent)
+    ) -> tuple[list[GapEntry], int]:
+        """The newest gaps of the segments in the window (what the status figures count, so the
+        answer does not depend on when retention last pruned), and how many older ones are kept."""
+        fold = self._daemon.ingest.live.fold
+        inside = reports.select_gaps(fold.in_window(), skill, kind, since, limit, agent)
+        outside = [s for s in fold.segments.values() if not fold.window.contains(s.first_ts)]
+        older = reports.count_gaps(outside, skill, kind, since, agent)
+        return inside, older

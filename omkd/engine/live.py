@@ -41,6 +41,23 @@ class LiveFold:
         self.changed_links: set[str] = set()
         self.changed_rollups: set[tuple[int, str]] = set()
         self.changed_skills: set[str] = set()
+        #: While pruned history is read again (``recount``): segments last active before this had
+        #: been counted and pruned; read again they are kept, not counted again.
+        self.recount_before: float | None = None
+        self._recounted: set[str] = set()
+        """Keys of pruned segments read again during the recount (every update of theirs is kept
+        uncounted until it ends)."""
+
+    def recount(self, before: float) -> None:
+        """Pruned history is about to be read again: do not count twice what was counted before ``before``."""
+        self.recount_before = before if self.recount_before is None else max(self.recount_before, before)
+
+    def end_recount(self) -> int:
+        """The history on disk has been read again; the pruned segments it gave back."""
+        recovered = len(self._recounted)
+        self.recount_before = None
+        self._recounted.clear()
+        return recovered
 
     def restore(
         self,
@@ -99,11 +116,27 @@ class LiveFold:
     def _fold(self, summary: SegmentSummary) -> None:
         fold = self.fold
         old = fold.segments.get(summary.key)
+        if self._recounted_again(summary, old):
+            fold.upsert(summary)  # in the fold (and the window) again; counters and roll-ups had it
+            self.changed_segments.add(summary.key)
+            return
         self._count(old, summary)
         self._rollup(old, -1)
         self._rollup(summary, 1)
         fold.upsert(summary)
         self.changed_segments.add(summary.key)
+
+    def _recounted_again(self, summary: SegmentSummary, old: SegmentSummary | None) -> bool:
+        if summary.key in self._recounted:
+            return True
+        before = self.recount_before
+        if old is not None or before is None:
+            return False
+        last = summary.last_ts if summary.last_ts is not None else summary.first_ts
+        if last is None or last >= before:
+            return False
+        self._recounted.add(summary.key)
+        return True
 
     def _count(self, old: SegmentSummary | None, new: SegmentSummary) -> None:
         row = new.row
@@ -150,6 +183,17 @@ class LiveFold:
         for day_key in [k for k in self.rollups if k[0] < oldest_day]:
             del self.rollups[day_key]
             self.changed_rollups.add(day_key)
+
+    def unrecoverable(self, since: float, until: float) -> int:
+        """Segments the daily roll-ups count from day ``since`` to the day before ``until`` that the
+        fold does not hold: pruned, and not read again (their transcripts are gone). Days are UTC
+        days of a segment's start, so the edges are counted to the day."""
+        first, last = day_of(since), day_of(until)
+        counted = sum(r.segments for (day, _), r in self.rollups.items() if first <= day < last)
+        held = sum(
+            1 for s in self.fold.segments.values() if s.first_ts is not None and first <= day_of(s.first_ts) < last
+        )
+        return max(0, counted - held)
 
     def window(self) -> Window:
         return self.fold.window

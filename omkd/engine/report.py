@@ -157,6 +157,8 @@ class PipelineReport(PipelineCounters):
     """``PipelineCounters`` as reported, every field of it, with what fell outside the window."""
 
     segments_outside_window: int = 0
+    newest_outside_window: str | None = None
+    """The newest event of the segments outside the window (ISO-8601): how far back the history is."""
     skipped_files: dict[str, int] = dataclasses.field(default_factory=dict)
     """``omkd scan``: files below a PATH that were not read, by reason (``not_regular``: a FIFO,
     a device or a socket named ``*.jsonl``; ``symlink_loop``; ``dangling``; ``unreadable``)."""
@@ -275,10 +277,25 @@ def _markers_of(totals: SkillTotals, index: KnowledgeIndex) -> str:
 
 
 def pipeline_report(
-    counters: PipelineCounters, outside_window: int, skipped_files: dict[str, int] | None = None
+    counters: PipelineCounters,
+    outside_window: int,
+    skipped_files: dict[str, int] | None = None,
+    newest_outside: float | None = None,
 ) -> PipelineReport:
     return PipelineReport(
-        **to_plain(counters), segments_outside_window=outside_window, skipped_files=dict(skipped_files or {})
+        **to_plain(counters),
+        segments_outside_window=outside_window,
+        newest_outside_window=iso(newest_outside),
+        skipped_files=dict(skipped_files or {}),
+    )
+
+
+def newest_outside(fold: Fold) -> float | None:
+    """The newest event of the segments the fold keeps outside its window."""
+    contains = fold.window.contains
+    return max(
+        (s.last_ts for s in fold.segments.values() if s.last_ts is not None and not contains(s.first_ts)),
+        default=None,
     )
 
 
@@ -311,6 +328,12 @@ def gap_entries(segments: list[SegmentSummary]) -> list[GapEntry]:
     ]
 
 
+def _chosen(segments: Iterable[SegmentSummary], skill: str | None, agent: str | None) -> list[SegmentSummary]:
+    return [
+        s for s in segments if s.signals and (skill is None or s.skill == skill) and (agent is None or s.agent == agent)
+    ]
+
+
 def select_gaps(
     segments: Iterable[SegmentSummary],
     skill: str | None,
@@ -320,19 +343,31 @@ def select_gaps(
     agent: str | None = None,
 ) -> list[GapEntry]:
     """The newest ``limit`` gaps, optionally of one skill, one agent, one type, and at or after ``since``."""
-    entries = gap_entries(
-        [
-            s
-            for s in segments
-            if s.signals and (skill is None or s.skill == skill) and (agent is None or s.agent == agent)
-        ]
-    )
+    entries = gap_entries(_chosen(segments, skill, agent))
     if kind is not None:
         entries = [e for e in entries if e.type == kind]
     if since is not None:
         cutoff = iso(since) or ""
         entries = [e for e in entries if e.timestamp is not None and e.timestamp >= cutoff]
     return entries[:limit]
+
+
+def count_gaps(
+    segments: Iterable[SegmentSummary],
+    skill: str | None,
+    kind: str | None,
+    since: float | None,
+    agent: str | None = None,
+) -> int:
+    """How many gaps ``select_gaps`` would choose without a limit (none of them built)."""
+    cutoff = iso(since) if since is not None else None
+    return sum(
+        1
+        for segment in _chosen(segments, skill, agent)
+        for signal in segment.signals
+        if (kind is None or signal.type == kind)
+        and (cutoff is None or ((stamp := iso(signal.timestamp)) is not None and stamp >= cutoff))
+    )
 
 
 def top_failed_searches(segments: list[SegmentSummary], limit: int) -> list[FailedSearchPattern]:
@@ -419,7 +454,12 @@ def build_report(
         conventions=[ConventionReport(cwd=cwd, asked=a) for cwd, a in asked if a is not None],
         reproducibility=reproducibility(SCHEMA_VERSION, rules or SegmenterRules(), judge or judge_identity()),
         gaps=gaps if gap_limit is None else gaps[:gap_limit],
-        pipeline=pipeline_report(counters or fold.counters, fold.outside_window, skipped_files),
+        pipeline=pipeline_report(
+            counters or fold.counters,
+            fold.outside_window,
+            skipped_files,
+            newest_outside(fold) if fold.outside_window else None,
+        ),
     )
 
 

@@ -10,13 +10,15 @@ be read later): their summaries carry the link keys by which the fold will learn
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field, fields
-from typing import Final
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, Final
 
 from omkd.engine import patterns, skills
 from omkd.engine.formats import CLAUDE_CODE
 from omkd.engine.signals import Signal
 
+PLAIN_VERSION: Final = 1
+"""The version of ``SegmentSummary.to_plain``'s data."""
 RECENT_MESSAGES: Final = 64
 """Assistant message ids remembered per stream to count a message's tokens and turn once."""
 
@@ -85,6 +87,37 @@ class SegmentSummary:
     def row(self) -> str:
         """The key its figures are kept under: its skill, for its agent (``skills.row_key``)."""
         return skills.row_key(self.skill, self.agent)
+
+    def to_plain(self) -> dict[str, Any]:
+        """Plain data (what the state store saves, as JSON): every field by name, ``PLAIN_VERSION``."""
+        plain: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}
+        plain["signals"] = [
+            {"type": g.type, "turn": g.turn, "timestamp": g.timestamp, "context": g.context,
+             "evidence": g.evidence, "line": g.line}
+            for g in self.signals
+        ]  # fmt: skip
+        plain["accessed"] = sorted(self.accessed)
+        plain["v"] = PLAIN_VERSION
+        return plain
+
+    @classmethod
+    def from_plain(cls, plain: dict[str, Any]) -> SegmentSummary:
+        """The summary of ``to_plain``'s data, of this or an older omkd: a field it lacks takes its
+        default, a field it has that this omkd does not know is left out. ``KeyError``,
+        ``TypeError`` or ``ValueError`` when a field without a default is missing or malformed."""
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            if f.name in plain:
+                values[f.name] = plain[f.name]
+            elif f.default is MISSING:
+                raise KeyError(f.name)
+        values["tokens"] = tuple(int(n) for n in values["tokens"])
+        values["signals"] = tuple(Signal(**signal) for signal in values["signals"])
+        values["accessed"] = frozenset(str(path) for path in values["accessed"])
+        for name in ("user_given", "inherit"):
+            if name in values:
+                values[name] = tuple(values[name])
+        return cls(**values)
 
     @property
     def counts(self) -> bool:
