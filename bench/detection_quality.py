@@ -36,6 +36,8 @@ from omkd.shell import quality
 
 DEFAULT_FIXTURES: Final = REPO_ROOT.parent / "shared" / "fixtures" / "real"
 DEFAULT_LABELS: Final = REPO_ROOT / "tests" / "data" / "tool_calls.jsonl"
+DEFAULT_AGENT_LABELS: Final = REPO_ROOT / "tests" / "data" / "agent_tool_calls.jsonl"
+"""Codex CLI and Gemini CLI calls labelled the same way (reported per agent; no target is set)."""
 TARGETS: Final = {"overall": (0.95, 0.93), "Bash": (0.85, 0.85), "Read": (0.85, 0.85)}
 SEGMENTATION_TARGETS: Final = {"stripped": 0.95, "as written": 0.99}
 
@@ -78,10 +80,24 @@ def table(detection: dict[str, Any], segmentation: dict[str, dict[str, Any]]) ->
     return lines
 
 
+def agent_table(by_agent: dict[str, dict[str, Any]]) -> list[str]:
+    """Failed searches of the other agents' labelled calls, overall per agent (no target: reported)."""
+    lines = ["", "| agent | calls | failed searches (labelled) | TP | FP | FN | precision | recall |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+    for agent, detection in by_agent.items():
+        s = detection["scores"]["overall"]
+        lines.append(
+            f"| {agent} | {s.total} | {s.true_positive + s.false_negative} | {s.true_positive} | {s.false_positive} "
+            f"| {s.false_negative} | {_figure(s.precision)} | {_figure(s.recall)} |"
+        )
+    return lines
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--fixtures", type=Path, default=DEFAULT_FIXTURES)
     parser.add_argument("--labels", type=Path, default=DEFAULT_LABELS)
+    parser.add_argument("--agent-labels", type=Path, default=DEFAULT_AGENT_LABELS)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args(argv)
     run = this_run(__file__, argv)
@@ -91,7 +107,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "stripped": quality.segmentation_agreement(args.fixtures, strip=True),
         "as written": quality.segmentation_agreement(args.fixtures, strip=False),
     }
-    lines = heading("Detection quality", run) + table(detection, segmentation)
+    agent_rows = quality.read_labels(args.agent_labels)
+    by_agent = {
+        agent: quality.failed_search_quality(args.fixtures, [r for r in agent_rows if r["agent"] == agent])
+        for agent in sorted({r["agent"] for r in agent_rows})
+    }
+    lines = heading("Detection quality", run) + table(detection, segmentation) + agent_table(by_agent)
     document = {
         "run": dataclasses.asdict(run),
         "labels": str(args.labels),
@@ -99,6 +120,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                           for name, s in detection["scores"].items()},
         "disagreements": detection["disagreements"],
         "segmentation": segmentation,
+        "agents": {agent: {"failed_search": {name: {**dataclasses.asdict(s), "precision": s.precision,
+                                                    "recall": s.recall} for name, s in q["scores"].items()},
+                           "disagreements": q["disagreements"]} for agent, q in by_agent.items()},
     }  # fmt: skip
     save(args.out, "detection_quality.json", document, "\n".join(lines))
     return 0

@@ -554,3 +554,19 @@ def test_an_80_column_terminal_keeps_the_skill_names(tmp_path: Path) -> None:
         False,
     )
     assert "stability" in wide.file.getvalue()  # type: ignore[attr-defined]
+
+
+def test_the_report_is_the_same_whatever_the_number_of_jobs(real_fixtures: Path, home: Path) -> None:
+    """``--jobs 2`` reads the real fixtures (42 MB, over the parallel threshold) in two worker
+    processes: the JSON report is byte for byte the serial one."""
+    serial = subprocess.run(
+        [sys.executable, "-m", "omkd", "scan", str(real_fixtures), "--json", "--jobs", "1", "--home", str(home)],
+        capture_output=True, check=False, timeout=300,
+    )  # fmt: skip
+    parallel = subprocess.run(
+        [sys.executable, "-m", "omkd", "scan", str(real_fixtures), "--json", "--jobs", "2", "--home", str(home)],
+        capture_output=True, check=False, timeout=300,
+    )  # fmt: skip
+    assert (serial.returncode, parallel.returncode) == (0, 0), parallel.stderr
+    assert json.loads(serial.stdout)["pipeline"]["files"] > 100
+    assert parallel.stdout == serial.stdout

@@ -279,3 +279,48 @@ def test_a_skill_injected_before_the_prompt_that_named_it_still_holds_the_work()
             r.skill("release", "/home/dev/.codex/skills/release/SKILL.md")
         r.say("Cutting 1.4.")
         assert [(s.skill, s.segments) for s in report_of(r.data()).skills] == [("release", 1)], injection_first
+
+
+ODD_LINES = [
+    b'{"type":{"a":1}}',
+    b'{"id":"m","type":"gemini","content":"hi","toolCalls":5}',
+    b'{"type":["x"],"payload":{}}',
+    b'{"timestamp":"x","type":"event_msg","payload":{"type":"exec_command_end","call_id":["a"]}}',
+    b'{"timestamp":"x","type":"response_item","payload":{"type":"reasoning","summary":5}}',
+    b'{"sessionId":"s","projectHash":"p"}',
+    b'{"id":"q","type":["gemini"]}',
+    b'{"id":"r","type":"gemini","toolCalls":[{"id":"c","name":"glob","status":["x"]}]}',
+    b'{"id":"r2","type":"gemini","toolCalls":[{"id":"c2","name":"glob","status":"success","result":[{"functionResponse":5}]}]}',
+]
+
+
+@pytest.mark.parametrize("first", range(len(ODD_LINES)))
+@pytest.mark.parametrize("name", ["a.jsonl", "p/chats/session-x.json"])
+def test_valid_json_of_unexpected_shapes_never_stops_a_stream(first: int, name: str) -> None:
+    """Each odd line first (it decides the format) then all of them, as lines and as a document:
+    nothing raises; whatever cannot be read is counted."""
+    data = b"\n".join([ODD_LINES[first], *ODD_LINES]) + b"\n"
+    stream = StreamProcessor(name)
+    stream.feed(data)
+    stream.close()
+    counters = stream.counters
+    assert sum(counters.bad_lines.values()) + sum(counters.unknown_types.values()) + counters.records > 0
+
+
+def test_a_polled_command_is_answered_by_the_poll_that_ends_it() -> None:
+    """After 0.118 no end event: ``write_stdin`` polls the command's session, and the poll whose output
+    says ``Process exited with code 1`` ends it. The command (an ``rg`` that found nothing) is then
+    answered with what it printed over the polls; each poll is answered as itself."""
+    r = Rollout()
+    r.prompt("is the font installed?")
+    command = r.call("exec_command", {"cmd": "fc-list | rg -i 'Maple Mono'"})
+    r.output(command, "Chunk ID: a1\nWall time: 1.0 seconds\nProcess running with session ID 69075\nOutput:\n")
+    for chunk, ended in (("", False), ("", True)):
+        poll = r.call("write_stdin", {"session_id": 69075, "chars": "", "yield_time_ms": 1000})
+        status = "Process exited with code 1" if ended else "Process running with session ID 69075"
+        r.output(poll, f"Chunk ID: b2\nWall time: 1.0 seconds\n{status}\nOutput:\n{chunk}")
+    r.say("Not installed.")
+    fold, stream = fold_of(r.data())
+    health = row(build_report(fold, ["sessions"]))
+    assert (health.tools.calls, health.tools.answered, stream.counters.orphan_results) == (3, 3, 0)
+    assert (health.by_type["failed_search"], health.tools.failures) == (1, 1)

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -112,3 +114,48 @@ def test_segmentation_agreement_runs_over_the_real_fixtures(real_fixtures: Path,
     found = quality.segmentation_agreement(REAL_FIXTURES, strip=strip)
     assert found["files"] > 0
     assert 0 < found["agree"] <= found["records"]
+
+
+AGENT_LABELS = Path(__file__).parent / "data" / "agent_tool_calls.jsonl"
+
+
+def agent_calls_of(path: Path) -> dict[str, tuple[int, str]]:
+    """call id -> (line, tool) of every Codex or Gemini call, read with python ``json``: a Codex
+    rollout's ``function_call``/``custom_tool_call``, an ``exec --json`` ``command_execution`` item,
+    a Gemini message's ``toolCalls`` (its line: the 1-based message index in a ``.json`` document)."""
+    found: dict[str, tuple[int, str]] = {}
+    messages: Iterable[tuple[int, Any]]
+    if path.suffix == ".json":
+        messages = enumerate(json.loads(path.read_bytes())["messages"], 1)
+    else:
+        messages = ((n, json.loads(line)) for n, line in enumerate(path.read_bytes().splitlines(), 1) if line.strip())
+    for number, record in messages:
+        if not isinstance(record, dict):
+            continue
+        payload = record.get("payload")
+        if isinstance(payload, dict) and payload.get("type") in ("function_call", "custom_tool_call"):
+            found[payload["call_id"]] = (number, payload["name"])
+        item = record.get("item")
+        if (
+            record.get("type") == "item.completed"
+            and isinstance(item, dict)
+            and item.get("type") == "command_execution"
+        ):
+            found[item["id"]] = (number, "command_execution")
+        for call in record.get("toolCalls") or []:
+            found[call["id"]] = (number, call["name"])
+    return found
+
+
+def test_every_agent_label_names_a_real_call_with_a_reason(real_fixtures: Path) -> None:
+    """The Codex and Gemini labels point at real calls, each with a known label and a one-line reason;
+    both agents and their misses are there."""
+    rows = quality.read_labels(AGENT_LABELS)
+    by_file: dict[str, dict[str, tuple[int, str]]] = {}
+    for row in rows:
+        calls = by_file.setdefault(row["file"], agent_calls_of(real_fixtures / row["file"]))
+        assert calls.get(row["call_id"]) == (row["line"], row["tool"]), row
+        assert (row["label"] in quality.CALL_LABELS, 0 < len(row["reason"]) <= 140) == (True, True), row
+    assert len({(r["file"], r["call_id"]) for r in rows}) == len(rows)
+    counts = Counter((r["agent"], r["label"] == "failed_search") for r in rows)
+    assert (counts["codex", True] >= 30, counts["gemini", True] >= 3, len(rows) >= 400) == (True, True, True)

@@ -207,7 +207,7 @@ def test_a_document_gives_the_figures_of_the_same_chat_as_jsonl() -> None:
     assert figures(document) == figures(jsonl)
     # one segment (a typed prompt cuts only a skill's segment): three calls, one of them a fault
     # (a relative path); two misses and a marker; four replies
-    assert figures(jsonl) == [("55b29702-test|55b29702-test|0", 3, 1, 3, 4)]
+    assert figures(jsonl) == [("55b29702-test|55b29702-test@2026-04-08T13:27:20.000Z|0", 3, 1, 3, 4)]
 
 
 def test_a_document_read_in_any_chunking_or_rewritten_gives_its_last_version() -> None:
@@ -269,3 +269,18 @@ def test_the_chats_folder_rule() -> None:
     assert not formats.is_transcript("tmp/proj/logs.json")
     assert not formats.is_transcript("projects/-home-x/abc/subagents/agent-1.meta.json")
     assert json.loads(GeminiChat().document())["sessionId"] == "55b29702-test"
+
+
+def test_chats_of_one_session_id_started_apart_are_two_streams() -> None:
+    """Gemini's A2A server names every chat ``a2a-server``: the start time tells them apart."""
+    fold = Fold()
+    for start in ("2026-07-06T19:05:00.000Z", "2026-07-06T20:22:00.000Z"):
+        chat = GeminiChat(session="a2a-server")
+        chat.jsonl[0]["startTime"] = start
+        chat.prompt("find the spec")
+        chat.reply("", [tool_call("glob", {"pattern": "**/spec.md"}, "No files found matching pattern")])
+        stream = StreamProcessor(f"p/chats/session-{start[:16]}-a2a-serv.jsonl")
+        stream.feed(chat.data())
+        fold.add_stream(stream)
+    fold.finish()
+    assert (fold.overall.segments, fold.overall.by_type["failed_search"]) == (2, 2)

@@ -110,3 +110,137 @@ def test_window_and_retention_changes_give_the_figures_of_one_scan(tmp_path: Pat
         total = sum(v for k, v in counters.items() if k.startswith("omkd_segments_total{"))
         assert total == 4
         assert daemon.stop() == 0, daemon.log_text()
+
+
+# --- reading again, in-process (the Ingest with a manual clock) -----------------------------------
+
+from omkd.daemon.config import Config  # noqa: E402
+from omkd.daemon.ingest import READ_STEP, Ingest  # noqa: E402
+from omkd.daemon.state import Checkpoint, StateStore  # noqa: E402
+from omkd.engine import skills  # noqa: E402
+from omkd.testing import ManualClock  # noqa: E402
+
+
+def config_of(tmp_path: Path, **segments: object) -> Config:
+    return Config.model_validate(
+        {
+            "sources": {"roots": [str(tmp_path / "projects")], "home": str(tmp_path / "home")},
+            "state": {"directory": str(tmp_path / "state")},
+            "window": {"length": "7d", "retention": "30d"},
+            **({"segments": segments} if segments else {}),
+        }
+    )
+
+
+def read_everything(ingest: Ingest) -> None:
+    for file in list(ingest.tailer.files.values()) or ingest.rescan():
+        while ingest.feed(file, READ_STEP):
+            pass
+    ingest.rescan()
+
+
+def older_omkd(config: Config) -> None:
+    """The state as another omkd (or other rules) would have left it: its fingerprint differs."""
+    store = StateStore(config.state_dir())
+    store.open()
+    store.save(Checkpoint(stream_fingerprint="made-by-another-omkd"))
+    store.close()
+
+
+def test_reading_a_kept_stream_again_counts_nothing_twice(tmp_path: Path) -> None:
+    """A stream read again from its start hands out smaller summaries first: the all-time counters
+    measure its growth from what they counted, not from those (8 Glob misses, 17 calls with the Skill)."""
+    ts = iso_ago(1 / 24)
+    records = [cl.user("do it"), cl.tool_use("s", "Skill", {"skill": "deploy"}, "ms"),
+               cl.tool_result("s", "Launching skill: deploy", {"success": True, "commandName": "deploy"})]  # fmt: skip
+    for i in range(8):  # a 100 kB result between misses: the reading takes several steps
+        records += [
+            cl.tool_use(f"r{i}", "Read", {"file_path": f"/p/big{i}.py"}, f"mr{i}"),
+            cl.tool_result(f"r{i}", "x" * 100_000),
+        ]
+        records += [cl.tool_use(f"g{i}", "Glob", {"pattern": f"docs/m{i}.md"}, f"mg{i}"),
+                    cl.tool_result(f"g{i}", "No files found", cl.GLOB_EMPTY)]  # fmt: skip
+    for record in records:
+        record["timestamp"] = ts
+    append(tmp_path / "projects" / "-p" / "s.jsonl", cl.jsonl(records))
+    config, clock = config_of(tmp_path), ManualClock(wall=time.time())
+    seen = []
+    for step in range(2):
+        if step:
+            older_omkd(config)
+        store = StateStore(config.state_dir())
+        ingest = Ingest(config, store, store.open(), clock)
+        assert ingest.recounting == bool(step)
+        read_everything(ingest)
+        ingest.end_rereading()
+        ingest.checkpoint()
+        counted = ingest.exported_counters["deploy"]
+        seen.append((counted.segments, counted.tool_calls, dict(counted.signals), counted.gap_segments))
+        ingest.shutdown()
+        store.close()
+    # 8 misses, none three in a row (a found Read between each two): no repeated_failure
+    assert seen == [(1, 17, {"failed_search": 8}, 1)] * 2
+
+
+def test_segments_other_rules_no_longer_cut_are_forgotten(tmp_path: Path) -> None:
+    """``/foo`` opens a skill's segment; made a built-in, it opens none: read again with that rule,
+    the stream has one segment, as a fresh state would say, not the three the old rules cut."""
+    ts = iso_ago(1 / 24)
+    frame = "<command-message>foo</command-message>\n<command-name>/foo</command-name>\n<command-args></command-args>"
+    records = [
+        cl.user("hello"),
+        cl.text("hi", "m0"),
+        cl.user(frame),
+        cl.tool_use("g1", "Glob", {"pattern": "docs/x.md"}, "m1"),
+        cl.tool_result("g1", "No files found", cl.GLOB_EMPTY),
+        cl.user("now something else"),
+        cl.text("ok", "m2"),
+    ]
+    for record in records:
+        record["timestamp"] = ts
+    append(tmp_path / "projects" / "-p" / "s.jsonl", cl.jsonl(records))
+    clock = ManualClock(wall=time.time())
+    cut = []
+    for builtins in (sorted(skills.BUILTIN_COMMANDS), [*sorted(skills.BUILTIN_COMMANDS), "foo"]):
+        config = config_of(tmp_path, builtin_commands=builtins)
+        store = StateStore(config.state_dir())
+        ingest = Ingest(config, store, store.open(), clock)
+        read_everything(ingest)
+        ingest.end_rereading()
+        cut.append(sorted((s.skill, len(s.signals)) for s in ingest.live.fold.segments.values()))
+        ingest.shutdown()
+        store.close()
+    assert cut == [[("foo", 1), ("general", 0), ("general", 0)], [("general", 1)]]
+
+
+def test_a_kill_while_reading_again_reads_again_at_the_restart(tmp_path: Path) -> None:
+    """The state says it is another omkd's until the reading again ends: killed half way (one of two
+    files read), the restart reads again, and the pruned 50-day segment is still counted once."""
+    root = tmp_path / "projects" / "-home-dev-shop"
+    append(root / "fresh.jsonl", cl.jsonl(segment("skill-fresh", "miss", iso_ago(2))))
+    append(root / "old.jsonl", cl.jsonl(segment("skill-old", "miss", iso_ago(50))))
+    config, clock = config_of(tmp_path), ManualClock(wall=time.time())
+    store = StateStore(config.state_dir())
+    ingest = Ingest(config, store, store.open(), clock)
+    read_everything(ingest)
+    ingest.pruned()
+    ingest.checkpoint()
+    ingest.shutdown()
+    store.close()
+    older_omkd(config)
+    store = StateStore(config.state_dir())
+    ingest = Ingest(config, store, store.open(), clock)
+    fresh = next(f for f in ingest.tailer.files.values() if f.path.endswith("fresh.jsonl"))
+    while ingest.feed(fresh, READ_STEP):
+        pass
+    ingest.checkpoint()
+    store.close()  # kill -9: no shutdown, the reading again never ended
+    store = StateStore(config.state_dir())
+    ingest = Ingest(config, store, store.open(), clock)
+    assert ingest.recounting
+    read_everything(ingest)
+    ingest.end_rereading()
+    ingest.checkpoint()
+    assert {row: c.segments for row, c in ingest.live.counters.items()} == {"skill-fresh": 1, "skill-old": 1}
+    ingest.shutdown()
+    store.close()

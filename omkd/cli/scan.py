@@ -26,7 +26,7 @@ from omkd.engine.report import build_report
 from omkd.engine.segmenting import SegmenterRules
 from omkd.engine.timespec import parse_moment
 from omkd.shell.knowledge import FileKnowledgeIndex
-from omkd.shell.scan import SKIP_REASONS, ScanInputError, Skipped, discover, scan
+from omkd.shell.scan import SKIP_REASONS, ScanInputError, Skipped, discover, scan, usable_cores
 
 if TYPE_CHECKING:
     from omkd.shell.llm_judge import LlmRefiner
@@ -115,6 +115,13 @@ def _rules(config_path: Path | None) -> tuple[SegmenterRules | None, LlmRefiner 
     help="Read [segments] and [hedging] (the LLM judge included) from this daemon config file.",
 )
 @click.option(
+    "--jobs",
+    type=click.IntRange(1),
+    default=None,
+    help="Worker processes reading files (default: the usable cores; 1 reads serially). The report is "
+    "the same whatever the number.",
+)
+@click.option(
     "--home",
     type=click.Path(path_type=Path, file_okay=False),
     default=Path.home(),
@@ -131,12 +138,14 @@ def scan_command(
     save_baseline: Path | None,
     gap_limit: int,
     config_path: Path | None,
+    jobs: int | None,
     home: Path,
 ) -> None:
-    """Scan transcript files or directories (recursively, *.jsonl) and report skill health.
+    """Scan transcript files or directories (recursively) and report skill health.
 
-    Without PATH: the default roots ($CLAUDE_CONFIG_DIR/projects, ~/.claude/projects,
-    ~/.config/claude/projects, those that exist)."""
+    Without PATH: every agent's default folders ($CLAUDE_CONFIG_DIR/projects, ~/.claude/projects,
+    ~/.config/claude/projects, $CODEX_HOME/sessions or ~/.codex/sessions, ~/.gemini/tmp: those
+    that exist)."""
     baseline = check_usage(gate)
     if not paths:
         paths = tuple(root.expanduser() for root in default_roots())
@@ -157,7 +166,7 @@ def scan_command(
         total = sum(f.path.stat().st_size for f in files)
         progress = LazyProgress(total, err) if err.is_terminal else None
         try:
-            fold = scan(files, window, rules, progress=progress, refiner=refiner)
+            fold = scan(files, window, rules, progress=progress, refiner=refiner, jobs=jobs or usable_cores())
         finally:
             if progress is not None:
                 progress.close()

@@ -94,6 +94,7 @@ class Ingest:
         self._saved_retention = restored.meta.retention
         self._recount: tuple[float, float] | None = None
         """(retention before, horizon before) while the history on disk is read again."""
+        self._rereading: list[TrackedFile] = []
         #: The persistent counters as of the last checkpoint: what /metrics exports, so an
         #: exported counter never runs ahead of the saved state and a kill -9 can never make
         #: one go backwards (Prometheus would take that for a reset and count twice).
@@ -102,6 +103,9 @@ class Ingest:
         #: What the parser states were made by (``stream_fingerprint``); saved with the state.
         self.stream_fingerprint = stream_fingerprint(self.rules_hash, config.tail.max_line_bytes)
         outdated = not restored.fresh and restored.meta.stream_fingerprint != self.stream_fingerprint
+        #: The fingerprint checkpoints save: the old one until the reading again ends (a kill -9 before
+        #: then must find the state still marked as another's, and read it again).
+        self._fingerprint_to_save = restored.meta.stream_fingerprint if outdated else self.stream_fingerprint
         if outdated:
             # made by other rules or another omkd: never unpickled, never folded
             saved = [cp for cp in restored.files if cp.state is not None]
@@ -181,10 +185,9 @@ class Ingest:
         now = self.clock.time()
         horizon = now - self.pruned_by
         self._recount = (self.pruned_by, horizon)
-        self.live.recount(horizon)
         files = [f for f in self.tailer.files.values() if self._on_disk(f)]
-        for file in files:
-            self._restart(file)
+        self.live.recount(horizon, {self.streams.name_of(f.path) for f in files})
+        self._rereading = [self._restart(file) for file in files]
         log.info(
             "history_reread",
             reason=reason,
@@ -203,7 +206,7 @@ class Ingest:
             return False
         return (info.st_dev, info.st_ino) == file.identity
 
-    def _restart(self, file: TrackedFile) -> None:
+    def _restart(self, file: TrackedFile) -> TrackedFile:
         """Read a followed file again from 0 as a new stream (its old parser state is dropped, not
         folded: what it would hand out, the new reading gives again under the same keys)."""
         fd, file.fd = file.fd, None
@@ -211,9 +214,12 @@ class Ingest:
         self.tailer.untrack(file)
         self._dirty_files.discard(file.stream_id)
         self._dropped_files.append(file.stream_id)
-        fresh = TrackedFile(new_stream_id(), file.path, file.dev, file.ino, fd=fd, size=file.size)
+        fresh = TrackedFile(
+            new_stream_id(), file.path, file.dev, file.ino, fd=fd, size=file.size, mtime_ns=file.mtime_ns
+        )
         self.tailer.track(fresh)
         self.start(fresh)
+        return fresh
 
     def end_rereading(self) -> None:
         """Everything on disk has been read again: what came back, and what could not."""
@@ -221,7 +227,11 @@ class Ingest:
             return
         before, horizon = self._recount
         self._recount = None
-        recovered = self.live.end_recount()
+        # a file read again to its end gave all its segments: those it no longer gives are gone
+        read = {self.streams.name_of(f.path) for f in self._rereading if f.read_offset >= f.size}
+        recovered, gone = self.live.end_recount(read)
+        self._rereading = []
+        self._fingerprint_to_save = self.stream_fingerprint
         now = self.clock.time()
         lost = self.live.unrecoverable(now - self.config.window.retention, horizon)
         self.stats.unrecoverable_segments = lost
@@ -232,6 +242,7 @@ class Ingest:
             retention_seconds=self.config.window.retention,
             segments_recovered=recovered,
             segments_unrecoverable=lost,
+            segments_no_longer_cut=gone,
             note=("their transcripts are gone from disk: only the daily roll-ups still count them" if lost else None),
         )
         self.version += 1
@@ -404,10 +415,14 @@ class Ingest:
         fd, file.fd = file.fd, None
         self.close_stream(file)
         self.stats.files_truncated += 1
-        fresh = TrackedFile(new_stream_id(), file.path, file.dev, file.ino, fd=fd, size=file.size)
+        fresh = TrackedFile(
+            new_stream_id(), file.path, file.dev, file.ino, fd=fd, size=file.size, mtime_ns=file.mtime_ns
+        )
         if fd is not None:
             with contextlib.suppress(OSError):
-                fresh.size = os.fstat(fd).st_size
+                info = os.fstat(fd)
+                # the version read now: a rescan that finds the same size and time reads it no more
+                fresh.size, fresh.mtime_ns = info.st_size, info.st_mtime_ns
         self.tailer.track(fresh)
         self.start(fresh)
         return fresh
@@ -495,7 +510,7 @@ class Ingest:
                 pipeline=self.pipeline,
                 skill_labels=self.skill_labels,
                 retention=self.pruned_by,
-                stream_fingerprint=self.stream_fingerprint,
+                stream_fingerprint=self._fingerprint_to_save,
             )
             self.store.save(checkpoint)
         except (Exception, RecursionError) as error:  # a full disk or a broken store must not stop reading

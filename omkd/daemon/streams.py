@@ -23,7 +23,7 @@ from omkd.engine.text_signals import Refiner
 
 log = structlog.get_logger("omkd.ingest")
 
-STREAM_STATE_VERSION = 2
+STREAM_STATE_VERSION = 3
 """Bumped whenever an engine class a parser state holds changes shape: saved states of another
 version are not loaded (their files are read again from the start)."""
 

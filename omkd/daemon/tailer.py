@@ -292,7 +292,11 @@ class Tailer:
             return
         try:
             # A whole-document chat is rewritten, never appended to: any change is a new version.
-            replaced = info.st_size < file.read_offset or formats.is_document(path) or not self.head_matches(file)
+            replaced = (
+                info.st_size < file.read_offset
+                or (changed and file.read_offset > 0 and formats.is_document(path))
+                or not self.head_matches(file)
+            )
         except FileNotFoundError:
             replaced = True  # another file at the path by the time it was opened
         except OSError as error:

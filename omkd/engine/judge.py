@@ -134,6 +134,10 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
     if result.is_error:
         if code in rule.not_run_codes:
             return Verdict(Outcome.FAILED, key, rule="shell.not_run")
+        if code in rule.no_lines_codes and _stdout_empty(result) and shell.ends_in(parsed, rule.line_selectors):
+            # grep and rg exit 1 when no line matched (errors are 2), and nothing came out on
+            # stdout: what the shell printed on stderr (a login profile's complaint) is not a hit
+            return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.no_lines_selected")
         # A search that exits non-zero with no output found nothing; anything else in the output
         # is another part failing (a build, a test, git): not a missing thing.
         if not own:
@@ -148,6 +152,14 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
 
 
 NAME_OR_PATH = patterns.NAME_GIVEN
+
+
+def _stdout_empty(result: ToolResult) -> bool:
+    """The result says apart what the command wrote on stdout (``detail["stdout"]``), and it is empty."""
+    detail = result.detail
+    return isinstance(detail, dict) and detail.get("stdout") == ""
+
+
 """A shell search's target is a name (``find -name X``, ``ls X``): the person may have typed it."""
 
 

@@ -21,6 +21,16 @@ from omkd.engine.summary import SegmentSummary
 from omkd.engine.timespec import day_of
 
 
+def _reaches(new: SegmentSummary, counted: SegmentSummary) -> bool:
+    """``new`` holds at least every counted figure of ``counted`` (its growth is counted from it)."""
+    return (
+        new.tool_calls >= counted.tool_calls
+        and new.tool_failures >= counted.tool_failures
+        and len(new.signals) >= len(counted.signals)
+        and new.weight >= counted.weight
+    )
+
+
 def _signal_counts(summary: SegmentSummary | None) -> Counter[str]:
     return Counter(s.type for s in summary.signals) if summary is not None else Counter()
 
@@ -47,17 +57,39 @@ class LiveFold:
         self._recounted: set[str] = set()
         """Keys of pruned segments read again during the recount (every update of theirs is kept
         uncounted until it ends)."""
+        self._unconfirmed: set[str] = set()
+        """Keys of the streams read again that the new reading has not given yet: at the end of the
+        recount, those it never gave (other rules cut other segments) are forgotten."""
+        self._counted: dict[str, SegmentSummary] = {}
+        """What the counters counted of a segment, where the fold now holds less of it (a stream read
+        again from its start hands out smaller summaries first): the high-water mark its growth is
+        measured from, until the new reading passes it."""
 
-    def recount(self, before: float) -> None:
-        """Pruned history is about to be read again: do not count twice what was counted before ``before``."""
+    def recount(self, before: float, streams: Iterable[str] = ()) -> None:
+        """These streams are about to be read again from their start: do not count twice what was
+        counted (pruned segments last active before ``before`` included)."""
         self.recount_before = before if self.recount_before is None else max(self.recount_before, before)
+        names = set(streams)
+        self._unconfirmed |= {key for key, s in self.fold.segments.items() if s.stream in names}
 
-    def end_recount(self) -> int:
-        """The history on disk has been read again; the pruned segments it gave back."""
+    def end_recount(self, reread: set[str] | None = None) -> tuple[int, int]:
+        """The history on disk has been read again (the streams ``reread`` to their end; None: all):
+        (pruned segments it gave back, segments it no longer gives, forgotten)."""
         recovered = len(self._recounted)
+        gone = [
+            key
+            for key in self._unconfirmed
+            if (summary := self.fold.segments.get(key)) is not None and (reread is None or summary.stream in reread)
+        ]
+        for key in gone:
+            self._rollup(self.fold.segments.get(key), -1)
+            self.fold.forget(key)
+            self._counted.pop(key, None)
+            self.changed_segments.add(key)
         self.recount_before = None
         self._recounted.clear()
-        return recovered
+        self._unconfirmed.clear()
+        return recovered, len(gone)
 
     def restore(
         self,
@@ -115,12 +147,19 @@ class LiveFold:
 
     def _fold(self, summary: SegmentSummary) -> None:
         fold = self.fold
-        old = fold.segments.get(summary.key)
+        key = summary.key
+        old = fold.segments.get(key)
+        self._unconfirmed.discard(key)
         if self._recounted_again(summary, old):
             fold.upsert(summary)  # in the fold (and the window) again; counters and roll-ups had it
-            self.changed_segments.add(summary.key)
+            self.changed_segments.add(key)
             return
-        self._count(old, summary)
+        counted = self._counted.get(key, old)
+        self._count(counted, summary)
+        if counted is not None and not _reaches(summary, counted):
+            self._counted[key] = counted
+        else:
+            self._counted.pop(key, None)
         self._rollup(old, -1)
         self._rollup(summary, 1)
         fold.upsert(summary)
@@ -177,6 +216,7 @@ class LiveFold:
         stale = [key for key, s in self.fold.segments.items() if (s.last_ts or s.first_ts or now) < horizon]
         for key in stale:
             self.fold.forget(key)
+            self._counted.pop(key, None)
             self.changed_segments.add(key)
         self.fold.links.forget_before(horizon)
         oldest_day = day_of(now) - self.rollup_days

@@ -55,8 +55,7 @@ REFUSED_TEXTS: Final = (
     "InputValidationError",
     "Tool execution denied by policy",  # Gemini CLI's policy engine
     "not found in registry",  # Gemini CLI: a tool name it does not have
-    "sandbox denied exec error",  # Codex CLI: the sandbox stopped the command
-    "Sandbox(Denied",
+    "Sandbox(Denied",  # Codex CLI: the sandbox would not start the command
 )
 """The harness refused to run the call: a tool fault (counted as a failure), never a gap."""
 NOT_GAP_SEARCH_CHARS: Final = 400
@@ -183,8 +182,12 @@ class ShellRule:
     part of a ``&&`` / ``||`` / ``;`` list) is one. ``programs``: a run of one of these is a
     search; ``subcommands``: a program that searches only with this first argument (``git
     grep``, ``command -v``); ``path_programs``: a search only with a path operand (``ls`` alone
-    lists the cwd). ``test_programs`` with one of ``test_flags`` probe for existence: their
-    exit status is the answer, so only a hidden fallback or an error makes them a miss.
+    lists the cwd; ``sed -n '1,200p' FILE``, ``head``, ``tail`` read it, as Codex reads files),
+    and never with one of ``editing_flags`` (``sed -i`` edits). ``test_programs`` with one of
+    ``test_flags`` probe for existence: their exit status is the answer, so only a hidden fallback
+    or an error makes them a miss. ``line_selectors`` exit with one of ``no_lines_codes`` when no
+    line matched (their errors exit 2): a command whose exit status is theirs and is that code found
+    nothing, whatever else was printed.
     ``empty_outputs``: outputs meaning the search printed nothing. ``no_match``: the
     ``returnCodeInterpretation`` Claude Code gives grep's exit code 1. ``not_found_lines``:
     an output made only of such lines is the search programs' own "not there" (Claude Code
@@ -198,6 +201,7 @@ class ShellRule:
     programs: frozenset[str]
     subcommands: frozenset[tuple[str, str]]
     path_programs: frozenset[str]
+    editing_flags: frozenset[str]
     test_programs: frozenset[str]
     test_flags: frozenset[str]
     empty_outputs: frozenset[str]
@@ -205,6 +209,8 @@ class ShellRule:
     not_found_lines: re.Pattern[str]
     exit_code_line: re.Pattern[str]
     not_run_codes: frozenset[int]
+    line_selectors: frozenset[str]
+    no_lines_codes: frozenset[int]
     fallbacks: frozenset[str]
     syntax_errors: tuple[str, ...]
 
@@ -213,7 +219,10 @@ SHELL_TOOLS: Final = frozenset({"Bash", "PowerShell"})
 SHELL_RULE: Final = ShellRule(
     programs=frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "locate", "which", "type"}),
     subcommands=frozenset({("git", "grep"), ("command", "-v")}),
-    path_programs=frozenset({"ls", "cat", "dir", "Get-ChildItem", "Test-Path", "Get-Content", "stat", "tree"}),
+    path_programs=frozenset(
+        {"ls", "cat", "head", "tail", "sed", "dir", "Get-ChildItem", "Test-Path", "Get-Content", "stat", "tree"}
+    ),
+    editing_flags=frozenset({"-i", "--in-place"}),
     test_programs=frozenset({"test", "[", "[["}),
     test_flags=frozenset({"-e", "-f", "-d"}),
     empty_outputs=frozenset({"", "(Bash completed with no output)"}),
@@ -227,6 +236,8 @@ SHELL_RULE: Final = ShellRule(
     ),
     exit_code_line=re.compile(r"^Exit code (\d+)$"),
     not_run_codes=frozenset({126, 127}),
+    line_selectors=frozenset({"grep", "egrep", "fgrep", "rg"}),
+    no_lines_codes=frozenset({1}),
     fallbacks=frozenset({"echo", "printf"}),
     syntax_errors=(
         "unexpected EOF while looking for matching",

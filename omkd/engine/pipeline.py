@@ -21,7 +21,7 @@ from omkd.engine import formats
 from omkd.engine.counters import PipelineCounters, StreamCounters
 from omkd.engine.formats.claude_code import ClaudeCodeAdapter
 from omkd.engine.formats.codex import CodexAdapter
-from omkd.engine.formats.common import INVALID_JSON
+from omkd.engine.formats.common import BAD_SHAPE, INVALID_JSON
 from omkd.engine.formats.gemini import GeminiAdapter
 from omkd.engine.health import SkillTotals
 from omkd.engine.lines import DEFAULT_MAX_LINE_BYTES, LineSplitter
@@ -162,8 +162,13 @@ class StreamProcessor:
             self._detect(lines)
             decode = self.adapter.decode
         for line in lines:
-            for event in decode(line):
-                handle(event)
+            try:
+                for event in decode(line):
+                    handle(event)
+            except (TypeError, AttributeError, KeyError, ValueError, IndexError):
+                # a record whose fields have shapes no adapter rule expects: counted, skipped (one
+                # valid JSON line must never stop a scan or the daemon)
+                counters.bad_lines[BAD_SHAPE] += 1
 
     def take_changed(self) -> list[SegmentSummary]:
         return self.segmenter.take_changed()
@@ -196,10 +201,11 @@ class StreamProcessor:
         document = self._document
         assert document is not None
         adapter = GeminiAdapter(StreamCounters())
-        events = adapter.decode_document(bytes(document))
-        if adapter.counters.bad_lines and (self._whole or not final):
+        decoded = adapter.decode_document(bytes(document))
+        if decoded is None and (self._whole or not final):
             return  # the last whole reading stands (or none yet)
-        self._whole = not adapter.counters.bad_lines
+        events = decoded or []
+        self._whole = decoded is not None
         old = self.segmenter
         counters = adapter.counters
         counters.bytes = self.bytes_read
@@ -216,13 +222,33 @@ class StreamProcessor:
         )
         handle = self.segmenter.handle
         for event in events:
-            handle(event)
+            try:
+                handle(event)
+            except (TypeError, AttributeError, KeyError, ValueError, IndexError):
+                self.counters.bad_lines[BAD_SHAPE] += 1
 
     def close(self) -> list[SegmentSummary]:
         """The stream ended: its open segment closes (no figure changes)."""
         if self._document is not None and not self._whole:
             self._read_document(final=True)  # never whole: counted as what it is
         return self.segmenter.close()
+
+
+@dataclass(frozen=True, slots=True)
+class StreamRead:
+    """What a stream read to its end gives the fold: plain values, so that a worker process can
+    read a file and hand it back (``omkd scan --jobs``)."""
+
+    summaries: list[SegmentSummary]
+    links: list[Link]
+    counters: StreamCounters
+    partial_at_end: bool
+
+    @classmethod
+    def of(cls, stream: StreamProcessor) -> StreamRead:
+        """Close ``stream`` and take what it gives."""
+        summaries = stream.close()
+        return cls(summaries, stream.take_links(), stream.counters, bool(stream.splitter.pending_bytes))
 
 
 def segment_fingerprint(key: str) -> int:
@@ -249,23 +275,27 @@ class Fold:
         return len(self.segments) - self.overall.segments
 
     def add_stream(self, stream: StreamProcessor) -> None:
-        """Fold a stream read to its end: its segments, its links and its counters.
+        """Fold a stream read to its end (``StreamRead.of``)."""
+        self.add_read(StreamRead.of(stream))
+
+    def add_read(self, read: StreamRead) -> None:
+        """Fold what a stream read to its end gave: its segments, its links and its counters.
 
         A sub-agent segment whose launching stream is not folded yet waits in ``links``;
         ``finish`` folds what still waits once every stream is in. Two copies of one stream (a
         session kept at two moments) give the same segment keys: the copy read further wins, in
         whatever order they come.
         """
-        for summary in stream.close():
-            folded = self.segments.get(summary.key)
+        for summary in read.summaries:
+            folded = self.segments.get(summary.key) or self.links.pending.get(summary.key)
             if folded is not None and folded.end_line > summary.end_line:
                 continue  # another copy of the same stream, read further: its figures include these
             self.offer(summary)
-        for link in stream.take_links():
+        for link in read.links:
             self.learn(link)
-        self.counters.add_stream(stream.counters)
+        self.counters.add_stream(read.counters)
         self.counters.files += 1
-        if stream.splitter.pending_bytes:
+        if read.partial_at_end:
             self.counters.partial_at_end += 1
 
     def offer(self, summary: SegmentSummary) -> None:

@@ -146,7 +146,9 @@ def _is_search(stage: Stage) -> bool:
         return True
     if stage.args and (stage.program, stage.args[0]) in rule.subcommands:
         return True
-    return stage.program in rule.path_programs and bool(operands(stage.args))
+    if stage.program not in rule.path_programs or any(a.startswith(tuple(rule.editing_flags)) for a in stage.args):
+        return False
+    return bool(operands(stage.args))
 
 
 def _is_test(stage: Stage) -> bool:
@@ -223,6 +225,13 @@ def output_of(text: str, is_error: bool, detail: object = None) -> tuple[str, in
         if text.strip() == "Error":
             return "", None
     return text, None
+
+
+def ends_in(parsed: ParsedCommand, programs: frozenset[str]) -> bool:
+    """The command's exit status is one of ``programs``': the last stage of its last list element."""
+    if not parsed.elements or not parsed.elements[-1]:
+        return False
+    return parsed.elements[-1][-1].program in programs
 
 
 def output_lines(output: str) -> list[str]:

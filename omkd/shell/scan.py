@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import itertools
 import os
 import stat
 from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from omkd.engine import formats
-from omkd.engine.pipeline import Fold, StreamProcessor, Window
+from omkd.engine.pipeline import Fold, StreamProcessor, StreamRead, Window
 from omkd.engine.segment import SegmenterRules
 
 if TYPE_CHECKING:
@@ -136,19 +138,42 @@ def scan(
     rules: SegmenterRules | None = None,
     progress: Progress | None = None,
     refiner: LlmRefiner | None = None,
+    jobs: int = 1,
 ) -> Fold:
     """Fold every file, one stream per file (a bare path is named by its file name).
 
-    With an LLM judge, the files are read twice when the first reading queued candidates it had
-    no cached verdict for: they are asked in between, and the second reading finds them cached.
+    With ``jobs`` > 1 the files are read by that many worker processes and folded here in the
+    order given, so the fold is the one a serial read makes (the report is byte for byte the
+    same); small scans, and scans with an LLM judge, are read here. With an LLM judge, the files
+    are read twice when the first reading queued candidates it had no cached verdict for: they
+    are asked in between, and the second reading finds them cached.
     """
     sources = [item if isinstance(item, Source) else Source(item, item.name) for item in files]
-    fold = _fold(sources, window, rules, progress, refiner)
+    fold = _fold(sources, window, rules, progress, refiner, jobs if refiner is None else 1)
     if refiner is not None and refiner.pending:
         asyncio.run(refiner.drain())
         with refiner.quietly():
-            fold = _fold(sources, window, rules, None, refiner)
+            fold = _fold(sources, window, rules, None, refiner, 1)
     return fold
+
+
+PARALLEL_FROM_BYTES: Final = 8 * 1000 * 1000
+"""Below this much to read, worker processes cost more than they save (a process start each)."""
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity), the default of ``--jobs``."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def read_stream(source: Source, rules: SegmenterRules | None) -> StreamRead:
+    """Read one file to its end (in a worker process, or here)."""
+    stream = StreamProcessor(source.name, rules)
+    scan_file(source.path, stream)
+    return StreamRead.of(stream)
 
 
 def _fold(
@@ -157,11 +182,30 @@ def _fold(
     rules: SegmenterRules | None,
     progress: Progress | None,
     refiner: LlmRefiner | None,
+    jobs: int = 1,
 ) -> Fold:
     fold = Fold(window=window or Window())
-    for source in sources:
-        stream = StreamProcessor(source.name, rules, refiner=refiner)
-        scan_file(source.path, stream, progress)
-        fold.add_stream(stream)
+    sizes = [_size(source.path) for source in sources]
+    if jobs > 1 and len(sources) > 1 and sum(sizes) >= PARALLEL_FROM_BYTES:
+        workers = min(jobs, len(sources))
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            # map yields in the order given: the fold sees the files as a serial read does
+            reads = pool.map(read_stream, sources, itertools.repeat(rules), chunksize=1)
+            for read, size in zip(reads, sizes, strict=True):
+                fold.add_read(read)
+                if progress is not None:
+                    progress(size)
+    else:
+        for source in sources:
+            stream = StreamProcessor(source.name, rules, refiner=refiner)
+            scan_file(source.path, stream, progress)
+            fold.add_stream(stream)
     fold.finish()
     return fold
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

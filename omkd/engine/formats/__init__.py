@@ -79,6 +79,8 @@ def detect(first: bytes) -> str:
     if not isinstance(record, dict):
         return CLAUDE_CODE_JSONL
     kind = record.get("type")
+    if not isinstance(kind, str | None):
+        return CLAUDE_CODE_JSONL  # a malformed record: Claude Code's adapter counts it
     if isinstance(record.get("payload"), dict) and kind in _CODEX_TYPES:
         return CODEX_ROLLOUT
     if kind in _CODEX_EXEC_TYPES and "uuid" not in record:

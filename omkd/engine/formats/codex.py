@@ -15,7 +15,7 @@ A rollout (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``, 0.40 to 0.154 seen)
   the output given to the rules is the command's own, without those headers.
 - ``web_search_call`` records the query and never its result: skipped (and counted), since
   whether it found anything cannot be known.
-- ``compacted`` lines and ``context_compacted`` events are compactions.
+- ``compacted`` lines are compactions (the ``context_compacted`` event beside each is the same one).
 
 An assistant "message" (one model response) is every agent item between two inputs (a user
 message or a tool output): it counts one turn, as one Claude Code message does.
@@ -52,8 +52,16 @@ NOT_TYPED: Final = (
 SKILL_INJECTION: Final = re.compile(r"^\s*<skill>\s*<name>\s*([^<]+?)\s*</name>")
 _EXIT_HEADER: Final = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)\s*$", re.MULTILINE)
 _OUTPUT_MARK: Final = "\nOutput:\n"
-_HEADER_LINES: Final = 8
-"""The headers Codex puts before ``Output:`` (command, chunk, wall time, exit code, counts)."""
+_SANDBOXED_EXIT: Final = re.compile(
+    r"^failed in sandbox \S+ with execution error: sandbox denied exec error, exit code: (-?\d+), "
+    r"stdout: (.*?), stderr: (.*)$",
+    re.DOTALL,
+)
+"""Codex 0.40's report of a command that exited non-zero inside the sandbox (it ran; the words
+"sandbox denied" are Codex's guess): the exit code and the command's own stdout and stderr."""
+_HEADER_LINES: Final = 6
+"""The header lines Codex puts between the command and ``Output:`` (chunk, wall time, exit code,
+token counts), looked at from the end: a command of several lines comes before them."""
 FAILED_PREFIXES: Final = ("exec_command failed for", "failed in sandbox", "aborted by user", "patch rejected by user")
 """Outputs that say the call did not run to completion (no exit code header)."""
 QUIET_TYPES: Final = frozenset({"session_meta", "turn_context", "world_state"})
@@ -94,12 +102,22 @@ def unwrap_shell(command: str) -> str:
 
 
 RUNNING: Final = "Process running with session ID"
-"""An ``exec_command`` output written while the command still runs: not its answer (that comes
-as an ``exec_command_end`` event, or not at all)."""
+_SESSION: Final = re.compile(r"Process running with session ID (\d+)")
+"""An ``exec_command`` output written while the command still runs: not its answer. That comes as
+an ``exec_command_end`` event (0.118 and before), or as the output of the ``write_stdin`` poll of
+its session that ends it (``Process exited with code N``)."""
+
+
+def still_running(output: str) -> bool:
+    """The output was written while its command ran (in its headers: after a command of any length)."""
+    mark = output.find(_OUTPUT_MARK)
+    head = output[:mark] if mark >= 0 else output[:400]
+    return RUNNING in "\n".join(head.split("\n")[-_HEADER_LINES:])
 
 
 def parse_output(output: object) -> tuple[bool, str, int | None]:
-    """(failed, the tool's own output, exit code) of a Codex tool output."""
+    """(failed, the tool's own output, exit code) of a Codex tool output (``result_of`` adds what
+    the output tells apart)."""
     if isinstance(output, dict):
         text = output.get("output")
         return False, text if isinstance(text, str) else "", None
@@ -118,14 +136,23 @@ def parse_output(output: object) -> tuple[bool, str, int | None]:
             return False, decoded["output"], None
     mark = output.find(_OUTPUT_MARK)
     head = output if mark < 0 else output[:mark]
-    if head.count("\n") <= _HEADER_LINES:
+    if mark >= 0 and head.startswith(("Command:", "Chunk ID:", "Wall time:", "Exit code:")):
+        # the headers after ``Command:`` (which may span lines: a here-document) end the head
+        found = _EXIT_HEADER.search("\n".join(head.split("\n")[-_HEADER_LINES:]))
+        body = output[mark + len(_OUTPUT_MARK) :]
+        if found is not None:
+            code = int(found.group(1))
+            return code != 0, body, code
+        return False, body, None
+    if mark < 0 and head.count("\n") <= _HEADER_LINES:
         found = _EXIT_HEADER.search(head)
         if found is not None:
             code = int(found.group(1))
-            body = output[mark + len(_OUTPUT_MARK) :] if mark >= 0 else ""
-            return code != 0, body, code
-        if mark >= 0 and head.startswith(("Command:", "Chunk ID:", "Wall time:")):
-            return False, output[mark + len(_OUTPUT_MARK) :], None
+            return code != 0, "", code
+    sandboxed = _SANDBOXED_EXIT.match(output)
+    if sandboxed is not None:
+        # 0.40 under Seatbelt reports every non-zero exit so: the command ran and exited with N
+        return True, sandboxed.group(2) + sandboxed.group(3), int(sandboxed.group(1))
     if output.startswith(FAILED_PREFIXES) or (output.startswith("Wall time:") and "aborted by user" in output):
         return True, output, None
     return False, output, None
@@ -138,7 +165,10 @@ class CodexAdapter:
 
     __slots__ = (
         "_message",
+        "_partial",
+        "_polls",
         "_running",
+        "_sessions",
         "_skill",
         "_unknown",
         "agent_id",
@@ -165,6 +195,11 @@ class CodexAdapter:
         self._message = ""
         #: calls whose output came while their command still ran: their end event answers them.
         self._running: set[str] = set()
+        #: a running command's session id -> its call; a ``write_stdin`` poll -> the command it polls;
+        #: what a running command printed so far.
+        self._sessions: dict[str, str] = {}
+        self._polls: dict[str, str] = {}
+        self._partial: dict[str, str] = {}
         #: a skill injection not handed out yet (``_with_skill``).
         self._skill: CommandInvoked | None = None
 
@@ -197,15 +232,14 @@ class CodexAdapter:
             return self._with_skill(self._item(payload, timestamp))
         if kind == "event_msg":
             event = payload.get("type")
-            if event == "context_compacted":
-                return [Compaction(timestamp)]
-            if event == "exec_command_end" and payload.get("call_id") in self._running:
+            call = payload.get("call_id")
+            if event == "exec_command_end" and isinstance(call, str) and call in self._running:
                 return self._command_end(payload, timestamp)
             self.counters.ignored[SKIPPED_EVENTS] += 1
             return []
         if kind == "compacted":
-            return [Compaction(timestamp)]
-        if kind in QUIET_TYPES:
+            return [Compaction(timestamp)]  # (its ``context_compacted`` event is the same one)
+        if isinstance(kind, str) and kind in QUIET_TYPES:
             self._meta(kind, payload)
             self.counters.ignored[kind] += 1
             return []
@@ -257,7 +291,7 @@ class CodexAdapter:
             summary = payload.get("summary")
             texts = [
                 part["text"]
-                for part in summary or ()
+                for part in (summary if isinstance(summary, list) else ())
                 if isinstance(part, dict) and isinstance(part.get("text"), str) and part["text"].strip()
             ]
             message = self._reply()
@@ -271,26 +305,61 @@ class CodexAdapter:
                 self.counters.bad_lines[BAD_SHAPE] += 1
                 return []
             output = payload.get("output")
-            if isinstance(output, str) and RUNNING in output[:400]:
+            polled = self._polls.pop(call_id, None)
+            if polled is not None:
+                return self._poll_answer(call_id, polled, output, timestamp)
+            if isinstance(output, str) and still_running(output):
                 self._running.add(call_id)
+                session = _SESSION.search(output)
+                if session is not None:
+                    self._sessions[session.group(1)] = call_id
+                    self._partial[call_id] = parse_output(output)[1]
                 self.counters.ignored["still_running"] += 1
                 return []
             failed, text, code = parse_output(output)
-            return [ToolResult(timestamp, call_id, failed, text, {"exit_code": code} if code is not None else None)]
+            detail: dict[str, object] | None = {"exit_code": code} if code is not None else None
+            sandboxed = _SANDBOXED_EXIT.match(output) if isinstance(output, str) else None
+            if sandboxed is not None:
+                detail = {"exit_code": code, "stdout": sandboxed.group(2)}
+            return [ToolResult(timestamp, call_id, failed, text, detail)]
         if item == "web_search_call":
             self.counters.ignored["web_search_call"] += 1  # its result is never written
             return []
         self._count_unknown(f"response_item/{item}")
         return []
 
+    def _poll_answer(self, poll_id: str, command_id: str, output: object, timestamp: float | None) -> list[Event]:
+        """The answer to a ``write_stdin`` poll of a command still running: the poll itself succeeded;
+        when the output ends the command (its exit code), the command's call is answered with what
+        it printed over all the polls."""
+        failed, text, code = parse_output(output)
+        events: list[Event] = [ToolResult(timestamp, poll_id, False, text, None)]
+        if command_id not in self._running:
+            return events
+        if isinstance(output, str) and still_running(output):
+            self._partial[command_id] = self._partial.get(command_id, "") + text
+            return events
+        self._forget_session(command_id)
+        whole = self._partial.pop(command_id, "") + text
+        detail = {"exit_code": code} if code is not None else None
+        return [*events, ToolResult(timestamp, command_id, failed, whole, detail)]
+
+    def _forget_session(self, command_id: str) -> None:
+        self._running.discard(command_id)
+        self._sessions = {k: v for k, v in self._sessions.items() if v != command_id}
+
     def _command_end(self, payload: dict[str, Any], timestamp: float | None) -> list[Event]:
         call_id = payload["call_id"]
-        self._running.discard(call_id)
+        self._forget_session(call_id)
+        self._partial.pop(call_id, None)
         code = payload.get("exit_code")
         code = code if isinstance(code, int) and not isinstance(code, bool) else None
         output = payload.get("aggregated_output")
         failed = code is not None and code != 0
-        detail = {"exit_code": code} if code is not None else None
+        detail: dict[str, object] | None = {"exit_code": code} if code is not None else None
+        stdout = payload.get("stdout")
+        if detail is not None and isinstance(stdout, str):
+            detail["stdout"] = stdout
         return [ToolResult(timestamp, call_id, failed, output if isinstance(output, str) else "", detail)]
 
     def _message_item(self, payload: dict[str, Any], timestamp: float | None) -> list[Event]:
@@ -334,6 +403,9 @@ class CodexAdapter:
         command = shell_command(arguments)
         if command is not None:
             arguments = {**arguments, "command": command}
+        session = arguments.get("session_id")
+        if name == "write_stdin" and str(session) in self._sessions:
+            self._polls[call_id] = self._sessions[str(session)]
         return [ToolCall(timestamp, self._reply(), call_id, name, bounded(arguments), None, None)]
 
     def _exec_event(self, record: dict[str, Any], kind: str) -> list[Event]:

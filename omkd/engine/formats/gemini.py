@@ -68,8 +68,10 @@ def shell_output(text: str) -> tuple[str, int | None]:
 
 def _response_text(call: dict[str, Any]) -> tuple[str, bool]:
     """(text, has an ``error``) of a tool call's function response."""
-    for part in call.get("result") or ():
-        response = part.get("functionResponse", {}).get("response") if isinstance(part, dict) else None
+    result = call.get("result")
+    for part in result if isinstance(result, list) else ():
+        function = part.get("functionResponse") if isinstance(part, dict) else None
+        response = function.get("response") if isinstance(function, dict) else None
         if isinstance(response, dict):
             if "error" in response:
                 return str(response["error"]), True
@@ -99,6 +101,7 @@ class GeminiAdapter:
         "kind",
         "line",
         "session_id",
+        "started",
         "version",
     )
 
@@ -113,6 +116,8 @@ class GeminiAdapter:
         self.agent_id: str | None = None
         self.version: str | None = None
         self.kind: str | None = None
+        #: the chat's ``startTime`` (with the session id, what tells two chats apart).
+        self.started: str | None = None
         #: messages whose text was handed out; thoughts handed out per message; tool calls handed out.
         self._texts: set[str] = set()
         self._thoughts: dict[str, int] = {}
@@ -120,7 +125,10 @@ class GeminiAdapter:
 
     @property
     def stream_key(self) -> str | None:
-        return self.session_id
+        """The session and when it started: Gemini's A2A server names every chat ``a2a-server``."""
+        if self.session_id is None:
+            return None
+        return f"{self.session_id}@{self.started}" if self.started else self.session_id
 
     # --- input ---------------------------------------------------------------------------------
 
@@ -158,17 +166,18 @@ class GeminiAdapter:
             return []
         return self._message(record)
 
-    def decode_document(self, data: bytes) -> list[Event]:
-        """Events of a whole ``session-*.json`` document (read again after each rewrite)."""
+    def decode_document(self, data: bytes) -> list[Event] | None:
+        """Events of a whole ``session-*.json`` document (read again after each rewrite); None when
+        the bytes are not a chat document (yet: it may be being written), counted as a bad line."""
         self.line = 0
         try:
             document = orjson.loads(data)
         except orjson.JSONDecodeError:
             self.counters.bad_lines[why_unparsable(data)] += 1
-            return []
+            return None
         if not isinstance(document, dict) or not isinstance(document.get("messages"), list):
             self.counters.bad_lines[NOT_OBJECT if not isinstance(document, dict) else BAD_SHAPE] += 1
-            return []
+            return None
         self._metadata(document)
         return self._messages(document["messages"], records=True)
 
@@ -181,7 +190,10 @@ class GeminiAdapter:
             if records:
                 self.line = index
                 self.counters.records += 1
-            events.extend(self._message(message))
+            try:
+                events.extend(self._message(message))
+            except (TypeError, AttributeError, KeyError, ValueError):
+                self.counters.bad_lines[BAD_SHAPE] += 1  # a message of shapes the rules do not expect
         if not records:
             self.line = line
         return events
@@ -190,6 +202,9 @@ class GeminiAdapter:
         session = record.get("sessionId")
         if isinstance(session, str) and session and self.session_id is None:
             self.session_id = self.first_uuid = session
+            started = record.get("startTime")
+            if isinstance(started, str):
+                self.started = started[:40]
         kind = record.get("kind")
         if isinstance(kind, str):
             self.kind = kind[:MAX_TYPE_CHARS]
@@ -220,7 +235,7 @@ class GeminiAdapter:
             return self._reply(message, message_id, timestamp)
         if kind == "user":
             return self._user(message, message_id, timestamp)
-        if kind in NOTICE_TYPES:
+        if isinstance(kind, str) and kind in NOTICE_TYPES:
             self.counters.ignored[f"notice/{kind}"] += 1
             return []
         self._count_unknown(kind)
@@ -265,7 +280,8 @@ class GeminiAdapter:
         if isinstance(content, str) and content.strip() and message_id not in self._texts:
             self._texts.add(message_id)
             events.append(AssistantText(timestamp, message_id, content, False, None, usage))
-        for call in message.get("toolCalls") or ():
+        calls = message.get("toolCalls")
+        for call in calls if isinstance(calls, list) else ():
             if isinstance(call, dict):
                 events.extend(self._tool_call(call, message_id, timestamp, usage))
         return events
@@ -289,7 +305,7 @@ class GeminiAdapter:
         if not isinstance(call_id, str) or not isinstance(name, str):
             self.counters.bad_lines[BAD_SHAPE] += 1
             return []
-        if call_id in self._calls or status not in FINAL_STATUSES:
+        if call_id in self._calls or not isinstance(status, str) or status not in FINAL_STATUSES:
             return []  # handed out already, or still running: it is written again when it ends
         self._calls.add(call_id)
         arguments = call.get("args")
