@@ -119,3 +119,42 @@ def test_summaries_are_plain_data_read_by_older_and_newer_omkds() -> None:
     assert SegmentSummary.from_plain({**plain, "added_later": [1, 2]}) == summary
     with pytest.raises(KeyError, match="skill"):
         SegmentSummary.from_plain({k: v for k, v in plain.items() if k != "skill"})
+
+
+def test_parser_states_are_plain_data_that_continue_the_stream(real_fixtures: Path) -> None:
+    """A processor saved mid-file (JSON: ``engine/stream_state.py``) and read back, fed from its
+    checkpoint offset, goes on as if it had never stopped: the same summaries and counters as one
+    reading, for every agent's format."""
+    from omkd.engine import stream_state
+    from omkd.engine.pipeline import StreamProcessor
+
+    names = [
+        "marot__spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl",  # Claude Code, a Skill and sub-agents
+        "chasekb__codex/2026/04/08/rollout-2026-04-08T08-27-18-019d6d46-a233-7eb1-8e9b-923935d7d416.jsonl",
+        "ShtiyaOS__shtiya-os/admin/chats/session-2026-06-09T08-50-55b29702.jsonl",
+        "jnarowski__agentcmd/gemini/full/session-2025-10-27T19-55-981c87cb.json",
+    ]
+    for name in names:
+        data = (real_fixtures / name).read_bytes()
+        whole = StreamProcessor(name)
+        whole.feed(data)
+        expected = (whole.close(), whole.counters)
+        part = StreamProcessor(name)
+        part.feed(data[: len(data) // 2])
+        saved = stream_state.dumps(part)
+        assert saved.startswith(b'{"$o":"omkd.engine.pipeline:StreamProcessor"'), name
+        restored = stream_state.loads(saved)
+        restored.feed(data[part.consumed :])  # the checkpoint offset: a partial line is read again
+        assert (restored.close(), restored.counters) == expected, name
+
+
+def test_a_parser_state_makes_only_engine_classes() -> None:
+    """A state naming any other class is refused before anything of it is made."""
+    from omkd.engine import stream_state
+
+    for document in (
+        b'{"$o":"os:system","$i":0,"a":["true"],"s":null}',
+        b'{"$o":"omkd.daemon.ingest:Ingest","$i":0,"a":[],"s":null}',
+    ):
+        with pytest.raises(stream_state.StateError):
+            stream_state.loads(document)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import structlog
 
 from omkd.daemon.state import FileCheckpoint
-from omkd.daemon.streams import unpickle
+from omkd.daemon.streams import load_state
 from omkd.daemon.tailer import Tailer, TrackedFile, walk_transcripts
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def _identities(ingest: Ingest) -> dict[tuple[int, int], str]:
 
 def _end_saved(ingest: Ingest, cp: FileCheckpoint, why: str) -> None:
     """A checkpointed file cannot be continued: close its stream as it was saved."""
-    processor = unpickle(cp.state, cp.stream_id)
+    processor = load_state(cp.state, cp.stream_id)
     if processor is not None:
         ingest.fold_changes(processor, closing=True)
     ingest.drop_saved(cp.stream_id)

@@ -72,7 +72,8 @@ class FileCheckpoint:
     offset: int
     marker_hash: bytes
     state: bytes | None = None
-    """Pickled stream processor at ``offset``; ``None`` keeps the saved one."""
+    """The stream processor's state at ``offset`` (plain data: ``engine/stream_state.py``); ``None``
+    keeps the saved one."""
 
 
 @dataclass(slots=True)
@@ -111,7 +112,7 @@ class Checkpoint:
     """Everything that changed since the last checkpoint."""
 
     files: Iterable[FileCheckpoint] = field(default_factory=list)
-    """Consumed once, inside the transaction: a generator keeps pickled states out of memory."""
+    """Consumed once, inside the transaction: a generator keeps the encoded states out of memory."""
     dropped_files: list[str] = field(default_factory=list)
     segments: Iterable[SegmentSummary] = field(default_factory=list)
     forgotten_segments: list[str] = field(default_factory=list)

@@ -9,21 +9,22 @@ when their file grows again.
 from __future__ import annotations
 
 import os
-import pickle
 from pathlib import Path
 
+import orjson
 import structlog
 
 from omkd import __version__
 from omkd.daemon.state import StateStore
 from omkd.daemon.tailer import TrackedFile
+from omkd.engine import stream_state
 from omkd.engine.pipeline import StreamProcessor
 from omkd.engine.segment import SegmenterRules
 from omkd.engine.text_signals import Refiner
 
 log = structlog.get_logger("omkd.ingest")
 
-STREAM_STATE_VERSION = 3
+STREAM_STATE_VERSION = 4
 """Bumped whenever an engine class a parser state holds changes shape: saved states of another
 version are not loaded (their files are read again from the start)."""
 
@@ -34,20 +35,22 @@ def stream_fingerprint(rules_hash: str, max_line_bytes: int) -> str:
     return f"{STREAM_STATE_VERSION}/{__version__}/{rules_hash}/{max_line_bytes}"
 
 
-def unpickle(state: bytes | None, stream_id: str) -> StreamProcessor | None:
-    """A saved parser state, or None (with a log line) when it cannot be used."""
+def load_state(state: bytes | None, stream_id: str) -> StreamProcessor | None:
+    """A saved parser state (plain data: ``engine/stream_state.py``), or None (with a log line)
+    when it cannot be used: the file is then read again from its start."""
     if state is None:
         return None
     try:
-        processor = pickle.loads(state)  # noqa: S301 (our own state file)
-    except (pickle.UnpicklingError, AttributeError, EOFError, ImportError, TypeError, ValueError) as error:
+        processor = stream_state.loads(state)
+    except (orjson.JSONDecodeError, stream_state.StateError, AttributeError, ImportError, KeyError, TypeError,
+            ValueError) as error:  # fmt: skip
         log.warning("stream_state_unreadable", stream=stream_id, error=str(error))
         return None
     return processor if isinstance(processor, StreamProcessor) else None
 
 
 def state_of(processor: StreamProcessor) -> bytes:
-    return pickle.dumps(processor, protocol=pickle.HIGHEST_PROTOCOL)
+    return stream_state.dumps(processor)
 
 
 class StreamStates:
@@ -86,7 +89,7 @@ class StreamStates:
         """The file's processor: in memory, loaded from the store, or new (reading from 0)."""
         processor = self.processors.get(file.stream_id)
         if processor is None:
-            processor = unpickle(self.store.load_stream_state(file.stream_id), file.stream_id)
+            processor = load_state(self.store.load_stream_state(file.stream_id), file.stream_id)
             if processor is None:
                 if file.read_offset:
                     # No usable state at this offset: read the file again from the start. The
@@ -102,7 +105,7 @@ class StreamStates:
         """Remove and return a stream's processor (from memory, else from the store)."""
         processor = self.processors.pop(stream_id, None)
         if processor is None:
-            processor = unpickle(self.store.load_stream_state(stream_id), stream_id)
+            processor = load_state(self.store.load_stream_state(stream_id), stream_id)
         return processor
 
     def evict(self, file: TrackedFile) -> None:
