@@ -324,3 +324,12 @@ def test_a_polled_command_is_answered_by_the_poll_that_ends_it() -> None:
     health = row(build_report(fold, ["sessions"]))
     assert (health.tools.calls, health.tools.answered, stream.counters.orphan_results) == (3, 3, 0)
     assert (health.by_type["failed_search"], health.tools.failures) == (1, 1)
+
+
+def test_a_codex_skill_named_like_a_claude_code_built_in_is_a_skill() -> None:
+    """``review`` is one of Claude Code's built-in commands; a Codex skill of that name is a skill."""
+    r = Rollout()
+    r.prompt("review my change")
+    r.skill("review", "/home/dev/.codex/skills/review/SKILL.md")
+    r.say("Reviewing.")
+    assert [(s.skill, s.agent) for s in report_of(r.data()).skills] == [("review", "codex")]

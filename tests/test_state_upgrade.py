@@ -117,6 +117,8 @@ def test_summaries_are_plain_data_read_by_older_and_newer_omkds() -> None:
     older = {k: v for k, v in plain.items() if k not in ("agent", "user_given", "inherit", "start_line", "end_line")}
     assert SegmentSummary.from_plain(older).agent == "claude_code"
     assert SegmentSummary.from_plain({**plain, "added_later": [1, 2]}) == summary
+    newer_signal = {**plain, "signals": [{**plain["signals"][0], "added_later": True}]}
+    assert SegmentSummary.from_plain(newer_signal) == summary
     with pytest.raises(KeyError, match="skill"):
         SegmentSummary.from_plain({k: v for k, v in plain.items() if k != "skill"})
 

@@ -40,6 +40,8 @@ class GateOptions:
     confident: bool
     alpha: float
     allow_empty: bool
+    markdown: str | None = None
+    step_summary: bool = False
 
     def restrict(self, report: Report) -> Report:
         """The report with only the chosen skills and agents (``--skill``, ``--agent``)."""
@@ -122,6 +124,17 @@ _OPTIONS: list[Callable[[F], F]] = [
         help="Family-wise false-alarm rate of --confident gates.",
     ),
     click.option(
+        "--markdown",
+        metavar="FILE",
+        help="Also write the report as GitHub-flavoured Markdown to FILE (- for stdout): a pull-request "
+        "comment, with the gate results.",
+    ),
+    click.option(
+        "--step-summary",
+        is_flag=True,
+        help="Also append that Markdown to the file $GITHUB_STEP_SUMMARY names (GitHub Actions' job summary).",
+    ),
+    click.option(
         "--allow-empty",
         is_flag=True,
         help=f"Exit 0, not {EXIT_NOTHING_GATED}, when gates were asked for but no skill had the segments to be gated.",
@@ -180,6 +193,14 @@ def publish(report: Report, result: GateResult, as_json: bool, gate: GateOptions
     """Print the report (JSON or the terminal view) with the gate results; exit 1 on a failure,
     ``EXIT_NOTHING_GATED`` when gates were asked for and nothing could be gated."""
     failures = result.failures
+    if gate is not None and (gate.markdown is not None or gate.step_summary):
+        from omkd.cli import markdown
+
+        gated = gated_line(result) if gate.any else None
+        markdown.publish(report, failures if gate.any else None, gated, gate.markdown, gate.step_summary)
+        if gate.markdown == "-":  # stdout holds the Markdown alone
+            _exit(result, gate)
+            return
     if as_json:
         document = report.model_dump(mode="json")
         document["gate_failures"] = [
@@ -195,6 +216,12 @@ def publish(report: Report, result: GateResult, as_json: bool, gate: GateOptions
             click.echo(f"warning: {render.NOT_COMPARABLE}", err=True)
     else:
         render.render(report, render.stdout_console(), failures, result.moved, result.comparable)
+    _exit(result, gate)
+
+
+def _exit(result: GateResult, gate: GateOptions | None) -> None:
+    """Say what was gated; exit 1 on a failure, ``EXIT_NOTHING_GATED`` when nothing could be gated."""
+    failures = result.failures
     if gate is not None and gate.any:
         click.echo(f"gates: {gated_line(result)}", err=True)
         if result.gated == 0 and not gate.allow_empty:

@@ -36,6 +36,7 @@ from omkd.engine.events import (
     UserPrompt,
     tokens_of,
 )
+from omkd.engine.formats import CLAUDE_CODE
 from omkd.engine.hedge_judge import HedgeVerdict
 from omkd.engine.lineage import Lineage
 from omkd.engine.links import Link
@@ -129,7 +130,7 @@ class StreamSegmenter:
         if not skills.is_valid(name):
             self.counters.invalid_skill_names += 1
             return
-        if name.lower() in self._rules.builtin_commands:
+        if self._builtin(name):
             name = skills.GENERAL  # a built-in run as a skill: Claude Code's own knowledge
         current = self.current
         if name == current.skill and not current.inherit:
@@ -245,9 +246,13 @@ class StreamSegmenter:
             self._cut(skills.GENERAL, "typed prompt")
         self._touch(self.current, event.timestamp)
 
+    def _builtin(self, name: str) -> bool:
+        """One of Claude Code's built-in commands (other agents' skills of that name are skills)."""
+        return self._context.agent == CLAUDE_CODE and name.lower() in self._rules.builtin_commands
+
     def _command(self, event: CommandInvoked) -> None:
         name = skills.normalise(event.name)
-        if name.lower() in self._rules.builtin_commands:
+        if self._builtin(name):
             if name.lower() == "clear":
                 self._settle()
                 self._cut(skills.GENERAL, "/clear")

@@ -112,7 +112,10 @@ class SegmentSummary:
             elif f.default is MISSING:
                 raise KeyError(f.name)
         values["tokens"] = tuple(int(n) for n in values["tokens"])
-        values["signals"] = tuple(Signal(**signal) for signal in values["signals"])
+        known = {f.name for f in fields(Signal)}
+        values["signals"] = tuple(
+            Signal(**{k: v for k, v in signal.items() if k in known}) for signal in values["signals"]
+        )
         values["accessed"] = frozenset(str(path) for path in values["accessed"])
         for name in ("user_given", "inherit"):
             if name in values:

@@ -1,0 +1,130 @@
+"""The report as GitHub-flavoured Markdown: a pull-request comment or ``$GITHUB_STEP_SUMMARY``.
+
+The same overview as the terminal (skill table with intervals, tiers and bands, the gate results,
+the top failed searches, the warnings, the watermark). Every text that comes from a transcript
+(skill names, tool names, patterns) is escaped: it is shown as text, never read as Markdown or
+HTML (a pattern such as ``a|b`` or ``<img src=x>`` cannot break the table or inject markup).
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Final
+
+from omkd.cli import render
+from omkd.engine import skills
+from omkd.engine.gates import GateFailure
+from omkd.engine.report import Report, SkillHealth
+
+PATTERNS_SHOWN: Final = 10
+_MARKDOWN: Final = str.maketrans({c: f"\\{c}" for c in "\\`*_[]|~"})
+
+
+def text(value: str) -> str:
+    """``value`` as literal text in a table cell: HTML escaped, the Markdown of a cell (emphasis,
+    code, links, the cell separator) escaped, on one line."""
+    return html.escape(" ".join(value.split()), quote=False).translate(_MARKDOWN)
+
+
+def _rate(value: float, lower: float, upper: float) -> str:
+    return f"{100 * value:.1f} % [{100 * lower:.1f}–{100 * upper:.1f}]"
+
+
+def _band(skill: SkillHealth) -> str:
+    if skill.health_indicative:
+        return f"({skill.health}?)"
+    return skill.health if skill.certainty.health_confident else f"{skill.health}~"
+
+
+def summary(report: Report, failures: list[GateFailure] | None = None, gated: str | None = None) -> str:
+    """The Markdown document; ``failures`` and ``gated`` (the "N skills gated" line) when gates ran."""
+    agents = render.several_agents(report)
+    lines = ["## omkd: knowledge-gap report", ""]
+    if failures is not None:
+        if failures:
+            lines.append(f"**Gates failed** ({len(failures)}):")
+            lines.append("")
+            lines += [f"- {text(failure.describe())}" for failure in failures]
+        else:
+            lines.append("**Gates passed.**")
+        if gated:
+            lines += ["", text(gated)]
+        lines.append("")
+    head = ["skill", *(["agent"] if agents else []), "segments", "gap rate", "weighted", "tier", "band"]
+    lines += [
+        "| " + " | ".join(head) + " |",
+        "|" + "|".join("---:" if h in ("segments",) else "---" for h in head) + "|",
+    ]
+    for skill in [*report.skills, report.overall]:
+        sure = skill.certainty
+        name = "**overall**" if skill is report.overall else text(skill.skill)
+        cells = [name, *([text(skill.agent or "")] if agents else [])]
+        cells += [
+            str(skill.segments),
+            _rate(skill.gap_rate, sure.gap_rate_interval.lower, sure.gap_rate_interval.upper),
+            _rate(
+                skill.weighted_gap_rate, sure.weighted_gap_rate_interval.lower, sure.weighted_gap_rate_interval.upper
+            ),
+            skill.confidence,
+            _band(skill),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "Rates with their 95 % intervals (Wilson, continuity-corrected); `band~` is indicative (its interval "
+        "crosses the threshold), `(band?)` underpowered (fewer than 5 segments).",
+    ]
+    patterns = report.top_failed_searches[:PATTERNS_SHOWN]
+    if patterns:
+        lines += [
+            "",
+            "### Top failed searches",
+            "",
+            "| skill | tool | pattern | count | last seen |",
+            "|---|---|---|---:|---|",
+        ]
+        for p in patterns:
+            lines.append(
+                f"| {text(skills.row_label(p.skill, p.agent))} | {text(p.tool)} | {text(p.pattern)} | {p.count} "
+                f"| {p.last_seen or '—'} |"
+            )
+    warnings = render.warnings(report)
+    if warnings:
+        lines += ["", "### Warnings", ""]
+        lines += [f"- {text(warning)}" for warning in warnings]
+    mark = report.watermark
+    lines += [
+        "",
+        f"<sub>{mark.segments} segments, {mark.sessions} sessions, window {mark.window_from or '—'} → "
+        f"{mark.window_to or '—'}, fingerprint `{mark.fingerprint}`. {html.escape(mark.statement)}</sub>",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def publish(
+    report: Report, failures: list[GateFailure] | None, gated: str | None, path: str | None, step_summary: bool
+) -> None:
+    """Write the summary to ``path`` (``-``: stdout) and, with ``step_summary``, append it to the file
+    ``$GITHUB_STEP_SUMMARY`` names (a warning on stderr when it is not set)."""
+    import os
+    import sys
+
+    import click
+
+    document = summary(report, failures, gated)
+    if path == "-":
+        sys.stdout.write(document)
+    elif path is not None:
+        try:
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(document)
+        except OSError as error:
+            raise click.BadParameter(f"{path}: {error.strerror}", param_hint="--markdown") from None
+    if step_summary:
+        target = os.environ.get("GITHUB_STEP_SUMMARY")
+        if not target:
+            click.echo("warning: --step-summary: GITHUB_STEP_SUMMARY is not set; no summary written", err=True)
+            return
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write(document)
