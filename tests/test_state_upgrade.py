@@ -26,7 +26,8 @@ from tests.test_stream_equivalence import comparable
 
 V1: Final = Path(__file__).parent / "data" / "state-v1"
 V1_HOME: Final = Path("/tmp/v1state")
-"""Where the v1 state's files were when it was written (its ``files`` table names these paths)."""
+"""Where the v1 state's files were when it was written (its ``files`` table names these paths; the
+test moves them into its own directory, in a copy of the state)."""
 
 
 def scan(tmp_path: Path, root: Path, *extra: str) -> dict[str, Any]:
@@ -48,31 +49,29 @@ def after_reread(daemon: DaemonProcess) -> tuple[dict[str, Any], dict[str, Any],
 
 
 def test_a_state_of_the_first_release_is_read_and_gives_a_clean_scans_figures(tmp_path: Path) -> None:
-    shutil.rmtree(V1_HOME, ignore_errors=True)
-    try:
-        shutil.copytree(V1 / "roots", V1_HOME / "roots")
-        root = V1_HOME / "roots" / "proj"
-        workdir = tmp_path / "daemon"
-        workdir.mkdir()
-        (workdir / "state").mkdir()
-        shutil.copy(V1 / "state.db", workdir / "state" / "state.db")
-        with DaemonProcess(workdir, [V1_HOME / "roots"]) as daemon:
-            event, status, counters = after_reread(daemon)
-            migrated = next(e for e in daemon.log_events() if e.get("event") == "state_migrated")
-        assert "older omkd" in event["reason"]
-        assert comparable(status) == comparable(scan(tmp_path, V1_HOME / "roots"))
-        # what the v1 README says it showed: 2 segments, `general`, 1 gap segment
-        assert (status["overall"]["segments"], status["overall"]["gap_segments"]) == (2, 1)
-        assert sum(v for k, v in counters.items() if k.startswith("omkd_segments_total{")) == 2
-        assert counters["omkd_stream_states_outdated_total"] == 2
-        assert root.is_dir()
-        # the release's pickled summaries are plain JSON now
-        assert (migrated["segments_migrated"], migrated["segments_unreadable"]) == (2, 0)
-        with sqlite3.connect(workdir / "state" / "state.db") as db:
-            blobs = [blob for (blob,) in db.execute("SELECT summary FROM segments")]
-        assert (len(blobs), all(blob.startswith(b'{"key":') for blob in blobs)) == (2, True)
-    finally:
-        shutil.rmtree(V1_HOME, ignore_errors=True)
+    home = tmp_path / "v1state"  # the state names its files under /tmp/v1state: moved here, path by path
+    shutil.copytree(V1 / "roots", home / "roots")
+    root = home / "roots" / "proj"
+    workdir = tmp_path / "daemon"
+    (workdir / "state").mkdir(parents=True)
+    shutil.copy(V1 / "state.db", workdir / "state" / "state.db")
+    with sqlite3.connect(workdir / "state" / "state.db") as db:
+        db.execute("UPDATE files SET path = replace(path, ?, ?)", (str(V1_HOME), str(home)))
+    with DaemonProcess(workdir, [home / "roots"]) as daemon:
+        event, status, counters = after_reread(daemon)
+        migrated = next(e for e in daemon.log_events() if e.get("event") == "state_migrated")
+    assert "older omkd" in event["reason"]
+    assert comparable(status) == comparable(scan(tmp_path, home / "roots"))
+    # what the v1 README says it showed: 2 segments, `general`, 1 gap segment
+    assert (status["overall"]["segments"], status["overall"]["gap_segments"]) == (2, 1)
+    assert sum(v for k, v in counters.items() if k.startswith("omkd_segments_total{")) == 2
+    assert counters["omkd_stream_states_outdated_total"] == 2
+    assert root.is_dir()
+    # the release's pickled summaries are plain JSON now
+    assert (migrated["segments_migrated"], migrated["segments_unreadable"]) == (2, 0)
+    with sqlite3.connect(workdir / "state" / "state.db") as db:
+        blobs = [blob for (blob,) in db.execute("SELECT summary FROM segments")]
+    assert (len(blobs), all(blob.startswith(b'{"key":') for blob in blobs)) == (2, True)
 
 
 HEDGED: Final = [("deploy", "hedge"), ("deploy", "miss"), ("lint", "hit")]
