@@ -214,12 +214,7 @@ class Ingest:
         self.tailer.untrack(file)
         self._dirty_files.discard(file.stream_id)
         self._dropped_files.append(file.stream_id)
-        fresh = TrackedFile(
-            new_stream_id(), file.path, file.dev, file.ino, fd=fd, size=file.size, mtime_ns=file.mtime_ns
-        )
-        self.tailer.track(fresh)
-        self.start(fresh)
-        return fresh
+        return self._new_stream(file, fd)
 
     def end_rereading(self) -> None:
         """Everything on disk has been read again: what came back, and what could not."""
@@ -415,6 +410,10 @@ class Ingest:
         fd, file.fd = file.fd, None
         self.close_stream(file)
         self.stats.files_truncated += 1
+        return self._new_stream(file, fd)
+
+    def _new_stream(self, file: TrackedFile, fd: int | None) -> TrackedFile:
+        """A new stream of ``file``'s path and identity, on its open descriptor, read from 0."""
         fresh = TrackedFile(
             new_stream_id(), file.path, file.dev, file.ino, fd=fd, size=file.size, mtime_ns=file.mtime_ns
         )

@@ -185,8 +185,8 @@ def _fold(
     jobs: int = 1,
 ) -> Fold:
     fold = Fold(window=window or Window())
-    sizes = [_size(source.path) for source in sources]
-    if jobs > 1 and len(sources) > 1 and sum(sizes) >= PARALLEL_FROM_BYTES:
+    sizes = [_size(source.path) for source in sources] if jobs > 1 and len(sources) > 1 else []
+    if sum(sizes) >= PARALLEL_FROM_BYTES:
         workers = min(jobs, len(sources))
         with ProcessPoolExecutor(max_workers=workers) as pool:
             # map yields in the order given: the fold sees the files as a serial read does

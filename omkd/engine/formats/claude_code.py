@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-import orjson
-
 from omkd.engine import patterns
 from omkd.engine.counters import StreamCounters
 from omkd.engine.events import (
@@ -38,15 +36,13 @@ from omkd.engine.events import (
 from omkd.engine.formats import CLAUDE_CODE
 from omkd.engine.formats.common import (
     BAD_SHAPE,
-    NOT_OBJECT,
+    AdapterBase,
     agent_link,
     bounded,
     flatten_text,
     parse_timestamp,
     quiet_type,
-    why_unparsable,
 )
-from omkd.engine.labels import OTHER, CappedLabels
 
 # Record types that carry nothing omkd measures (as seen in real transcripts).
 QUIET_TYPES: Final = frozenset(
@@ -65,9 +61,6 @@ QUIET_TYPES: Final = frozenset(
 )
 # Records skipped without parsing when their top-level type can be read safely (below).
 _SKIPPED_UNPARSED: Final = {t.encode(): t for t in QUIET_TYPES | {"progress"}}
-MAX_DISTINCT_UNKNOWN: Final = 64
-MAX_TYPE_CHARS: Final = 64
-"""An unknown record type is counted under at most this many characters of its name."""
 
 # Where a side-question fork is.
 _COPY: Final = "copy"
@@ -75,38 +68,16 @@ _QUESTION: Final = "question"
 _NORMAL: Final = "normal"
 
 
-class ClaudeCodeAdapter:
+class ClaudeCodeAdapter(AdapterBase):
     """Decodes one stream's lines; keeps the stream's context (cwd, session) and counts."""
 
     agent = CLAUDE_CODE
 
-    __slots__ = (
-        "_forked",
-        "_links",
-        "_unknown",
-        "agent_id",
-        "copying",
-        "counters",
-        "cwd",
-        "first_uuid",
-        "line",
-        "session_id",
-    )
+    __slots__ = ("_forked", "_links")
 
     def __init__(self, counters: StreamCounters | None = None) -> None:
-        self.counters = counters if counters is not None else StreamCounters()
-        self._unknown = CappedLabels(MAX_DISTINCT_UNKNOWN)
-        #: the line being decoded (1-based): where the events of a ``decode`` call come from.
-        self.line = 0
-        #: the line being decoded is in the copied head of a fork (its events replay the parent).
-        self.copying = False
+        super().__init__(counters)
         self._links: set[tuple[str, str]] = set()
-        self.cwd: str | None = None
-        self.session_id: str | None = None
-        #: the uuid of the stream's first conversation record.
-        self.first_uuid: str | None = None
-        #: the sub-agent's own id (every record of a sub-agent file carries it).
-        self.agent_id: str | None = None
         #: inside the copied head of a side-question fork (None: not known yet).
         self._forked: bool | None = None
 
@@ -124,25 +95,17 @@ class ClaudeCodeAdapter:
     def decode(self, line: bytes) -> list[Event]:
         """Events of one complete line (without its newline)."""
         counters = self.counters
-        self.line += 1
         quiet = quiet_type(line, _SKIPPED_UNPARSED)
         if quiet is not None:
+            self.line += 1
             counters.records += 1
             counters.ignored[quiet] += 1
             if quiet == "progress":
                 return self._progress(line)
             return []
-        if not line.strip():
+        record = self._record(line)
+        if record is None:
             return []
-        try:
-            record = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            counters.bad_lines[why_unparsable(line)] += 1
-            return []
-        if not isinstance(record, dict):
-            counters.bad_lines[NOT_OBJECT] += 1
-            return []
-        counters.records += 1
         kind = record.get("type")
         if kind in ("assistant", "user") and "message" not in record:
             self._count_unknown(kind)  # another agent's record that reuses the type name
@@ -200,14 +163,6 @@ class ClaudeCodeAdapter:
             self._forked = False
             return _QUESTION
         return _COPY
-
-    def _count_unknown(self, kind: object) -> None:
-        if not isinstance(kind, str):
-            self.counters.unknown_types[OTHER] += 1
-            return
-        if len(kind) > MAX_TYPE_CHARS:
-            kind = kind[: MAX_TYPE_CHARS - 1] + "…"  # a label value, not a copy of the line
-        self.counters.unknown_types[self._unknown.label(kind)] += 1
 
     def _envelope(self, record: dict[str, Any]) -> None:
         cwd = record.get("cwd")

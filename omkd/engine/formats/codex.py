@@ -35,8 +35,7 @@ import orjson
 from omkd.engine.counters import StreamCounters
 from omkd.engine.events import AssistantText, CommandInvoked, Compaction, Event, ToolCall, ToolResult, UserPrompt
 from omkd.engine.formats import CODEX
-from omkd.engine.formats.common import BAD_SHAPE, NOT_OBJECT, bounded, parse_timestamp, why_unparsable
-from omkd.engine.labels import OTHER, CappedLabels
+from omkd.engine.formats.common import BAD_SHAPE, MAX_TYPE_CHARS, AdapterBase, bounded, parse_timestamp
 
 NOT_TYPED: Final = (
     "<environment_context>",
@@ -66,8 +65,6 @@ FAILED_PREFIXES: Final = ("exec_command failed for", "failed in sandbox", "abort
 """Outputs that say the call did not run to completion (no exit code header)."""
 QUIET_TYPES: Final = frozenset({"session_meta", "turn_context", "world_state"})
 SKIPPED_EVENTS: Final = "event_msg"
-MAX_DISTINCT_UNKNOWN: Final = 64
-MAX_TYPE_CHARS: Final = 64
 
 
 def shell_command(arguments: dict[str, Any]) -> str | None:
@@ -158,38 +155,15 @@ def parse_output(output: object) -> tuple[bool, str, int | None]:
     return False, output, None
 
 
-class CodexAdapter:
+class CodexAdapter(AdapterBase):
     """Decodes one Codex stream's lines (a rollout, or ``codex exec --json``)."""
 
     agent = CODEX
 
-    __slots__ = (
-        "_message",
-        "_partial",
-        "_polls",
-        "_running",
-        "_sessions",
-        "_skill",
-        "_unknown",
-        "agent_id",
-        "copying",
-        "counters",
-        "cwd",
-        "first_uuid",
-        "line",
-        "session_id",
-        "version",
-    )
+    __slots__ = ("_message", "_partial", "_polls", "_running", "_sessions", "_skill", "version")
 
     def __init__(self, counters: StreamCounters | None = None) -> None:
-        self.counters = counters if counters is not None else StreamCounters()
-        self._unknown = CappedLabels(MAX_DISTINCT_UNKNOWN)
-        self.line = 0
-        self.copying = False
-        self.cwd: str | None = None
-        self.session_id: str | None = None
-        self.first_uuid: str | None = None
-        self.agent_id: str | None = None
+        super().__init__(counters)
         self.version: str | None = None
         #: the id of the assistant message being written ("" between an input and the next reply).
         self._message = ""
@@ -208,18 +182,9 @@ class CodexAdapter:
         return self.session_id
 
     def decode(self, line: bytes) -> list[Event]:
-        self.line += 1
-        if not line.strip():
+        record = self._record(line)
+        if record is None:
             return []
-        try:
-            record = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            self.counters.bad_lines[why_unparsable(line)] += 1
-            return []
-        if not isinstance(record, dict):
-            self.counters.bad_lines[NOT_OBJECT] += 1
-            return []
-        self.counters.records += 1
         kind = record.get("type")
         payload = record.get("payload")
         if isinstance(kind, str) and "." in kind and payload is None:
@@ -258,14 +223,6 @@ class CodexAdapter:
             version = payload.get("cli_version")
             if isinstance(version, str):
                 self.version = version[:32]
-
-    def _count_unknown(self, kind: object) -> None:
-        if not isinstance(kind, str):
-            self.counters.unknown_types[OTHER] += 1
-            return
-        if len(kind) > MAX_TYPE_CHARS:
-            kind = kind[: MAX_TYPE_CHARS - 1] + "…"
-        self.counters.unknown_types[self._unknown.label(kind)] += 1
 
     def _with_skill(self, events: list[Event]) -> list[Event]:
         """A skill injection waits for what comes next: the prompt that named it (``$skill``) may be

@@ -6,6 +6,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Final
 
+import orjson
+
+from omkd.engine.counters import StreamCounters
+from omkd.engine.labels import OTHER, CappedLabels
+
 _TYPE_KEY: Final = b'"type":"'
 _TYPE_SEARCH_WINDOW: Final = 1024
 _OPEN_BRACE: Final = ord("{")
@@ -114,3 +119,54 @@ def why_unparsable(line: bytes) -> str:
     except UnicodeDecodeError:
         return INVALID_UTF8
     return INVALID_JSON
+
+
+MAX_DISTINCT_UNKNOWN: Final = 64
+MAX_TYPE_CHARS: Final = 64
+"""An unknown record type is counted under at most this many characters of its name."""
+
+
+class AdapterBase:
+    """What every format adapter keeps of its stream (the segmenter reads it: ``StreamContext``),
+    its counts, and the steps every line goes through."""
+
+    agent: str = ""
+    """The agent that writes this format (``formats.AGENTS``; set by each adapter)."""
+
+    __slots__ = ("_unknown", "agent_id", "copying", "counters", "cwd", "first_uuid", "line", "session_id")
+
+    def __init__(self, counters: StreamCounters | None = None) -> None:
+        self.counters = counters if counters is not None else StreamCounters()
+        self._unknown = CappedLabels(MAX_DISTINCT_UNKNOWN)
+        #: the line being decoded (1-based): where the events of a ``decode`` call come from.
+        self.line = 0
+        #: the line being decoded replays another stream's (a fork's copied head): Claude Code only.
+        self.copying = False
+        self.cwd: str | None = None
+        self.session_id: str | None = None
+        self.first_uuid: str | None = None
+        self.agent_id: str | None = None
+
+    def _record(self, line: bytes) -> dict[str, Any] | None:
+        """The next line as a JSON object; None (counted by reason) when it is blank or is not one."""
+        self.line += 1
+        if not line.strip():
+            return None
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            self.counters.bad_lines[why_unparsable(line)] += 1
+            return None
+        if not isinstance(record, dict):
+            self.counters.bad_lines[NOT_OBJECT] += 1
+            return None
+        self.counters.records += 1
+        return record
+
+    def _count_unknown(self, kind: object) -> None:
+        if not isinstance(kind, str):
+            self.counters.unknown_types[OTHER] += 1
+            return
+        if len(kind) > MAX_TYPE_CHARS:
+            kind = kind[: MAX_TYPE_CHARS - 1] + "…"  # a label value, not a copy of the line
+        self.counters.unknown_types[self._unknown.label(kind)] += 1

@@ -27,8 +27,15 @@ import orjson
 from omkd.engine.counters import StreamCounters
 from omkd.engine.events import AssistantText, Event, ToolCall, ToolResult, UserPrompt
 from omkd.engine.formats import GEMINI
-from omkd.engine.formats.common import BAD_SHAPE, NOT_OBJECT, bounded, parse_timestamp, why_unparsable
-from omkd.engine.labels import OTHER, CappedLabels
+from omkd.engine.formats.common import (
+    BAD_SHAPE,
+    MAX_TYPE_CHARS,
+    NOT_OBJECT,
+    AdapterBase,
+    bounded,
+    parse_timestamp,
+    why_unparsable,
+)
 
 FINAL_STATUSES: Final = frozenset({"success", "error", "cancelled"})
 CANCELLED_MARK: Final = "[Operation Cancelled]"
@@ -39,8 +46,6 @@ _EXIT_CODE: Final = re.compile(r"^Exit Code: (-?\d+)\s*$", re.MULTILINE)
 _SHELL_FIELDS: Final = re.compile(
     r"^(?:Command|Directory|Error|Exit Code|Signal|Background PIDs|Process Group PGID): ", re.MULTILINE
 )
-MAX_DISTINCT_UNKNOWN: Final = 64
-MAX_TYPE_CHARS: Final = 64
 _ARGUMENT_KEYS: Final = (
     ("absolute_path", "file_path"),
     ("dir_path", "path"),
@@ -83,37 +88,15 @@ def _response_text(call: dict[str, Any]) -> tuple[str, bool]:
     return (display if isinstance(display, str) else ""), False
 
 
-class GeminiAdapter:
+class GeminiAdapter(AdapterBase):
     """Decodes one Gemini CLI chat: JSONL lines (``decode``) or a whole document (``decode_document``)."""
 
     agent = GEMINI
 
-    __slots__ = (
-        "_calls",
-        "_texts",
-        "_thoughts",
-        "_unknown",
-        "agent_id",
-        "copying",
-        "counters",
-        "cwd",
-        "first_uuid",
-        "kind",
-        "line",
-        "session_id",
-        "started",
-        "version",
-    )
+    __slots__ = ("_calls", "_texts", "_thoughts", "kind", "started", "version")
 
     def __init__(self, counters: StreamCounters | None = None) -> None:
-        self.counters = counters if counters is not None else StreamCounters()
-        self._unknown = CappedLabels(MAX_DISTINCT_UNKNOWN)
-        self.line = 0
-        self.copying = False
-        self.cwd: str | None = None
-        self.session_id: str | None = None
-        self.first_uuid: str | None = None
-        self.agent_id: str | None = None
+        super().__init__(counters)
         self.version: str | None = None
         self.kind: str | None = None
         #: the chat's ``startTime`` (with the session id, what tells two chats apart).
@@ -134,18 +117,9 @@ class GeminiAdapter:
 
     def decode(self, line: bytes) -> list[Event]:
         """Events of one JSONL line."""
-        self.line += 1
-        if not line.strip():
+        record = self._record(line)
+        if record is None:
             return []
-        try:
-            record = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            self.counters.bad_lines[why_unparsable(line)] += 1
-            return []
-        if not isinstance(record, dict):
-            self.counters.bad_lines[NOT_OBJECT] += 1
-            return []
-        self.counters.records += 1
         if "$set" in record:
             update = record["$set"]
             if not isinstance(update, dict):
@@ -211,16 +185,6 @@ class GeminiAdapter:
         directories = record.get("directories")
         if isinstance(directories, list) and directories and isinstance(directories[0], str):
             self.cwd = directories[0]
-
-    def _count_unknown(self, kind: object) -> None:
-        if not isinstance(kind, str):
-            self.counters.unknown_types[OTHER] += 1
-            return
-        if len(kind) > MAX_TYPE_CHARS:
-            kind = kind[: MAX_TYPE_CHARS - 1] + "…"
-        self.counters.unknown_types[self._unknown.label(kind)] += 1
-
-    # --- messages ------------------------------------------------------------------------------
 
     def _message(self, message: object) -> list[Event]:
         if not isinstance(message, dict):
