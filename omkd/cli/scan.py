@@ -21,10 +21,10 @@ from omkd.cli.gating import EXIT_INPUT, GateOptions, apply_gates, check_usage, g
 from omkd.daemon.config import default_roots
 from omkd.engine import gates
 from omkd.engine.hedge_judge import judge_identity
-from omkd.engine.pipeline import Window
 from omkd.engine.report import build_report
 from omkd.engine.segmenting import SegmenterRules
 from omkd.engine.timespec import parse_moment
+from omkd.engine.window import Window
 from omkd.shell.knowledge import FileKnowledgeIndex
 from omkd.shell.scan import SKIP_REASONS, ScanInputError, Skipped, discover, scan, usable_cores
 

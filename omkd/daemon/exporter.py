@@ -120,7 +120,7 @@ class Exporter:
         self, ingest: Ingest, knowledge: KnowledgeIndex, bases: dict[str, BaseFigures], tail: TailFigures
     ) -> Snapshot:
         fold = ingest.live.fold
-        open_by_skill = open_segments(fold.in_window(), ingest.open_after())
+        open_by_skill = open_segments(fold.open_in_window(), ingest.open_after())
         overall = fold.overall
         return Snapshot(
             counters=merge_counters(ingest.exported_counters, self.labels),

@@ -20,14 +20,16 @@ from omkd.daemon.faults import Faults
 from omkd.daemon.restore import restore_files
 from omkd.daemon.selfmetrics import IngestStats
 from omkd.daemon.state import Checkpoint, FileCheckpoint, Restored, StateStore
+from omkd.daemon.stored_segments import StoredSegments
 from omkd.daemon.streams import StreamStates, state_of, stream_fingerprint
 from omkd.daemon.tailer import Ended, EndReason, ScanResult, Tailer, TrackedFile, new_stream_id
 from omkd.engine.counters import PipelineCounters, SkillCounters
 from omkd.engine.hedge_judge import HedgeVerdict, judge_identity
 from omkd.engine.live import LiveFold
-from omkd.engine.pipeline import StreamProcessor, Window
+from omkd.engine.pipeline import StreamProcessor
 from omkd.engine.plain import copy_record
 from omkd.engine.reproducibility import rules_hash
+from omkd.engine.window import Window
 from omkd.shell.llm_judge import open_refiner
 
 log = structlog.get_logger("omkd.ingest")
@@ -65,7 +67,7 @@ class Ingest:
         """The hedging judge in force (the reproducibility block's and ``omkd_rules_info``'s)."""
         self.rules_hash = rules_hash(self.streams.rules, self.judge)
         window = config.window
-        self.live = LiveFold(window.length, window.retention, window.rollup_days, clock.time())
+        self.live = LiveFold(window.length, window.retention, window.rollup_days, clock.time(), StoredSegments(store))
         self.pipeline: PipelineCounters = restored.pipeline
         self.stats = IngestStats()
         self.faults = Faults(clock, self.stats.errors)

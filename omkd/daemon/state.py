@@ -19,7 +19,7 @@ import os
 import pickle
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -30,6 +30,7 @@ import structlog
 from omkd.engine.counters import GapCounts, PipelineCounters, SkillCounters
 from omkd.engine.links import Link
 from omkd.engine.plain import from_plain, to_plain
+from omkd.engine.segment_book import last_seen
 from omkd.engine.summary import SegmentSummary
 
 SCHEMA_VERSION: Final = 1
@@ -45,7 +46,9 @@ CREATE TABLE IF NOT EXISTS files (
     head_len INTEGER NOT NULL, head_hash BLOB NOT NULL, offset INTEGER NOT NULL,
     marker_hash BLOB NOT NULL, state BLOB
 );
-CREATE TABLE IF NOT EXISTS segments (key TEXT PRIMARY KEY, summary BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS segments (
+    key TEXT PRIMARY KEY, summary BLOB NOT NULL, first_ts REAL, last_seen REAL
+);
 CREATE TABLE IF NOT EXISTS counters (skill TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS links (key TEXT PRIMARY KEY, link TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS rollups (
@@ -53,6 +56,24 @@ CREATE TABLE IF NOT EXISTS rollups (
     gap_segments INTEGER NOT NULL, weight_sum REAL NOT NULL, PRIMARY KEY (day, skill)
 );
 """
+_SEGMENT_INDEXES: Final = """
+CREATE INDEX IF NOT EXISTS segments_by_start ON segments (first_ts);
+CREATE INDEX IF NOT EXISTS segments_by_last_seen ON segments (last_seen);
+"""
+_BY_START: Final = {  # (since given, until given, inside the window): the summaries asked for
+    (False, False, True): "SELECT summary FROM segments",
+    (True, False, True): "SELECT summary FROM segments WHERE first_ts >= :since",
+    (False, True, True): "SELECT summary FROM segments WHERE first_ts < :until",
+    (True, True, True): "SELECT summary FROM segments WHERE first_ts >= :since AND first_ts < :until",
+    (False, False, False): "SELECT summary FROM segments WHERE 0",
+    (True, False, False): "SELECT summary FROM segments WHERE first_ts IS NULL OR first_ts < :since",
+    (False, True, False): "SELECT summary FROM segments WHERE first_ts IS NULL OR first_ts >= :until",
+    (True, True, False): (
+        "SELECT summary FROM segments WHERE first_ts IS NULL OR first_ts < :since OR first_ts >= :until"
+    ),
+}
+_FETCH: Final = 512
+"""Saved summaries read back per fetch."""
 
 
 class StateLockedError(Exception):
@@ -93,7 +114,8 @@ class StoreMeta:
 @dataclass(slots=True)
 class Restored:
     files: list[FileCheckpoint] = field(default_factory=list)
-    segments: list[SegmentSummary] = field(default_factory=list)
+    segments: Iterable[SegmentSummary] = field(default_factory=list)
+    """Read from the store as they are taken (once): a long history is never all in memory."""
     counters: dict[str, SkillCounters] = field(default_factory=dict)
     rollups: dict[tuple[int, str], GapCounts] = field(default_factory=dict)
     links: list[Link] = field(default_factory=list)
@@ -104,7 +126,8 @@ class Restored:
     legacy_segments: list[str] = field(default_factory=list)
     """Keys of summaries saved as pickles by an older omkd: saved again as plain data."""
     unreadable_segments: int = 0
-    """Saved summaries that could not be read at all (their history is lost; logged)."""
+    """Saved summaries that could not be read at all (their history is lost; logged); counted
+    as ``segments`` is taken."""
 
 
 @dataclass(slots=True)
@@ -137,6 +160,27 @@ def _summary_of(blob: bytes) -> SegmentSummary | None:
             ImportError, EOFError):  # fmt: skip
         return None
     return summary if isinstance(summary, SegmentSummary) else None
+
+
+def _index_segments(db: sqlite3.Connection) -> None:
+    """Segments are looked up by start and by last activity; a state written by an earlier omkd
+    has neither column: they are added and filled from each summary, once."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(segments)")}
+    if "first_ts" not in columns:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("ALTER TABLE segments ADD COLUMN first_ts REAL")
+            db.execute("ALTER TABLE segments ADD COLUMN last_seen REAL")
+            rows = db.execute("SELECT key, summary FROM segments").fetchall()
+            db.executemany(
+                "UPDATE segments SET first_ts = ?, last_seen = ? WHERE key = ?",
+                ((s.first_ts, last_seen(s), key) for key, blob in rows if (s := _summary_of(blob)) is not None),
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+    db.executescript(_SEGMENT_INDEXES)
 
 
 def _counters_json(counters: SkillCounters) -> bytes:
@@ -205,6 +249,7 @@ class StateStore:
             if check is None or check[0] != "ok":
                 raise sqlite3.DatabaseError(f"quick_check: {check}")
         db.executescript(_SCHEMA)
+        _index_segments(db)
         meta = {key: orjson.loads(value) for key, value in db.execute("SELECT key, value FROM meta")}
         if not meta:
             created = time.time()
@@ -228,14 +273,10 @@ class StateStore:
             "SELECT stream_id, path, dev, ino, head_len, head_hash, offset, marker_hash, state FROM files"
         ):
             restored.files.append(FileCheckpoint(*row))
-        for (blob,) in db.execute("SELECT summary FROM segments"):
-            summary = _summary_of(blob)
-            if summary is None:
-                restored.unreadable_segments += 1
-                continue
-            if not blob.startswith(b"{"):
-                restored.legacy_segments.append(summary.key)
-            restored.segments.append(summary)
+        restored.legacy_segments = [
+            key for (key,) in db.execute("SELECT key FROM segments WHERE substr(summary, 1, 1) != x'7b'")
+        ]
+        restored.segments = self._restoring(restored)
         restored.counters = {
             skill: _counters_of(data) for skill, data in db.execute("SELECT skill, data FROM counters")
         }
@@ -251,6 +292,14 @@ class StateStore:
         if isinstance(pipeline, dict):
             restored.pipeline = from_plain(PipelineCounters, pipeline)
         return restored
+
+    def _restoring(self, restored: Restored) -> Iterator[SegmentSummary]:
+        for (blob,) in self._rows("SELECT summary FROM segments"):
+            summary = _summary_of(blob)
+            if summary is None:
+                restored.unreadable_segments += 1
+            else:
+                yield summary
 
     def _move_aside(self, reason: str) -> Path:
         if self._db is not None:
@@ -292,8 +341,8 @@ class StateStore:
                 )
             db.executemany("DELETE FROM files WHERE stream_id = ?", [(s,) for s in checkpoint.dropped_files])
             db.executemany(
-                "INSERT OR REPLACE INTO segments VALUES (?, ?)",
-                ((s.key, orjson.dumps(s.to_plain())) for s in checkpoint.segments),
+                "INSERT OR REPLACE INTO segments VALUES (?, ?, ?, ?)",
+                ((s.key, orjson.dumps(s.to_plain()), s.first_ts, last_seen(s)) for s in checkpoint.segments),
             )
             db.executemany("DELETE FROM segments WHERE key = ?", [(k,) for k in checkpoint.forgotten_segments])
             db.executemany(
@@ -332,6 +381,37 @@ class StateStore:
         except BaseException:
             db.execute("ROLLBACK")
             raise
+
+    # --- saved summaries, read back -------------------------------------------------------------
+
+    def _rows(self, sql: str, args: tuple[object, ...] | dict[str, object] = ()) -> Iterator[tuple[Any, ...]]:
+        if self._db is None:
+            return
+        cursor = self._db.execute(sql, args)
+        while rows := cursor.fetchmany(_FETCH):
+            yield from rows
+
+    def segment(self, key: str) -> SegmentSummary | None:
+        """The saved summary of one segment (None: none saved, or unreadable)."""
+        if self._db is None:
+            return None
+        row = self._db.execute("SELECT summary FROM segments WHERE key = ?", (key,)).fetchone()
+        return None if row is None else _summary_of(row[0])
+
+    def segments(
+        self, since: float | None = None, until: float | None = None, inside: bool = True
+    ) -> Iterator[SegmentSummary]:
+        """The saved summaries whose start lies in ``[since, until)`` (open ends: None; both None:
+        every one), or, ``inside`` False, every other one (those without a start included)."""
+        query = _BY_START[(since is not None, until is not None, inside)]
+        for (blob,) in self._rows(query, {"since": since, "until": until}):
+            summary = _summary_of(blob)
+            if summary is not None:
+                yield summary
+
+    def segment_keys_seen_before(self, horizon: float) -> list[str]:
+        """Keys of the saved summaries last active before ``horizon`` (``segment_book.last_seen``)."""
+        return [key for (key,) in self._rows("SELECT key FROM segments WHERE last_seen < ?", (horizon,))]
 
     def load_stream_state(self, stream_id: str) -> bytes | None:
         """The saved parser state of one file (for a stream evicted from memory)."""

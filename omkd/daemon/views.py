@@ -56,6 +56,5 @@ class Views:
         answer does not depend on when retention last pruned), and how many older ones are kept."""
         fold = self._daemon.ingest.live.fold
         inside = reports.select_gaps(fold.in_window(), skill, kind, since, limit, agent)
-        outside = [s for s in fold.segments.values() if not fold.window.contains(s.first_ts)]
-        older = reports.count_gaps(outside, skill, kind, since, agent)
+        older = reports.count_gaps(fold.segments.outside(fold.window), skill, kind, since, agent)
         return inside, older

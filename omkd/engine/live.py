@@ -16,9 +16,11 @@ from collections.abc import Iterable
 
 from omkd.engine.counters import GapCounts, SkillCounters
 from omkd.engine.links import Link
-from omkd.engine.pipeline import Fold, Window
+from omkd.engine.pipeline import Fold
+from omkd.engine.segment_book import SegmentBook
 from omkd.engine.summary import SegmentSummary
 from omkd.engine.timespec import day_of
+from omkd.engine.window import Window
 
 
 def _reaches(new: SegmentSummary, counted: SegmentSummary) -> bool:
@@ -38,11 +40,13 @@ def _signal_counts(summary: SegmentSummary | None) -> Counter[str]:
 class LiveFold:
     """Per-skill counters, the windowed fold and daily roll-ups, kept in step."""
 
-    def __init__(self, window_length: float, retention: float, rollup_days: int, now: float) -> None:
+    def __init__(
+        self, window_length: float, retention: float, rollup_days: int, now: float, book: SegmentBook | None = None
+    ) -> None:
         self.window_length = window_length
         self.retention = retention
         self.rollup_days = rollup_days
-        self.fold = Fold(Window(since=now - window_length))
+        self.fold = Fold(Window(since=now - window_length), book)
         self.counters: dict[str, SkillCounters] = {}
         self.rollups: dict[tuple[int, str], GapCounts] = {}
         self.last_event_ts: float | None = None
@@ -93,7 +97,7 @@ class LiveFold:
 
     def restore(
         self,
-        segments: list[SegmentSummary],
+        segments: Iterable[SegmentSummary],
         counters: dict[str, SkillCounters],
         rollups: dict[tuple[int, str], GapCounts],
         links: Iterable[Link] = (),
@@ -101,17 +105,22 @@ class LiveFold:
         """Take back what a checkpoint saved (nothing of it counts as changed)."""
         for link in links:
             self.fold.links.known[link.key] = link
+        latest: float | None = None
         for summary in segments:
             if summary.inherit:
                 self.fold.links.pending[summary.key] = summary
             else:
-                self.fold.upsert(summary)
+                self.fold.adopt(summary)
+            if summary.last_ts is not None and (latest is None or summary.last_ts > latest):
+                latest = summary.last_ts
         self.counters.update(counters)
         self.rollups.update(rollups)
-        self.last_event_ts = max((s.last_ts for s in segments if s.last_ts is not None), default=None)
+        self.last_event_ts = latest
         self.clear_changes()
 
     def clear_changes(self) -> None:
+        """Every change is saved (or was restored): the book may let go of what the store holds."""
+        self.fold.segments.checkpointed()
         self.changed_segments.clear()
         self.changed_links.clear()
         self.changed_rollups.clear()
@@ -213,8 +222,7 @@ class LiveFold:
     def prune(self, now: float) -> None:
         """Forget segments and roll-ups past retention (a walk over every segment: seldom)."""
         horizon = now - self.retention
-        stale = [key for key, s in self.fold.segments.items() if (s.last_ts or s.first_ts or now) < horizon]
-        for key in stale:
+        for key in self.fold.segments.stale(horizon):
             self.fold.forget(key)
             self._counted.pop(key, None)
             self.changed_segments.add(key)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import heapq
 import posixpath
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,9 +26,11 @@ from omkd.engine.health import SkillTotals
 from omkd.engine.lines import DEFAULT_MAX_LINE_BYTES, LineSplitter
 from omkd.engine.links import Link, LinkBook
 from omkd.engine.segment import SegmenterRules, StreamSegmenter
+from omkd.engine.segment_book import SegmentBook
 from omkd.engine.segmenting import Observer
 from omkd.engine.summary import SegmentSummary
 from omkd.engine.text_signals import Refiner
+from omkd.engine.window import Window
 
 SUBAGENT: Final = "subagent"
 MAIN: Final = "main"
@@ -47,23 +48,6 @@ ADAPTERS: Final = {
 def stream_role(name: str) -> str:
     """Sub-agent transcripts (``agent-*.jsonl``, flat or under ``subagents/``) are their own role."""
     return SUBAGENT if posixpath.basename(name.replace("\\", "/")).startswith("agent-") else MAIN
-
-
-@dataclass(frozen=True, slots=True)
-class Window:
-    """An event-time window ``[since, until)``; open ends are ``None``."""
-
-    since: float | None = None
-    until: float | None = None
-
-    def contains(self, timestamp: float | None) -> bool:
-        if self.since is None and self.until is None:
-            return True
-        if timestamp is None:
-            return False
-        if self.since is not None and timestamp < self.since:
-            return False
-        return self.until is None or timestamp < self.until
 
 
 class StreamProcessor:
@@ -258,16 +242,16 @@ def segment_fingerprint(key: str) -> int:
 class Fold:
     """The latest summary of every segment, and totals of those inside the window."""
 
-    def __init__(self, window: Window | None = None) -> None:
+    def __init__(self, window: Window | None = None, book: SegmentBook | None = None) -> None:
         self.window = window or Window()
-        self.segments: dict[str, SegmentSummary] = {}
+        self.segments = book if book is not None else SegmentBook()
+        """Every segment's latest summary (in memory, or mostly in the daemon's state store)."""
         self.skills: dict[str, SkillTotals] = {}
         """Totals by row (``skills.row_key``: the skill, for its agent)."""
         self.overall = SkillTotals()
         self.fingerprint = 0
         self.counters = PipelineCounters()
         self.links = LinkBook()
-        self._by_start: list[tuple[float, str]] = []
 
     @property
     def outside_window(self) -> int:
@@ -325,17 +309,21 @@ class Fold:
     def upsert(self, summary: SegmentSummary) -> None:
         """Add a new segment or replace an older summary of it."""
         old = self.segments.get(summary.key)
-        self.segments[summary.key] = summary
+        self.segments.put(summary, old)
         if old is not None and self.window.contains(old.first_ts):
             self._count(old, -1)
         if self.window.contains(summary.first_ts):
             self._count(summary, 1)
-        if summary.first_ts is not None and (old is None or old.first_ts != summary.first_ts):
-            heapq.heappush(self._by_start, (summary.first_ts, summary.key))
+
+    def adopt(self, summary: SegmentSummary) -> None:
+        """Take back a saved summary (a restart): counted in the window, nothing to replace."""
+        self.segments.adopt(summary)
+        if self.window.contains(summary.first_ts):
+            self._count(summary, 1)
 
     def forget(self, key: str) -> None:
         """Drop a segment entirely (retention)."""
-        old = self.segments.pop(key, None)
+        old = self.segments.pop(key)
         if old is not None and self.window.contains(old.first_ts):
             self._count(old, -1)
 
@@ -346,12 +334,9 @@ class Fold:
             return 0
         leaving = self.window
         self.window = Window(since, leaving.until)
-        heap = self._by_start
         dropped = 0
-        while heap and heap[0][0] < since:
-            start, key = heapq.heappop(heap)
-            summary = self.segments.get(key)
-            if summary is not None and summary.first_ts == start and leaving.contains(start):
+        for summary in self.segments.leaving(current, since):
+            if leaving.contains(summary.first_ts):
                 self._count(summary, -1)
                 dropped += 1
         return dropped
@@ -362,11 +347,9 @@ class Fold:
         self.skills.clear()
         self.overall = SkillTotals()
         self.fingerprint = 0
-        self._by_start = [(s.first_ts, k) for k, s in self.segments.items() if s.first_ts is not None]
-        heapq.heapify(self._by_start)
-        for summary in self.segments.values():
-            if window.contains(summary.first_ts):
-                self._count(summary, 1)
+        self.segments.reindex()
+        for summary in self.segments.inside(window):
+            self._count(summary, 1)
 
     def _count(self, summary: SegmentSummary, sign: int) -> None:
         row = summary.row
@@ -380,5 +363,8 @@ class Fold:
         self.fingerprint = (self.fingerprint + sign * segment_fingerprint(summary.key)) % _FINGERPRINT_MOD
 
     def in_window(self) -> Iterator[SegmentSummary]:
-        contains = self.window.contains
-        return (s for s in self.segments.values() if contains(s.first_ts))
+        return self.segments.inside(self.window)
+
+    def open_in_window(self) -> Iterator[SegmentSummary]:
+        """The open segments in the window: those of a stream still being written."""
+        return self.segments.open_inside(self.window)

@@ -292,11 +292,7 @@ def pipeline_report(
 
 def newest_outside(fold: Fold) -> float | None:
     """The newest event of the segments the fold keeps outside its window."""
-    contains = fold.window.contains
-    return max(
-        (s.last_ts for s in fold.segments.values() if s.last_ts is not None and not contains(s.first_ts)),
-        default=None,
-    )
+    return max((s.last_ts for s in fold.segments.outside(fold.window) if s.last_ts is not None), default=None)
 
 
 def gap_entries(segments: list[SegmentSummary]) -> list[GapEntry]:

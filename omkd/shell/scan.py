@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from omkd.engine import formats
-from omkd.engine.pipeline import Fold, StreamProcessor, StreamRead, Window
+from omkd.engine.pipeline import Fold, StreamProcessor, StreamRead
 from omkd.engine.segment import SegmenterRules
+from omkd.engine.window import Window
 
 if TYPE_CHECKING:
     from omkd.shell.llm_judge import LlmRefiner

@@ -1,0 +1,103 @@
+"""The daemon's segment book: few summaries in memory, the rest in the state store.
+
+A summary stays in memory while it can still be needed at once — it changed since the last
+checkpoint (the store does not have it yet), or its segment is open (its stream is being
+written, and /metrics counts open segments on every rebuild). After each checkpoint every
+closed one is let go: the store holds it, and the fold reads it back when it is asked for
+(a segment read again, a window that moves past it, a status or gaps request). Memory then
+grows with the streams being written, not with the segments of the window and retention.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from omkd.daemon.state import StateStore
+from omkd.engine.segment_book import SegmentBook
+from omkd.engine.summary import SegmentSummary
+from omkd.engine.window import Window
+
+
+class StoredSegments(SegmentBook):
+    """``SegmentBook``'s answers, from the summaries in memory and those in ``store``."""
+
+    def __init__(self, store: StateStore) -> None:
+        super().__init__()
+        self._store = store
+        self._count = 0
+        self._gone: set[str] = set()
+        """Forgotten since the last checkpoint: the store still holds them until it deletes them."""
+
+    @property
+    def in_memory(self) -> int:
+        return super().__len__()
+
+    def __len__(self) -> int:
+        return self._count
+
+    def get(self, key: str) -> SegmentSummary | None:
+        summary = self._summaries.get(key)
+        if summary is not None or key in self._gone:
+            return summary
+        saved = self._store.segment(key)
+        return None if saved is None or saved.inherit else saved
+
+    def put(self, summary: SegmentSummary, old: SegmentSummary | None) -> None:
+        if old is None:
+            self._count += 1
+        self._gone.discard(summary.key)
+        super().put(summary, self._summaries.get(summary.key))
+
+    def adopt(self, summary: SegmentSummary) -> None:
+        self._count += 1
+        if summary.open:
+            super().put(summary, None)
+
+    def pop(self, key: str) -> SegmentSummary | None:
+        old = self.get(key)
+        if old is None:
+            return None
+        self._count -= 1
+        super().pop(key)
+        self._gone.add(key)
+        return old
+
+    def _saved(self, summaries: Iterable[SegmentSummary]) -> Iterator[SegmentSummary]:
+        """Saved summaries of the book: not overridden by memory (changed since, or forgotten), and
+        not one still waiting for its sub-agent link (the store keeps those too: ``LinkBook``'s)."""
+        for summary in summaries:
+            if not summary.inherit and summary.key not in self._summaries and summary.key not in self._gone:
+                yield summary
+
+    def values(self) -> Iterator[SegmentSummary]:
+        yield from super().values()
+        yield from self._saved(self._store.segments())
+
+    def inside(self, window: Window) -> Iterator[SegmentSummary]:
+        yield from super().inside(window)
+        yield from self._saved(self._store.segments(window.since, window.until))
+
+    def outside(self, window: Window) -> Iterator[SegmentSummary]:
+        yield from super().outside(window)
+        yield from self._saved(self._store.segments(window.since, window.until, inside=False))
+
+    def open_inside(self, window: Window) -> Iterator[SegmentSummary]:
+        return super().open_inside(window)  # an open summary is never let go
+
+    def leaving(self, since: float | None, before: float) -> Iterator[SegmentSummary]:
+        yield from super().leaving(since, before)
+        yield from self._saved(self._store.segments(since, before))
+
+    def stale(self, horizon: float) -> list[str]:
+        held, gone = self._summaries, self._gone
+        saved = [k for k in self._store.segment_keys_seen_before(horizon) if k not in held and k not in gone]
+        return super().stale(horizon) + saved  # a waiting one among them is not the book's: popped, it is None
+
+    def checkpointed(self) -> None:
+        """Every change is in the store now: let go of the closed summaries."""
+        self._gone.clear()
+        kept = [s for s in self._summaries.values() if s.open]
+        self._summaries.clear()
+        self._by_start.clear()
+        for summary in kept:
+            super().put(summary, None)
