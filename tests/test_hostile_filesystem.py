@@ -165,3 +165,46 @@ def test_a_large_rotated_file_is_drained_a_step_at_a_time(tmp_path: Path) -> Non
     assert ingest.pipeline.lines == lines_of(chunk) * (copies + 1)
     ingest.shutdown()
     store.close()
+
+
+def test_the_descriptor_cap_never_closes_the_only_way_to_a_deleted_file(tmp_path: Path) -> None:
+    """Lines appended to a followed file, the file deleted, then other files read (as inotify events
+    make it) before a rescan notices: with the cap at two descriptors, the least recently read one
+    was closed — the deleted file's, and its last lines were lost. A descriptor whose path no longer
+    names its file is kept."""
+    root = tmp_path / "projects"
+    gone, others = root / SESSION_FILE, [root / "-home-dev-api" / f"s{n}.jsonl" for n in range(2)]
+    base = config_of(tmp_path, window="3650d")
+    config = base.model_copy(update={"tail": base.tail.model_copy(update={"max_open_files": 2})})
+    store = StateStore(config.state_dir())
+    ingest = Ingest(config, store, store.open(), ManualClock(wall=START))
+    written = b""
+    for n, path in enumerate([*others, gone]):
+        data = more(5 * n)
+        append(path, data)
+        written += data
+    files = {}
+    for file in sorted(ingest.rescan(), key=lambda f: f.path == str(gone)):  # the doomed file last
+        files[file.path] = file
+        while ingest.feed(file, 1 << 20):
+            pass
+    late = more(20)
+    append(gone, late)
+    gone.unlink()
+    for n, path in enumerate(others):
+        data = more(30 + 5 * n)
+        append(path, data)
+        written += data
+        files[str(path)].size += len(data)
+        while ingest.feed(files[str(path)], 1 << 20):
+            pass
+    assert files[str(gone)].fd is not None
+    assert ingest.tailer.open_files == 2
+    for file in ingest.rescan():
+        while ingest.feed(file, 1 << 20):
+            pass
+        ingest.drained(file)
+    assert ingest.pipeline.lines == lines_of(written + late)
+    assert (ingest.stats.errors, ingest.tailer.open_files) == ({}, 1)  # drained and closed
+    ingest.shutdown()
+    store.close()

@@ -199,12 +199,7 @@ class Tailer:
 
     def _fd(self, file: TrackedFile) -> int:
         if file.fd is None:
-            while len(self._open) >= self.max_open_files:
-                oldest, _ = self._open.popitem(last=False)
-                victim = self.files.get(oldest)
-                if victim is not None and victim.fd is not None:
-                    os.close(victim.fd)
-                    victim.fd = None
+            self._make_room()
             # O_NONBLOCK: a FIFO put in the file's place must not block open(); the identity
             # check below then refuses it.
             file.fd = os.open(file.path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
@@ -216,6 +211,29 @@ class Tailer:
         self._open[file.stream_id] = None
         self._open.move_to_end(file.stream_id)
         return file.fd
+
+    def _make_room(self) -> None:
+        """Close the least recently read descriptors over the cap, but never one whose path no
+        longer names its file (deleted, rotated out, replaced, not noticed yet): it is the only way
+        to the rest of that file. With nothing else to close, the cap is passed until it drains."""
+        for stream_id in list(self._open):
+            if len(self._open) < self.max_open_files:
+                return
+            victim = self.files.get(stream_id)
+            if victim is not None and victim.fd is not None:
+                if not self._still_at_path(victim):
+                    continue
+                os.close(victim.fd)
+                victim.fd = None
+            del self._open[stream_id]
+
+    @staticmethod
+    def _still_at_path(file: TrackedFile) -> bool:
+        try:
+            info = os.stat(file.path)
+        except OSError:
+            return False
+        return (info.st_dev, info.st_ino) == file.identity
 
     def close_fd(self, file: TrackedFile) -> None:
         if file.fd is not None:
