@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
+DEFAULT_PORT: Final = 9717
+"""Where the daemon listens, and where ``omkd status`` asks, unless told otherwise."""
 SKILLS_TOTAL_HEADER: Final = "X-Omkd-Skills-Total"
 """How many skills the whole report has: /api/v1/status holds one page of them."""
 SKILLS_PAGE: Final = 500

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from omkd.engine.pipeline import Fold, StreamProcessor
+from omkd.engine.records import to_data
 from omkd.engine.report import build_report
 
 # Small and medium real files across versions, with failed searches, a Skill call, sub-agent
@@ -34,7 +35,8 @@ def report_of(name: str, chunks: list[bytes]) -> dict[str, Any]:
     fold = Fold()
     fold.add_stream(stream)
     fold.finish()
-    return build_report(fold, [name], gap_limit=None).model_dump()
+    document: dict[str, Any] = to_data(build_report(fold, [name], gap_limit=None))
+    return document
 
 
 @pytest.mark.parametrize("relative", FILES, ids=lambda r: Path(r).name)

@@ -24,6 +24,7 @@ from click.testing import CliRunner, Result
 
 from omkd.api import SKILLS_TOTAL_HEADER
 from omkd.cli import main, remote
+from omkd.engine import records
 from omkd.engine.report import Report
 from omkd.testing import DaemonProcess
 from tests import claude_lines as cl
@@ -91,7 +92,7 @@ def test_status_is_a_valid_schema_1_report(daemon: DaemonProcess) -> None:
     """/api/v1/status serves a Report of schema_version 1 with the hand-counted figures."""
     code, body = fetch(daemon, "/api/v1/status")
     document = orjson.loads(body)
-    report = Report.model_validate(document)
+    report = records.parse(Report, document)
     assert (code, document["schema_version"], report.schema_version) == (200, 1, 1)
     assert skill_rows(document) == {"deploy": (6, 3, 0.5, 0.5, "low"), "lint": (1, 1, 1.0, 0.5, "underpowered")}
     assert (report.overall.segments, report.overall.gap_segments, report.watermark.segments) == (7, 4, 7)
@@ -240,7 +241,7 @@ def test_status_pages_its_skills_and_says_how_many(daemon: DaemonProcess, monkey
     for offset in (0, 1, 2):
         with urllib.request.urlopen(f"{daemon.url}/api/v1/status?limit=1&offset={offset}", timeout=10) as answer:  # noqa: S310
             document = orjson.loads(answer.read())
-            Report.model_validate(document)
+            records.parse(Report, document)
             pages.append(([s["skill"] for s in document["skills"]], answer.headers[SKILLS_TOTAL_HEADER]))
     assert pages == [(["deploy"], "2"), (["lint"], "2"), ([], "2")]
     assert fetch(daemon, "/api/v1/status?limit=0")[0] == 400

@@ -11,11 +11,14 @@ import re
 from collections import Counter
 from pathlib import Path
 
+import orjson
 import pytest
 
+from omkd.engine import records
 from omkd.engine.events import Event, ToolCall, UserPrompt
 from omkd.engine.formats.claude_code import ClaudeCodeAdapter
 from omkd.engine.lines import LineSplitter
+from omkd.engine.records import to_data
 from omkd.engine.report import Report, build_report
 from omkd.shell.scan import scan
 from tests.conftest import REAL_FIXTURES
@@ -186,8 +189,8 @@ def test_other_agents_files_do_not_disturb_claude_streams(real_fixtures: Path) -
     claude = real_fixtures / SMALL_GLOB
     alone = report_of([claude])
     mixed = report_of([real_fixtures / GEMINI, claude, real_fixtures / CODEX])
-    claude_rows = [s.model_dump() for s in mixed.skills if s.agent == "claude_code"]
-    assert claude_rows == [s.model_dump() for s in alone.skills]
+    claude_rows = [to_data(s) for s in mixed.skills if s.agent == "claude_code"]
+    assert claude_rows == [to_data(s) for s in alone.skills]
     assert sorted((s.skill, s.agent) for s in mixed.skills) == [
         ("general", "claude_code"),
         ("general", "codex"),
@@ -271,8 +274,8 @@ def test_folding_order_does_not_change_the_report(real_fixtures: Path) -> None:
     """Folding the same files in reverse order gives the same per-skill figures."""
     paths = [real_fixtures / r for r in every_file() if r.suffix == ".jsonl"]
     forward, backward = report_of(paths), report_of(paths[::-1])
-    assert [s.model_dump() for s in backward.skills] == [s.model_dump() for s in forward.skills]
-    assert backward.overall.model_dump() == forward.overall.model_dump()
+    assert [to_data(s) for s in backward.skills] == [to_data(s) for s in forward.skills]
+    assert to_data(backward.overall) == to_data(forward.overall)
 
 
 def test_empty_transcript_is_a_stream_without_segments(real_fixtures: Path) -> None:
@@ -304,7 +307,7 @@ def test_side_question_fork_counts_only_the_question_and_its_answer(real_fixture
     assert both.overall.segments == parent.overall.segments + 1
     assert both.overall.turns == parent.overall.turns + 1
     assert both.overall.tools.calls == parent.overall.tools.calls
-    assert reverse.overall.model_dump() == both.overall.model_dump()
+    assert to_data(reverse.overall) == to_data(both.overall)
 
 
 def test_weighted_rates_are_exact_on_every_real_file(real_fixtures: Path) -> None:
@@ -318,3 +321,13 @@ def test_weighted_rates_are_exact_on_every_real_file(real_fixtures: Path) -> Non
             2 * health.segments
         )
         assert health.weighted_gap_rate == expected, health.skill
+
+
+@pytest.mark.parametrize("which", ["every file", "no file"])
+def test_the_json_report_reads_back_as_the_same_report(real_fixtures: Path, which: str) -> None:
+    """The JSON document of a report validates back as a ``Report`` (as ``omkd status`` reads the
+    daemon's) and is then the same bytes: every figure has its field's type (a float field never
+    holds an integer, which would print ``0`` where a validated record printed ``0.0``)."""
+    paths = [real_fixtures / relative for relative in every_file()] if which == "every file" else []
+    document = orjson.dumps(to_data(report_of(paths)))
+    assert orjson.dumps(to_data(records.parse(Report, orjson.loads(document)))) == document

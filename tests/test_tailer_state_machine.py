@@ -26,6 +26,7 @@ from omkd.daemon.config import Config, parse_config
 from omkd.daemon.ingest import Ingest
 from omkd.daemon.state import StateStore
 from omkd.engine.pipeline import Fold, StreamProcessor
+from omkd.engine.records import to_data
 from omkd.engine.report import build_report
 from tests import claude_lines as cl
 from tests.conftest import REAL_FIXTURES
@@ -165,13 +166,17 @@ def fixture_lines(relative: str) -> list[bytes]:
     return (REAL_FIXTURES / relative).read_bytes().splitlines(keepends=True)
 
 
+def _without(record: object, *names: str) -> dict[str, Any]:
+    return {key: value for key, value in to_data(record).items() if key not in names}
+
+
 def figures(fold: Fold) -> dict[str, Any]:
     """What must match: health overall and per skill, gaps, every segment key with its signals."""
     report = build_report(fold, ["/roots"], gap_limit=None)
     return {
-        "overall": report.overall.model_dump(exclude={"open_segments"}),
-        "skills": [s.model_dump(exclude={"open_segments"}) for s in report.skills],
-        "gaps": [g.model_dump(exclude={"stream", "file"}) for g in report.gaps],
+        "overall": _without(report.overall, "open_segments"),
+        "skills": [_without(s, "open_segments") for s in report.skills],
+        "gaps": [_without(g, "stream", "file") for g in report.gaps],
         "segments": {key: dict(Counter(s.type for s in summary.signals)) for key, summary in fold.segments.items()},
     }
 

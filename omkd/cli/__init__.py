@@ -1,28 +1,73 @@
 """The ``omkd`` command line.
 
 Each command's module is imported only when that command runs, so ``omkd scan`` does not
-pay for the daemon's imports (aiohttp, structlog, prometheus_client) at start-up.
+pay for the daemon's imports (aiohttp, structlog, prometheus_client) at start-up, and
+``omkd --help`` imports none of them.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Final
+from typing import Final, NamedTuple
 
 import click
 
 from omkd import __version__
 
+
+class LazyCommand(NamedTuple):
+    module: str
+    name: str
+    summary: str
+    """Its first sentence, as ``omkd --help`` lists it (the same as the command's own; a test
+    compares them): the list imports no command's module, the daemon's included."""
+
+
 COMMANDS: Final = {
-    "scan": ("omkd.cli.scan", "scan_command"),
-    "explain": ("omkd.cli.explain", "explain_command"),
-    "calibrate": ("omkd.cli.calibrate", "calibrate_command"),
-    "conventions": ("omkd.cli.conventions", "conventions_command"),
-    "run": ("omkd.cli.run", "run_command"),
-    "check-config": ("omkd.cli.run", "check_config_command"),
-    "install-unit": ("omkd.cli.run", "install_unit_command"),
-    "status": ("omkd.cli.remote", "status_command"),
-    "gaps": ("omkd.cli.remote", "gaps_command"),
+    "scan": LazyCommand(
+        "omkd.cli.scan", "scan_command", "Scan transcript files or directories (recursively) and report skill health."
+    ),
+    "explain": LazyCommand(
+        "omkd.cli.explain",
+        "explain_command",
+        "Explain transcripts: each segment and why it started and ended, each tool call's verdict and the rule "
+        "that decided it, each uncertainty candidate.",
+    ),
+    "calibrate": LazyCommand(
+        "omkd.cli.calibrate",
+        "calibrate_command",
+        "Precision, recall, F1 and Krippendorff's alpha of the hedging judge in use against hand labels.",
+    ),
+    "conventions": LazyCommand(
+        "omkd.cli.conventions",
+        "conventions_command",
+        "Print the marker convention for CLAUDE.md or AGENTS.md (spec §3.2).",
+    ),
+    "run": LazyCommand(
+        "omkd.cli.run",
+        "run_command",
+        "Run the daemon: tail transcripts, keep state, serve /metrics and the status API.",
+    ),
+    "check-config": LazyCommand(
+        "omkd.cli.run",
+        "check_config_command",
+        "Validate a config file; report every bad key by name (exit 2 when invalid).",
+    ),
+    "install-unit": LazyCommand(
+        "omkd.cli.run",
+        "install_unit_command",
+        "Write omkd's systemd unit with this installation's real paths (then: daemon-reload, enable --now).",
+    ),
+    "status": LazyCommand(
+        "omkd.cli.remote",
+        "status_command",
+        "Spot-check a running daemon: skill table, tiers and watermark; same gates as scan.",
+    ),
+    "gaps": LazyCommand(
+        "omkd.cli.remote",
+        "gaps_command",
+        "The gap inventory of a running daemon, newest first: what is missing, where.",
+    ),
 }
 
 
@@ -32,21 +77,14 @@ class LazyGroup(click.Group):
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """Each command's first sentence whole (click cuts it at 45 characters)."""
-        rows = []
-        for name in self.list_commands(ctx):
-            command = self.get_command(ctx, name)
-            if command is not None and not command.hidden:
-                rows.append((name, command.get_short_help_str(limit=200)))
-        if rows:
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, command.summary) for name, command in COMMANDS.items()])
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         target = COMMANDS.get(cmd_name)
         if target is None:
             return None
-        module, name = target
-        command: click.Command = getattr(importlib.import_module(module), name)
+        command: click.Command = getattr(importlib.import_module(target.module), target.name)
         return command
 
 

@@ -15,6 +15,7 @@ import orjson
 
 from omkd.cli import render
 from omkd.engine import formats, gates
+from omkd.engine.records import to_data
 from omkd.engine.report import Report, restrict
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -202,7 +203,7 @@ def publish(report: Report, result: GateResult, as_json: bool, gate: GateOptions
             _exit(result, gate)
             return
     if as_json:
-        document = report.model_dump(mode="json")
+        document = to_data(report)
         document["gate_failures"] = [
             {"skill": f.skill, "gate": f.gate, "value": f.value, "limit": f.limit, "detail": f.detail} for f in failures
         ]

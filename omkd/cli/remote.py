@@ -13,11 +13,10 @@ import click
 import orjson
 from rich.table import Table
 
-from omkd.api import SKILLS_PAGE, SKILLS_TOTAL_HEADER
+from omkd.api import DEFAULT_PORT, SKILLS_PAGE, SKILLS_TOTAL_HEADER
 from omkd.cli import render
 from omkd.cli.gating import EXIT_INPUT, GateOptions, apply_gates, check_usage, gate_options, publish
-from omkd.daemon.config import DEFAULT_PORT
-from omkd.engine import formats, patterns, skills
+from omkd.engine import formats, patterns, records, skills
 from omkd.engine.report import Report
 
 DEFAULT_URL = f"http://127.0.0.1:{DEFAULT_PORT}"
@@ -76,7 +75,7 @@ url_option = click.option("--url", default=DEFAULT_URL, show_default=True, envva
 def status_command(url: str, as_json: bool, gate: GateOptions) -> None:
     """Spot-check a running daemon: skill table, tiers and watermark; same gates as scan."""
     baseline = check_usage(gate)
-    report = gate.restrict(Report.model_validate(fetch_status(url, gate.only_skills, gate.agents)))
+    report = gate.restrict(records.parse(Report, fetch_status(url, gate.only_skills, gate.agents)))
     publish(report, apply_gates(report, gate, baseline), as_json, gate)
 
 

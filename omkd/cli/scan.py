@@ -15,10 +15,8 @@ from typing import TYPE_CHECKING, Any
 import click
 import orjson
 from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
 
 from omkd.cli.gating import EXIT_INPUT, GateOptions, apply_gates, check_usage, gate_options, publish
-from omkd.daemon.config import default_roots
 from omkd.engine import gates
 from omkd.engine.hedge_judge import judge_identity
 from omkd.engine.report import build_report
@@ -29,6 +27,8 @@ from omkd.shell.knowledge import FileKnowledgeIndex
 from omkd.shell.scan import SKIP_REASONS, ScanInputError, Skipped, discover, scan, usable_cores
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from omkd.shell.llm_judge import LlmRefiner
 
 PROGRESS_AFTER_SECONDS = 0.5
@@ -50,6 +50,8 @@ class LazyProgress:
         if self._bar is None:
             if time.monotonic() - self._started < PROGRESS_AFTER_SECONDS:
                 return
+            from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
+
             self._bar = Progress(
                 "scanning", BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
                 console=self._console, transient=True,
@@ -148,6 +150,8 @@ def scan_command(
     that exist)."""
     baseline = check_usage(gate)
     if not paths:
+        from omkd.daemon.config import default_roots  # deferred: the config's pydantic models
+
         paths = tuple(root.expanduser() for root in default_roots())
         if not any(path.is_dir() for path in paths):
             click.echo(f"omkd scan: no PATH given and no transcripts at {paths[0]}: name a directory", err=True)

@@ -16,12 +16,12 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
+from omkd.api import DEFAULT_PORT
 from omkd.engine import skills
 from omkd.engine.lines import DEFAULT_MAX_LINE_BYTES
 from omkd.engine.segment import SegmenterRules
 from omkd.engine.timespec import parse_duration
 
-DEFAULT_PORT: Final = 9717
 _SIZE = re.compile(r"^\s*(\d+)\s*(B|KiB|MiB|GiB|KB|MB|GB)?\s*$")
 _SIZE_UNITS: Final = {
     None: 1,

@@ -25,6 +25,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 
 from omkd.api import SKILLS_PAGE, SKILLS_TOTAL_HEADER
 from omkd.engine import formats, patterns
+from omkd.engine.records import fields_data, to_data
 from omkd.engine.report import GapEntry, Report
 from omkd.engine.timespec import parse_moment
 
@@ -108,9 +109,9 @@ def build_app(source: StatusSource) -> web.Application:
         if any(a not in formats.AGENTS for a in agents):
             return _bad_request(f"agent must be one of {', '.join(formats.AGENTS)}")
         report = source.status(query.getall("skill", []), agents)
-        document = report.model_dump(mode="json", exclude={"skills"})
+        document = fields_data(report, frozenset({"skills"}))
         # Skills are paged (most segments first): 5,000 skills would be megabytes in one answer.
-        document["skills"] = [s.model_dump(mode="json") for s in report.skills[offset : offset + limit]]
+        document["skills"] = to_data(report.skills[offset : offset + limit])
         response = _json(document)
         response.headers[SKILLS_TOTAL_HEADER] = str(len(report.skills))  # the body stays a Report
         return response
@@ -137,7 +138,7 @@ def build_app(source: StatusSource) -> web.Application:
         if agent is not None and agent not in formats.AGENTS:
             return _bad_request(f"agent must be one of {', '.join(formats.AGENTS)}, not {agent!r}")
         entries, older = source.gaps(query.get("skill"), kind, since, int(limit_text), agent)
-        return _json({"gaps": [e.model_dump(mode="json") for e in entries], "count": len(entries), "older": older})
+        return _json({"gaps": to_data(entries), "count": len(entries), "older": older})
 
     app = web.Application()
     app.add_routes(routes)

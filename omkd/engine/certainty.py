@@ -13,12 +13,11 @@ from datetime import date
 from functools import lru_cache
 from typing import Final
 
-from pydantic import BaseModel, ConfigDict
-
 from omkd.engine import stats
 from omkd.engine.counters import GapCounts
 from omkd.engine.figures import LEVEL, WindowFigures
 from omkd.engine.intervals import METHOD
+from omkd.engine.records import Record
 from omkd.engine.summary import SegmentSummary
 from omkd.engine.timespec import day_of
 
@@ -45,18 +44,16 @@ def daily_series(segments: Iterable[SegmentSummary]) -> DailySeries:
     return series
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Interval(_Model):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Interval(Record):
     lower: float
     upper: float
     level: float
     method: str
 
 
-class Saturation(_Model):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Saturation(Record):
     widths: list[float]
     """Width of the gap rate's Wilson interval after each day, cumulatively."""
     saturated: bool
@@ -64,7 +61,8 @@ class Saturation(_Model):
     interval: more segments will not change the conclusion (never for an underpowered skill)."""
 
 
-class Trend(_Model):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Trend(Record):
     days: list[str]
     daily_gap_rate: list[float]
     daily_weighted_gap_rate: list[float]
@@ -75,7 +73,8 @@ class Trend(_Model):
     """cv above 0.15."""
 
 
-class Certainty(_Model):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Certainty(Record):
     gap_rate_interval: Interval
     weighted_gap_rate_interval: Interval
     health_confident: bool

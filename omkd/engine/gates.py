@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from omkd.engine import intervals, stats
 from omkd.engine.binomial import exact_lower_bound, rate_exceeds
+from omkd.engine.records import to_data
 from omkd.engine.report import Report, SkillHealth
 
 BASELINE_SCHEMA: Final = 2
@@ -184,8 +185,8 @@ def baseline_of(report: Report) -> dict[str, Any]:
     rules they were computed by."""
     return {
         "schema_version": BASELINE_SCHEMA,
-        "watermark": report.watermark.model_dump(),
-        "reproducibility": None if report.reproducibility is None else report.reproducibility.model_dump(),
+        "watermark": to_data(report.watermark),
+        "reproducibility": to_data(report.reproducibility),
         "skills": {
             s.row: {
                 "gap_rate": s.gap_rate,

@@ -18,7 +18,7 @@ import itertools
 import math
 import re
 from dataclasses import dataclass
-from importlib import resources
+from pathlib import Path
 from typing import Any, Final
 
 import orjson
@@ -185,7 +185,9 @@ class EmbeddedJudge:
 @functools.cache
 def embedded_judge() -> EmbeddedJudge:
     """The judge of the model file in the package (read once)."""
-    data = resources.files("omkd.engine").joinpath("data", MODEL_FILE).read_bytes()
+    # Beside this module, not through importlib.resources: its import (zipfile, tempfile, shutil)
+    # cost an empty scan about 15 ms of its start-up, and omkd is installed as files, not zipped.
+    data = (Path(__file__).parent / "data" / MODEL_FILE).read_bytes()
     return EmbeddedJudge(orjson.loads(data), hashlib.sha256(data).hexdigest()[:12])
 
 

@@ -10,11 +10,9 @@ import dataclasses
 import posixpath
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final, Protocol
-
-import pydantic
-from pydantic import BaseModel, ConfigDict
 
 from omkd.engine import certainty, conventions, figures, health, patterns, skills
 from omkd.engine.certainty import Certainty
@@ -24,6 +22,7 @@ from omkd.engine.health import SkillTotals
 from omkd.engine.hedge_judge import judge_identity
 from omkd.engine.pipeline import Fold
 from omkd.engine.plain import to_plain
+from omkd.engine.records import Record
 from omkd.engine.reproducibility import Reproducibility, reproducibility
 from omkd.engine.segmenting import SegmenterRules
 from omkd.engine.summary import SegmentSummary
@@ -58,11 +57,8 @@ class NoKnowledge:
         return None
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class CoverageReport(_Model):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CoverageReport(Record):
     accessed: int
     files: int
     ratio: float | None
@@ -70,7 +66,8 @@ class CoverageReport(_Model):
     never_accessed_total: int
 
 
-class ToolReport(_Model):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolReport(Record):
     calls: int
     answered: int
     failures: int
@@ -79,14 +76,16 @@ class ToolReport(_Model):
     stability: str
 
 
-class TokenReport(_Model):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TokenReport(Record):
     input: int
     output: int
     cache_read: int
     cache_creation: int
 
 
-class SkillHealth(_Model):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SkillHealth(Record):
     skill: str
     agent: str | None
     """The agent that ran it (``claude_code``, ``codex``, ``gemini``); None on the overall row."""
@@ -126,14 +125,16 @@ class SkillHealth(_Model):
         return skills.row_label(self.skill, self.agent)
 
 
-class ConventionReport(_Model):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConventionReport(Record):
     """Whether one project's instructions ask for the markers (``omkd conventions``)."""
 
     cwd: str
     asked: bool
 
 
-class FailedSearchPattern(_Model):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FailedSearchPattern(Record):
     skill: str
     agent: str
     tool: str
@@ -142,7 +143,8 @@ class FailedSearchPattern(_Model):
     last_seen: str | None
 
 
-class Watermark(_Model):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Watermark(Record):
     roots: list[str]
     window_from: str | None
     window_to: str | None
@@ -152,8 +154,8 @@ class Watermark(_Model):
     statement: str
 
 
-@pydantic.dataclasses.dataclass(config=ConfigDict(extra="forbid"))
-class PipelineReport(PipelineCounters):
+@dataclass(slots=True, kw_only=True)
+class PipelineReport(PipelineCounters, Record):
     """``PipelineCounters`` as reported, every field of it, with what fell outside the window."""
 
     segments_outside_window: int = 0
@@ -164,7 +166,8 @@ class PipelineReport(PipelineCounters):
     a device or a socket named ``*.jsonl``; ``symlink_loop``; ``dangling``; ``unreadable``)."""
 
 
-class GapEntry(_Model):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GapEntry(Record):
     skill: str
     agent: str
     session_id: str
@@ -185,7 +188,8 @@ class GapEntry(_Model):
     evidence: dict[str, object]
 
 
-class Report(_Model):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Report(Record):
     schema_version: int
     watermark: Watermark
     overall: SkillHealth
@@ -193,7 +197,7 @@ class Report(_Model):
     top_failed_searches: list[FailedSearchPattern]
     gaps: list[GapEntry]
     pipeline: PipelineReport
-    conventions: list[ConventionReport] = []
+    conventions: list[ConventionReport] = dataclasses.field(default_factory=list)
     """Per project directory transcripts ran in: does it ask for uncertainty markers."""
     reproducibility: Reproducibility | None = None
     """What the figures were computed by: version, rules hash, judge, window, methods."""
@@ -466,10 +470,9 @@ def restrict(report: Report, names: set[str] | None = None, agents: set[str] | N
     def kept(skill: str, agent: str | None) -> bool:
         return (names is None or skill in names) and (agents is None or agent in agents)
 
-    return report.model_copy(
-        update={
-            "skills": [s for s in report.skills if kept(s.skill, s.agent)],
-            "top_failed_searches": [p for p in report.top_failed_searches if kept(p.skill, p.agent)],
-            "gaps": [g for g in report.gaps if kept(g.skill, g.agent)],
-        }
+    return dataclasses.replace(
+        report,
+        skills=[s for s in report.skills if kept(s.skill, s.agent)],
+        top_failed_searches=[p for p in report.top_failed_searches if kept(p.skill, p.agent)],
+        gaps=[g for g in report.gaps if kept(g.skill, g.agent)],
     )

@@ -15,12 +15,12 @@ import enum
 import functools
 import hashlib
 import re
+from dataclasses import dataclass
 from typing import Any, Final
-
-from pydantic import BaseModel, ConfigDict
 
 from omkd import __version__
 from omkd.engine import cues, health, intervals, patterns, skills
+from omkd.engine.records import Record
 from omkd.engine.segmenting import SegmenterRules
 
 HASH_CHARS: Final = 12
@@ -64,11 +64,8 @@ def rules_hash(rules: SegmenterRules, judge: str) -> str:
     return hashlib.sha256(repr(document).encode()).hexdigest()[:HASH_CHARS]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Methods(_Model):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Methods(Record):
     rate_interval: str
     """How every rate's interval is computed (gap and weighted), and its level."""
     rise_interval: str
@@ -76,7 +73,8 @@ class Methods(_Model):
     """The one-sided bound a ``--confident`` gate compares with its limit."""
 
 
-class Reproducibility(_Model):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reproducibility(Record):
     omkd_version: str
     schema_version: int
     rules_hash: str

@@ -5,13 +5,11 @@ Files are read in fixed-size chunks, so memory stays flat however large the corp
 
 from __future__ import annotations
 
-import asyncio
 import errno
 import itertools
 import os
 import stat
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
 
@@ -152,6 +150,8 @@ def scan(
     sources = [item if isinstance(item, Source) else Source(item, item.name) for item in files]
     fold = _fold(sources, window, rules, progress, refiner, jobs if refiner is None else 1)
     if refiner is not None and refiner.pending:
+        import asyncio  # deferred: only a scan with an LLM judge runs a loop
+
         asyncio.run(refiner.drain())
         with refiner.quietly():
             fold = _fold(sources, window, rules, None, refiner, 1)
@@ -188,6 +188,8 @@ def _fold(
     fold = Fold(window=window or Window())
     sizes = [_size(source.path) for source in sources] if jobs > 1 and len(sources) > 1 else []
     if sum(sizes) >= PARALLEL_FROM_BYTES:
+        from concurrent.futures import ProcessPoolExecutor  # deferred: small scans start no worker
+
         workers = min(jobs, len(sources))
         with ProcessPoolExecutor(max_workers=workers) as pool:
             # map yields in the order given: the fold sees the files as a serial read does
