@@ -21,6 +21,7 @@ from omkd.daemon.ingest import READ_STEP, Ingest
 from omkd.daemon.state import Checkpoint, StateStore
 from omkd.daemon.stored_segments import StoredSegments
 from omkd.engine.pipeline import Fold
+from omkd.engine.records import to_data
 from omkd.engine.report import build_report
 from omkd.engine.segment_book import SegmentBook
 from omkd.engine.signals import Signal
@@ -69,13 +70,17 @@ def read_everything(ingest: Ingest) -> None:
     ingest.rescan()
 
 
+def without(record: object, names: frozenset[str]) -> dict[str, Any]:
+    return {key: value for key, value in to_data(record).items() if key not in names}
+
+
 def figures(fold: Fold) -> dict[str, Any]:
     report = build_report(fold, ["/roots"], gap_limit=None)
     return {
-        "overall": report.overall.model_dump(exclude={"open_segments"}),
-        "skills": [s.model_dump(exclude={"open_segments"}) for s in report.skills],
-        "gaps": [g.model_dump(exclude={"stream", "file"}) for g in report.gaps],
-        "top": [p.model_dump() for p in report.top_failed_searches],
+        "overall": without(report.overall, frozenset({"open_segments"})),
+        "skills": [without(s, frozenset({"open_segments"})) for s in report.skills],
+        "gaps": [without(g, frozenset({"stream", "file"})) for g in report.gaps],
+        "top": to_data(report.top_failed_searches),
         "outside": fold.outside_window,
     }
 
