@@ -16,6 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+import pytest
+
 from omkd.daemon.config import Config
 from omkd.daemon.ingest import READ_STEP, Ingest
 from omkd.daemon.state import Checkpoint, StateStore
@@ -93,7 +95,9 @@ def in_memory_fold(root: Path, window: Window) -> Fold:
     return fold
 
 
-def test_saved_closed_summaries_leave_memory_and_the_figures_stay(tmp_path: Path) -> None:
+def test_saved_closed_summaries_leave_memory_and_the_figures_stay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     now = time.time()
     write_sessions(tmp_path / "projects", 300, now)
     config, clock = config_of(tmp_path), ManualClock(wall=now)
@@ -110,6 +114,14 @@ def test_saved_closed_summaries_leave_memory_and_the_figures_stay(tmp_path: Path
     assert figures(ingest.live.fold) == expected
     assert expected["outside"] > 0
     assert expected["gaps"]
+
+    # /metrics counts open segments at every rebuild: from memory, never a read of the store
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("open segments read from the store")
+
+    monkeypatch.setattr(store, "segments", refused)
+    assert len(list(ingest.live.fold.open_in_window())) <= FILES
+    monkeypatch.undo()
 
     # a restart takes back the counts, not the summaries
     ingest.shutdown()

@@ -68,7 +68,8 @@ class SegmentBook:
 
     def open_inside(self, window: Window) -> Iterator[SegmentSummary]:
         """The open segments in ``window`` (a stream still being written)."""
-        return (s for s in self.inside(window) if s.open)
+        contains = window.contains
+        return (s for s in self._summaries.values() if s.open and contains(s.first_ts))
 
     def leaving(self, since: float | None, before: float) -> Iterator[SegmentSummary]:
         """Summaries whose start lies in ``[since, before)``: what a window starting at ``since``
