@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up and run the whole test suite on a fresh machine (Debian/Ubuntu, Python 3.11+):
-# Debian's prometheus package (promtool, prometheus) for the metrics and rules tests and its
-# systemd package (systemd-analyze) for the unit, a
+# Debian's prometheus package (promtool, prometheus) for the metrics and rules tests, its
+# systemd package (systemd-analyze) for the unit and its chromium for the HTML report, a
 # virtual environment with omkd and its test tools, then pytest. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 packages=()
 command -v promtool >/dev/null && command -v prometheus >/dev/null || packages+=(prometheus)
 command -v systemd-analyze >/dev/null || packages+=(systemd)  # verifies the systemd unit
+command -v chromium >/dev/null || packages+=(chromium)  # renders the HTML report in its tests
 if [ ${#packages[@]} -gt 0 ]; then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"

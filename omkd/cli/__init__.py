@@ -27,6 +27,12 @@ COMMANDS: Final = {
     "scan": LazyCommand(
         "omkd.cli.scan", "scan_command", "Scan transcript files or directories (recursively) and report skill health."
     ),
+    "report": LazyCommand(
+        "omkd.cli.report",
+        "report_command",
+        "Write the report as one self-contained HTML page: skill table, daily charts with knowledge changes "
+        "marked, gaps.",
+    ),
     "explain": LazyCommand(
         "omkd.cli.explain",
         "explain_command",

@@ -19,7 +19,7 @@ from rich.console import Console
 from omkd.cli.gating import EXIT_INPUT, GateOptions, apply_gates, check_usage, gate_options, publish
 from omkd.engine import gates
 from omkd.engine.hedge_judge import judge_identity
-from omkd.engine.report import build_report
+from omkd.engine.report import Report, build_report
 from omkd.engine.segmenting import SegmenterRules
 from omkd.engine.timespec import parse_moment
 from omkd.engine.window import Window
@@ -149,12 +149,33 @@ def scan_command(
     ~/.config/claude/projects, $CODEX_HOME/sessions or ~/.codex/sessions, ~/.gemini/tmp: those
     that exist)."""
     baseline = check_usage(gate)
+    report, _ = read_report("scan", paths, knowledge_roots, since, until, config_path, jobs, home, gap_limit or None)
+    report = gate.restrict(report)
+    result = apply_gates(report, gate, baseline)
+    if save_baseline is not None:
+        save_baseline.write_bytes(orjson.dumps(gates.baseline_of(report), option=orjson.OPT_INDENT_2))
+    publish(report, result, as_json, gate)
+
+
+def read_report(
+    command: str,
+    paths: tuple[Path, ...],
+    knowledge_roots: tuple[Path, ...],
+    since: str | None,
+    until: str | None,
+    config_path: Path | None,
+    jobs: int | None,
+    home: Path,
+    gap_limit: int | None,
+) -> tuple[Report, FileKnowledgeIndex]:
+    """Read the transcripts below ``paths`` (none: the agents' default folders) into a report,
+    and the knowledge index it was judged against; bad input: a message naming it, exit 2."""
     if not paths:
         from omkd.daemon.config import default_roots  # deferred: the config's pydantic models
 
         paths = tuple(root.expanduser() for root in default_roots())
         if not any(path.is_dir() for path in paths):
-            click.echo(f"omkd scan: no PATH given and no transcripts at {paths[0]}: name a directory", err=True)
+            click.echo(f"omkd {command}: no PATH given and no transcripts at {paths[0]}: name a directory", err=True)
             sys.exit(EXIT_INPUT)
     for root in knowledge_roots:
         if not root.is_dir():
@@ -166,7 +187,7 @@ def scan_command(
         skipped: list[Skipped] = []
         files = discover(paths, skipped)
         for entry in skipped:
-            click.echo(f"omkd scan: skipped {entry.path}: {SKIP_REASONS[entry.reason]}", err=True)
+            click.echo(f"omkd {command}: skipped {entry.path}: {SKIP_REASONS[entry.reason]}", err=True)
         total = sum(f.path.stat().st_size for f in files)
         progress = LazyProgress(total, err) if err.is_terminal else None
         try:
@@ -177,7 +198,7 @@ def scan_command(
             if refiner is not None:
                 refiner.cache.close()
     except ScanInputError as error:
-        click.echo(f"omkd scan: {error}", err=True)
+        click.echo(f"omkd {command}: {error}", err=True)
         sys.exit(EXIT_INPUT)
     knowledge = FileKnowledgeIndex(home=home, extra_roots=knowledge_roots)
     judge = judge_identity(refiner.identity if refiner is not None else None)
@@ -185,13 +206,9 @@ def scan_command(
         fold,
         [str(p) for p in paths],
         knowledge,
-        gap_limit=gap_limit or None,
+        gap_limit=gap_limit,
         rules=rules,
         judge=judge,
         skipped_files=dict(Counter(entry.reason for entry in skipped)),
     )
-    report = gate.restrict(report)
-    result = apply_gates(report, gate, baseline)
-    if save_baseline is not None:
-        save_baseline.write_bytes(orjson.dumps(gates.baseline_of(report), option=orjson.OPT_INDENT_2))
-    publish(report, result, as_json, gate)
+    return report, knowledge

@@ -23,13 +23,12 @@ import orjson
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from omkd.api import SKILLS_PAGE, SKILLS_TOTAL_HEADER
+from omkd.api import MAX_GAPS, SKILLS_PAGE, SKILLS_TOTAL_HEADER
 from omkd.engine import formats, patterns
 from omkd.engine.records import fields_data, to_data
 from omkd.engine.report import GapEntry, Report
 from omkd.engine.timespec import parse_moment
 
-MAX_GAPS: Final = 10_000
 WHOLE_NUMBER: Final = re.compile(r"[0-9]{1,9}")
 """ASCII digits only: ``str.isdigit`` also accepts "²", which ``int()`` refuses."""
 REQUEST_TIMEOUT: Final = 10.0

@@ -71,6 +71,8 @@ class Trend(Record):
     None for an underpowered skill or under 3 days with segments."""
     unstable: bool
     """cv above 0.15."""
+    daily_segments: list[int] = field(default_factory=list)
+    """Segments of each day (what each day's rates and their intervals are of)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -127,6 +129,7 @@ def assess(derived: WindowFigures, days: list[tuple[int, GapCounts]]) -> Certain
             daily_weighted_gap_rate=daily_weighted,
             cv=cv,
             unstable=stats.trend_unstable(cv),
+            daily_segments=[d.segments for _, d in days],
         ),
         nudge=powered and stats.nudge(daily_rate),
     )

@@ -113,6 +113,8 @@ class SkillHealth(Record):
     markers: str = conventions.UNKNOWN
     """Whether the projects the skill ran in ask the agent for uncertainty markers: ``asked``,
     ``not asked`` (a marker rate of 0 then means nothing), ``partly asked``, ``unknown``."""
+    projects: list[str] = dataclasses.field(default_factory=list)
+    """The working directories its segments ran in (where its knowledge files are looked for)."""
 
     @property
     def row(self) -> str:
@@ -259,6 +261,7 @@ def skill_health(
         ),
         certainty=certainty.assess(derived, days or []),
         markers=markers,
+        projects=sorted(totals.cwds),
     )
 
 

@@ -186,3 +186,41 @@ class FileKnowledgeIndex:
             if path.is_absolute():
                 found.append((path.name or cwd, path, self.files_for(cwd)))
         return found
+
+
+SKILL_FILE: Final = "SKILL.md"
+
+
+def installed_skills(home: Path | None, projects: Iterable[str]) -> list[tuple[str, str, str]]:
+    """Each skill installed where an agent looks for skills — a directory holding ``SKILL.md``
+    below the user's and the projects' skill trees (``LAYOUTS``) — as (name, agent, its SKILL.md)."""
+    places: list[tuple[str, Path]] = []
+    for agent, layout in LAYOUTS.items():
+        if home is not None:
+            places += [(agent, home / tree) for tree in layout.user_trees if tree.endswith("skills")]
+        for cwd in projects:
+            if Path(cwd).is_absolute():
+                places += [(agent, Path(cwd) / tree) for tree in layout.project_trees if tree.endswith("skills")]
+    found: set[tuple[str, str, str]] = set()
+    for agent, tree in places:
+        try:
+            entries = sorted(os.scandir(tree), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            marker = os.path.join(entry.path, SKILL_FILE)
+            if not entry.name.startswith(".") and entry.is_dir() and os.path.isfile(marker):
+                found.add((entry.name, agent, os.path.normpath(marker)))
+    return sorted(found)
+
+
+def skill_files(files: Iterable[str], skill: str) -> list[str]:
+    """The knowledge files that are this skill's: its own skill directory and every file outside
+    any skill directory (instructions, knowledge trees), not other skills' directories."""
+    own = []
+    for path in files:
+        parts = Path(path).parts
+        inside = [i for i, part in enumerate(parts[:-1]) if part == "skills"]
+        if not inside or (inside[-1] + 1 < len(parts) - 1 and parts[inside[-1] + 1] == skill):
+            own.append(path)
+    return sorted(own)

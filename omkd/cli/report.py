@@ -1,0 +1,143 @@
+"""``omkd report``: the report as one self-contained HTML file, from transcripts or a daemon.
+
+The page itself is ``engine/html_report.py``; here the report is read (``omkd scan``'s reading of
+PATHs, or a running daemon's ``/api/v1/status`` and ``/api/v1/gaps``), each skill's knowledge
+changes are found (git history, mtimes) and the installed skills listed, then the file written
+atomically.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from omkd.api import MAX_GAPS
+from omkd.cli.gating import EXIT_INPUT
+from omkd.cli.remote import fetch, fetch_status
+from omkd.engine import records
+from omkd.engine.html_report import Change, InstalledSkill, PageInputs, render
+from omkd.engine.report import GapEntry, Report, SkillHealth
+from omkd.shell.knowledge import FileKnowledgeIndex, installed_skills, skill_files
+from omkd.shell.knowledge_history import knowledge_changes
+
+
+def _changes(report: Report, index: FileKnowledgeIndex) -> dict[tuple[str, str | None], list[Change]]:
+    start = report.watermark.window_from
+    since = datetime.fromisoformat(start).timestamp() if start else None
+    found: dict[tuple[str, str | None], list[Change]] = {}
+    for skill in report.skills:
+        agents = (skill.agent,) if skill.agent else ()
+        files = set(index.files_for(None, agents))
+        for cwd in skill.projects:
+            files.update(index.files_for(cwd, agents))
+        changes = knowledge_changes(skill_files(files, skill.skill), since)
+        found[(skill.skill, skill.agent)] = [Change(c.timestamp, c.commit, c.subject, c.files) for c in changes]
+    return found
+
+
+def _projects(skills: list[SkillHealth]) -> list[str]:
+    return sorted({cwd for skill in skills for cwd in skill.projects})
+
+
+def _write(path: Path, text: str) -> None:
+    """Atomically: a reader (a browser, a CI artifact upload) never sees half a page."""
+    directory = path.parent if str(path.parent) else Path()
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(fd, 0o666 & ~mask)  # as any file the user writes, not mkstemp's 0600
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+@click.command("report")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--url", help="Read a running daemon's report instead of transcripts (e.g. http://127.0.0.1:9464).")
+@click.option(
+    "--html",
+    "html_path",
+    required=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the page here (one file, nothing fetched when it is viewed).",
+)
+@click.option("--since", help="Only segments starting at or after this time (ISO-8601, or an age: 7d).")
+@click.option("--until", help="Only segments starting before this time (ISO-8601, or an age).")
+@click.option(
+    "--kb",
+    "knowledge_roots",
+    multiple=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Extra knowledge root: every text file below it counts for coverage. Repeatable.",
+)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Read [segments] and [hedging] from this daemon config file.",
+)
+@click.option("--jobs", type=click.IntRange(1), default=None, help="Worker processes reading files.")
+@click.option(
+    "--home",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path.home(),
+    show_default="your home",
+    help="Where the user-level knowledge (~/.claude, ~/.codex, ~/.gemini) lives.",
+)
+def report_command(
+    paths: tuple[Path, ...],
+    url: str | None,
+    html_path: Path,
+    since: str | None,
+    until: str | None,
+    knowledge_roots: tuple[Path, ...],
+    config_path: Path | None,
+    jobs: int | None,
+    home: Path,
+) -> None:
+    """Write the report as one self-contained HTML page: skill table, daily charts with knowledge changes marked, gaps.
+
+    PATH... are read as `omkd scan` reads them; --url reads a running daemon's window instead."""
+    if url is not None and paths:
+        raise click.UsageError("give PATH... or --url, not both")
+    if not html_path.parent.is_dir():
+        click.echo(f"omkd report: {html_path.parent}: no such directory for --html", err=True)
+        sys.exit(EXIT_INPUT)
+    index = FileKnowledgeIndex(home=home, extra_roots=knowledge_roots)
+    if url is not None:
+        if since or until:
+            raise click.UsageError("--since and --until apply to PATH...; the daemon reports its own window")
+        document: dict[str, Any] = fetch_status(url, ())
+        document["gaps"] = fetch(url, "/api/v1/gaps", [("limit", str(MAX_GAPS))]).get("gaps", [])
+        try:
+            report = records.parse(Report, document)
+        except ValueError as error:
+            click.echo(f"omkd report: {url} did not answer with an omkd report: {error}", err=True)
+            sys.exit(EXIT_INPUT)
+        source = url
+    else:
+        from omkd.cli.scan import read_report  # deferred: the scan's reading stack
+
+        report, index = read_report("report", paths, knowledge_roots, since, until, config_path, jobs, home, None)
+        source = ", ".join(report.watermark.roots)
+    gaps: list[GapEntry] = list(report.gaps)
+    projects = _projects([report.overall, *report.skills])
+    installed = [InstalledSkill(name, agent, path) for name, agent, path in installed_skills(home, projects)]
+    page = render(report, gaps, PageInputs(source, _changes(report, index), installed))
+    try:
+        _write(html_path, page)
+    except OSError as error:
+        click.echo(f"omkd report: cannot write {html_path}: {error.strerror or error}", err=True)
+        sys.exit(EXIT_INPUT)
+    skills = len(report.skills)
+    click.echo(f"omkd report: wrote {html_path} ({skills} skill{'s' if skills != 1 else ''}, {len(gaps)} gaps)")
