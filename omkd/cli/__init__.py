@@ -49,6 +49,11 @@ COMMANDS: Final = {
         "conventions_command",
         "Print the marker convention for CLAUDE.md or AGENTS.md (spec §3.2).",
     ),
+    "wiki": LazyCommand(
+        "omkd.cli.wiki",
+        "wiki_command",
+        "Merge the recurring gaps into a Markdown wiki a person can edit; --lint checks it.",
+    ),
     "run": LazyCommand(
         "omkd.cli.run",
         "run_command",

@@ -1,0 +1,129 @@
+"""``omkd wiki DIR``: merge the recurring gaps into a Markdown wiki; ``--lint`` checks one.
+
+The traces come from PATHs (read as ``omkd scan`` reads them) or from a running daemon (``--url``).
+Exit codes: 0 fine, 1 ``--lint`` found problems (each printed), 2 bad usage or unreadable input.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from omkd.cli.gating import EXIT_GATE, EXIT_INPUT
+from omkd.engine import patterns, records
+from omkd.engine.report import GapEntry
+from omkd.engine.wiki import entries
+from omkd.engine.wiki.entries import Occurrence
+from omkd.shell.knowledge import FileKnowledgeIndex
+
+
+def _from_paths(
+    paths: tuple[Path, ...], since: str | None, until: str | None, index: FileKnowledgeIndex
+) -> tuple[list[Occurrence], dict[str, frozenset[str]]]:
+    from omkd.cli.scan import _moment
+    from omkd.engine.window import Window
+    from omkd.shell.scan import ScanInputError, discover, scan, usable_cores
+    from omkd.shell.wiki import from_fold
+
+    if not paths:
+        from omkd.daemon.config import default_roots
+
+        paths = tuple(root.expanduser() for root in default_roots())
+    try:
+        sources = discover(paths)
+        fold = scan(sources, Window(_moment("--since", since), _moment("--until", until)), jobs=usable_cores())
+    except ScanInputError as error:
+        click.echo(f"omkd wiki: {error}", err=True)
+        sys.exit(EXIT_INPUT)
+    where = {source.name: str(source.path.absolute()) for source in sources}
+    return from_fold(fold, index, lambda name: where.get(name, name))
+
+
+def _from_daemon(url: str, index: FileKnowledgeIndex) -> tuple[list[Occurrence], dict[str, frozenset[str]]]:
+    from omkd.cli.remote import fetch
+    from omkd.engine.report import agents_of
+
+    roots = [Path(root) for root in fetch(url, "/api/v1/status", [("limit", "1")])["watermark"]["roots"]]
+    answer = fetch(url, "/api/v1/gaps", [("type", patterns.FAILED_SEARCH), ("limit", "10000")])
+    gaps = [records.parse(GapEntry, gap) for gap in answer["gaps"]]
+
+    def path_of(name: str) -> str:
+        found = [root / name for root in roots if (root / name).exists()]
+        return str((found or [root / name for root in roots] or [Path(name)])[0])
+
+    found = entries.occurrences(gaps, path_of)
+    cwds: dict[str, set[str | None]] = {}
+    for gap, occurrence in zip([g for g in gaps if g.type == patterns.FAILED_SEARCH], found, strict=True):
+        cwds.setdefault(occurrence.row, {None}).add(gap.cwd)
+    knowledge = {
+        row: frozenset().union(*(index.files_for(cwd, agents_of([row])) for cwd in where))
+        for row, where in cwds.items()
+    }
+    return found, knowledge
+
+
+@click.command("wiki")
+@click.argument("directory", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--url", help="Read the gaps of a running daemon at this address instead of PATHs.")
+@click.option("--since", help="Only segments starting at or after this time (ISO-8601, or an age: 7d, 24h).")
+@click.option("--until", help="Only segments starting before this time (ISO-8601, or an age).")
+@click.option(
+    "--kb",
+    "knowledge_roots",
+    multiple=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Extra knowledge root (its changes can make an entry quiet). Repeatable.",
+)
+@click.option(
+    "--home",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path.home(),
+    show_default="your home",
+    help="Where the user-level ~/.claude knowledge lives.",
+)
+@click.option("--lint", "only_lint", is_flag=True, help="Only check DIR: broken links, orphans, stale examples…")
+def wiki_command(
+    directory: Path,
+    paths: tuple[Path, ...],
+    url: str | None,
+    since: str | None,
+    until: str | None,
+    knowledge_roots: tuple[Path, ...],
+    home: Path,
+    only_lint: bool,
+) -> None:
+    """Merge the recurring gaps into a Markdown wiki a person can edit; --lint checks it.
+
+    DIR gets skills/<slug>.md (each missing thing of a skill: pattern, count, sessions, first and
+    last seen, examples with file:line, open or quiet), topics/<slug>.md (a thing several skills
+    missed), index.md and log.md. Only the part between the markers of a page is rewritten. PATHs as
+    for `omkd scan` (none: the agents' default folders)."""
+    from omkd.shell.wiki import WikiError, changes_by_row, lint_wiki, update
+
+    try:
+        if only_lint:
+            if paths or url:
+                raise click.UsageError("--lint only checks DIR: give no PATH and no --url")
+            problems = lint_wiki(directory)
+            for problem in problems:
+                click.echo(str(problem))
+            click.echo(f"{len(problems)} {'problem' if len(problems) == 1 else 'problems'} in {directory}")
+            sys.exit(EXIT_GATE if problems else 0)
+        if url and paths:
+            raise click.UsageError("give PATHs or --url, not both")
+        index = FileKnowledgeIndex(home=home, extra_roots=knowledge_roots)
+        found, knowledge = _from_daemon(url, index) if url else _from_paths(paths, since, until, index)
+        done = update(directory, found, changes_by_row(knowledge), time.time(), "omkd wiki")
+    except WikiError as error:
+        click.echo(f"omkd wiki: {error}", err=True)
+        sys.exit(EXIT_INPUT)
+    for page in done.skipped:
+        click.echo(f"omkd wiki: left {page} alone: its markers are damaged (see --lint)", err=True)
+    click.echo(
+        f"{directory}: {done.new} new entries, {done.updated} updated, {len(done.written)} pages written"
+        + ("" if done.written or done.new or done.updated else " (nothing changed)")
+    )

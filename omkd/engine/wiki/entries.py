@@ -1,0 +1,261 @@
+"""The wiki's kept knowledge: one entry per missing thing of a skill, merged, never appended.
+
+A missing thing is what a failed search looked for (spec §3.1): its pattern or path, normalised
+(``normalise``) so that ``/home/dev/shop/docs/api.md`` and ``docs/api.md`` searched from
+``/home/dev/shop`` are one entry. Each occurrence has an identity (``occurrence_id``: its
+segment, which is named by the stream's content, its line, tool and pattern), and an entry keeps
+the identities it has counted, so merging the same traces twice counts nothing twice, and merges
+in any order give the same entry: counts are sizes of sets, first and last seen are a minimum and
+a maximum, examples are the newest three of the union. An entry is ``quiet`` since the first
+knowledge change after its last occurrence, open otherwise.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import posixpath
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from omkd.engine import patterns, skills
+from omkd.engine.report import GapEntry
+from omkd.engine.wiki.slugs import flat
+
+STATE_VERSION: Final = 1
+EXAMPLES: Final = 3
+CONTEXT_CHARS: Final = 200
+
+
+def normalise(pattern: str, cwd: str | None) -> str:
+    """A pattern as an entry names it: whitespace collapsed, a path below the project directory
+    made relative to it, a leading ``./`` and a trailing ``/`` dropped."""
+    text = flat(pattern, 10_000)
+    if cwd:
+        base = cwd.rstrip("/\\")
+        for sep in ("/", "\\"):
+            if base and text.startswith(base + sep):
+                text = text[len(base) + 1 :]
+                break
+        else:
+            if base and text == base:
+                text = "."
+    text = text.removeprefix("./")
+    if len(text) > 1:
+        text = text.rstrip("/")
+    return text or "."
+
+
+def occurrence_id(segment: str, line: int, tool: str, pattern: str) -> str:
+    return hashlib.sha256(f"{segment}\0{line}\0{tool}\0{pattern}".encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class Occurrence:
+    """One failed search, tied to its skill row."""
+
+    row: str
+    pattern: str
+    tool: str
+    identity: str
+    session: str
+    file: str
+    """Where to open it: the transcript's path (absolute where known)."""
+    line: int
+    timestamp: str | None
+    context: str
+
+
+def occurrences(gaps: Iterable[GapEntry], path_of: Callable[[str], str] = str) -> list[Occurrence]:
+    """The failed searches among ``gaps``; ``path_of`` turns a gap's ``file`` into a path to open."""
+    found = []
+    for gap in gaps:
+        if gap.type != patterns.FAILED_SEARCH:
+            continue
+        raw, tool = str(gap.evidence.get("pattern", "")), str(gap.evidence.get("tool", ""))
+        found.append(
+            Occurrence(
+                row=skills.row_key(gap.skill, gap.agent),
+                pattern=normalise(raw, gap.cwd),
+                tool=tool,
+                identity=occurrence_id(gap.segment, gap.line, tool, raw),
+                session=gap.session_id,
+                file=path_of(gap.file),
+                line=gap.line,
+                timestamp=gap.timestamp,
+                context=flat(gap.context, CONTEXT_CHARS),
+            )
+        )
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    file: str
+    line: int
+    timestamp: str | None
+    context: str
+
+    def order(self) -> tuple[str, str, int]:
+        return (self.timestamp or "", self.file, -self.line)
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A knowledge change (``shell/knowledge_history.py``) as the wiki keeps it."""
+
+    timestamp: str
+    commit: str
+    subject: str
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    pattern: str
+    tools: tuple[str, ...]
+    identities: tuple[str, ...]
+    sessions: tuple[str, ...]
+    first_seen: str | None
+    last_seen: str | None
+    examples: tuple[Example, ...]
+    quiet_since: Change | None = None
+
+    @property
+    def count(self) -> int:
+        return len(self.identities)
+
+
+@dataclass(frozen=True, slots=True)
+class SkillState:
+    row: str
+    entries: dict[str, Entry]
+
+    @property
+    def label(self) -> str:
+        agent, skill = skills.split_row(self.row)
+        return skills.row_label(skill, agent)
+
+
+@dataclass(frozen=True, slots=True)
+class WikiState:
+    skills: dict[str, SkillState] = dataclasses.field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Merged:
+    state: WikiState
+    new: int
+    updated: int
+
+
+def _extreme(values: Iterable[str | None], pick: Callable[[Iterable[str]], str]) -> str | None:
+    present = [v for v in values if v is not None]
+    return pick(present) if present else None
+
+
+def _quiet(last_seen: str | None, candidates: Iterable[Change | None]) -> Change | None:
+    """The first change after the last occurrence (None: open)."""
+    if last_seen is None:
+        return None
+    later = [c for c in candidates if c is not None and c.timestamp > last_seen]
+    return min(later, key=lambda c: (c.timestamp, c.commit, c.subject), default=None)
+
+
+def _merge_entry(old: Entry | None, found: list[Occurrence], changes: list[Change]) -> Entry:
+    tools = {o.tool for o in found} | set(old.tools if old else ())
+    identities = {o.identity for o in found} | set(old.identities if old else ())
+    sessions = {o.session for o in found} | set(old.sessions if old else ())
+    stamps = [o.timestamp for o in found] + ([old.first_seen, old.last_seen] if old else [])
+    examples = {Example(o.file, o.line, o.timestamp, o.context) for o in found} | set(old.examples if old else ())
+    last = _extreme(stamps, max)
+    return Entry(
+        pattern=old.pattern if old else found[0].pattern,
+        tools=tuple(sorted(tools)),
+        identities=tuple(sorted(identities)),
+        sessions=tuple(sorted(sessions)),
+        first_seen=_extreme(stamps, min),
+        last_seen=last,
+        examples=tuple(sorted(examples, key=Example.order, reverse=True)[:EXAMPLES]),
+        quiet_since=_quiet(last, [old.quiet_since if old else None, *changes]),
+    )
+
+
+def merge(state: WikiState, found: Iterable[Occurrence], changes: Mapping[str, list[Change]]) -> Merged:
+    """``state`` with these occurrences merged into their entries; ``changes``: the knowledge
+    changes of each row's projects (a row not named keeps what its entries knew)."""
+    grouped: dict[str, dict[str, list[Occurrence]]] = {}
+    for occurrence in found:
+        grouped.setdefault(occurrence.row, {}).setdefault(occurrence.pattern, []).append(occurrence)
+    rows = dict(state.skills)
+    new = updated = 0
+    for row in sorted(set(rows) | set(grouped)):
+        old_entries = rows[row].entries if row in rows else {}
+        by_pattern = grouped.get(row, {})
+        entries = {}
+        for pattern in sorted(set(old_entries) | set(by_pattern)):
+            old = old_entries.get(pattern)
+            entry = _merge_entry(old, by_pattern.get(pattern, []), changes.get(row, []))
+            if old is None:
+                new += 1
+            elif entry != old:
+                updated += 1
+            entries[pattern] = entry
+        rows[row] = SkillState(row, entries)
+    return Merged(WikiState(rows), new, updated)
+
+
+# --- plain data (the state file) ------------------------------------------------------------------
+
+
+def to_plain(state: WikiState) -> dict[str, Any]:
+    return {
+        "version": STATE_VERSION,
+        "skills": {
+            row: {pattern: dataclasses.asdict(entry) for pattern, entry in skill.entries.items()}
+            for row, skill in sorted(state.skills.items())
+        },
+    }
+
+
+class StateError(ValueError):
+    """The state file is not a wiki state this omkd reads."""
+
+
+def from_plain(document: object) -> WikiState:
+    if not isinstance(document, dict) or document.get("version") != STATE_VERSION:
+        raise StateError(f"not a wiki state of version {STATE_VERSION}")
+    try:
+        rows = {}
+        for row, entries in document["skills"].items():
+            kept = {}
+            for pattern, data in entries.items():
+                quiet = data.get("quiet_since")
+                kept[pattern] = Entry(
+                    pattern=str(data["pattern"]),
+                    tools=tuple(map(str, data["tools"])),
+                    identities=tuple(map(str, data["identities"])),
+                    sessions=tuple(map(str, data["sessions"])),
+                    first_seen=data["first_seen"],
+                    last_seen=data["last_seen"],
+                    examples=tuple(Example(**example) for example in data["examples"]),
+                    quiet_since=Change(**quiet) if quiet else None,
+                )
+            rows[str(row)] = SkillState(str(row), kept)
+    except (KeyError, TypeError, AttributeError) as error:
+        raise StateError(f"malformed wiki state: {error}") from error
+    return WikiState(rows)
+
+
+def topics(state: WikiState, least: int = 2) -> dict[str, list[str]]:
+    """Patterns missed by at least ``least`` skills, each with those skills' rows."""
+    rows: dict[str, list[str]] = {}
+    for row, skill in sorted(state.skills.items()):
+        for pattern in skill.entries:
+            rows.setdefault(pattern, []).append(row)
+    return {pattern: found for pattern, found in sorted(rows.items()) if len(found) >= least}
+
+
+def posix_relative(page: str, target: str) -> str:
+    """A link from ``page`` to ``target`` (both relative to the wiki)."""
+    return posixpath.relpath(target, posixpath.dirname(page) or ".")

@@ -1,0 +1,180 @@
+"""What the wiki's pages say, and how a page's generated part is spliced into what a person wrote.
+
+Every page holds one generated part between ``BEGIN`` and ``END``, each a line of its own; text
+above and below is the person's and is kept byte for byte. A page without markers (a person
+removed them, or wrote the page first) keeps all its text and gets the generated part appended.
+Pages say nothing about when they were written, so the same state renders the same bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from omkd.engine.wiki.entries import Change, Entry, SkillState, WikiState, posix_relative, topics
+from omkd.engine.wiki.slugs import code, slug
+
+BEGIN: Final = "<!-- omkd wiki: generated part begins; it is replaced on each update, write outside it -->"
+END: Final = "<!-- omkd wiki: generated part ends -->"
+INDEX: Final = "index.md"
+LOG: Final = "log.md"
+SKILLS_DIR: Final = "skills"
+TOPICS_DIR: Final = "topics"
+SKILL_TITLE: Final = "Skill "
+TOPIC_TITLE: Final = "Topic "
+OPEN: Final = "open"
+
+
+class MarkerError(ValueError):
+    """The markers of a page are not one BEGIN line followed by one END line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    path: str
+    """Relative to the wiki: ``skills/<slug>.md``, ``topics/<slug>.md``."""
+    title: str
+    """The name it is about, as the index shows it (a code span)."""
+    summary: str
+    generated: str
+    """The lines between the markers."""
+
+
+def skill_path(row_label: str) -> str:
+    return f"{SKILLS_DIR}/{slug(row_label)}.md"
+
+
+def topic_path(pattern: str) -> str:
+    return f"{TOPICS_DIR}/{slug(pattern)}.md"
+
+
+def state_of(entry: Entry) -> str:
+    change = entry.quiet_since
+    if change is None:
+        return OPEN
+    return f"quiet since {describe(change)}"
+
+
+def describe(change: Change) -> str:
+    day = change.timestamp[:10]
+    if change.commit:
+        return f"commit {code(change.commit)} {code(change.subject, 120)} ({day})"
+    return f"a change of the knowledge files on {day} ({change.subject})"
+
+
+def _ordered(entries: dict[str, Entry]) -> list[Entry]:
+    """Most seen first; then the most recently seen; then by pattern."""
+    by_pattern = sorted(entries.values(), key=lambda e: e.pattern)
+    recent = sorted(by_pattern, key=lambda e: e.last_seen or "", reverse=True)
+    return sorted(recent, key=lambda e: -e.count)
+
+
+def _entry_lines(page: str, entry: Entry, topic: str | None) -> list[str]:
+    sessions = len(entry.sessions)
+    lines = [
+        f"## {code(entry.pattern)}",
+        "",
+        f"- state: {state_of(entry)}",
+        f"- seen: {entry.count} {'time' if entry.count == 1 else 'times'} in {sessions} "
+        f"{'session' if sessions == 1 else 'sessions'}",
+        f"- first seen: {entry.first_seen or 'unknown'}; last seen: {entry.last_seen or 'unknown'}",
+        f"- looked for with: {', '.join(code(tool, 60) for tool in entry.tools)}",
+    ]
+    if topic is not None:
+        lines.append(f"- also missed by other skills: [{code(entry.pattern, 80)}]({posix_relative(page, topic)})")
+    lines.append("- examples:")
+    lines += [f"  - {code(f'{e.file}:{e.line}')} {code(e.context)}" for e in entry.examples]
+    lines.append("")
+    return lines
+
+
+def skill_page(skill: SkillState, shared: set[str]) -> Page:
+    path = skill_path(skill.label)
+    entries = _ordered(skill.entries)
+    quiet = sum(1 for e in entries if e.quiet_since is not None)
+    summary = f"{len(entries)} missing {'thing' if len(entries) == 1 else 'things'} ({len(entries) - quiet} open)"
+    lines = [
+        f"# {SKILL_TITLE}{code(skill.label)}",
+        "",
+        f"What the agents running {code(skill.label)} looked for and did not find: {summary}. "
+        "Most seen first. [Back to the index](../index.md).",
+        "",
+    ]
+    for entry in entries:
+        lines += _entry_lines(path, entry, topic_path(entry.pattern) if entry.pattern in shared else None)
+    return Page(path, code(skill.label), summary, "\n".join(lines).rstrip("\n"))
+
+
+def topic_page(pattern: str, rows: list[str], state: WikiState) -> Page:
+    path = topic_path(pattern)
+    summary = f"missed by {len(rows)} skills"
+    lines = [
+        f"# {TOPIC_TITLE}{code(pattern)}",
+        "",
+        f"A missing thing several skills looked for: {summary}. [Back to the index](../index.md).",
+        "",
+    ]
+    for row in rows:
+        skill = state.skills[row]
+        entry = skill.entries[pattern]
+        lines += [
+            f"## [{code(skill.label)}]({posix_relative(path, skill_path(skill.label))})",
+            "",
+            f"- state: {state_of(entry)}",
+            f"- seen: {entry.count} in {len(entry.sessions)} sessions; last seen: {entry.last_seen or 'unknown'}",
+            "",
+        ]
+    return Page(path, code(pattern), summary, "\n".join(lines).rstrip("\n"))
+
+
+def pages_of(state: WikiState) -> list[Page]:
+    """Every skill page and topic page of ``state``, in path order."""
+    shared = topics(state)
+    made = [skill_page(skill, set(shared)) for skill in state.skills.values() if skill.entries]
+    made += [topic_page(pattern, rows, state) for pattern, rows in shared.items()]
+    return sorted(made, key=lambda p: p.path)
+
+
+def index_part(pages: list[Page]) -> str:
+    lines = ["# Gap wiki", "", "One line per page. Written by `omkd wiki`; see `log.md` for its updates.", ""]
+    for heading, folder in (("Skills", SKILLS_DIR), ("Topics", TOPICS_DIR)):
+        chosen = [p for p in pages if p.path.startswith(folder + "/")]
+        if chosen:
+            lines += [f"## {heading}", ""]
+            lines += [f"- [{p.title}]({p.path}) — {p.summary}" for p in chosen]
+            lines.append("")
+    return "\n".join(lines).rstrip("\n")
+
+
+def splice(existing: str | None, generated: str) -> str:
+    """The page with its generated part replaced; what lies outside the markers is kept."""
+    block = f"{BEGIN}\n{generated}\n{END}\n"
+    if existing is None:
+        return block
+    lines = existing.splitlines(keepends=True)
+    begins = [i for i, line in enumerate(lines) if line.rstrip("\r\n") == BEGIN]
+    ends = [i for i, line in enumerate(lines) if line.rstrip("\r\n") == END]
+    if not begins and not ends:
+        text = existing if existing.endswith("\n") or not existing else existing + "\n"
+        return f"{text}\n{block}" if text else block
+    if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
+        raise MarkerError("the page's markers are damaged: expected one BEGIN line followed by one END line")
+    return "".join(lines[: begins[0]]) + block + "".join(lines[ends[0] + 1 :])
+
+
+def generated_part(text: str) -> str | None:
+    """The lines between the markers (None when the page has no intact pair)."""
+    lines = text.splitlines()
+    begins = [i for i, line in enumerate(lines) if line == BEGIN]
+    ends = [i for i, line in enumerate(lines) if line == END]
+    if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
+        return None
+    return "\n".join(lines[begins[0] + 1 : ends[0]])
+
+
+def log_line(moment: str, source: str, new: int, updated: int, written: list[str]) -> str:
+    shown = ", ".join(written[:10]) + (f" and {len(written) - 10} more" if len(written) > 10 else "")
+    return f"- {moment} {source}: {new} new entries, {updated} updated; wrote {shown or 'no page'}"
+
+
+LOG_HEAD: Final = "# Gap wiki log\n\nOne line per update that changed something, oldest first.\n\n"
