@@ -208,6 +208,15 @@ class Metrics(_Section):
     """Least time between two rebuilds of the /metrics snapshot."""
 
 
+class Wiki(_Section):
+    """The gap wiki (``omkd wiki``) kept current from the live fold: off unless ``directory`` is set."""
+
+    directory: Path | None = None
+    """Where the wiki lives (created when missing); ``omkd wiki --lint DIR`` checks it."""
+    interval: Seconds = 300.0
+    """How often its pages are merged with what the daemon has read (never while history is read)."""
+
+
 class Config(_Section):
     sources: Sources = Field(default_factory=Sources)
     tail: Tail = Field(default_factory=Tail)
@@ -217,6 +226,7 @@ class Config(_Section):
     state: State = Field(default_factory=State)
     http: Http = Field(default_factory=Http)
     metrics: Metrics = Field(default_factory=Metrics)
+    wiki: Wiki = Field(default_factory=Wiki)
 
     def roots(self) -> list[Path]:
         return [root.expanduser() for root in self.sources.roots]

@@ -31,6 +31,7 @@ from omkd.daemon.notify import Notifier
 from omkd.daemon.scheduler import ReadScheduler
 from omkd.daemon.state import StateStore
 from omkd.daemon.views import Views
+from omkd.daemon.wiki import WikiKeeper
 from omkd.engine.hedge_judge import HedgeVerdict
 from omkd.engine.labels import CappedLabels
 
@@ -98,6 +99,7 @@ class Daemon:
         self._exporter = Exporter(CappedLabels(config.metrics.max_skills), clock, config.metrics.snapshot_interval)
         self._chores: Chores | None = None
         self._judge_task: asyncio.Task[None] | None = None
+        self._wiki = WikiKeeper(self.config, clock)
 
     @property
     def ingest(self) -> Ingest:
@@ -210,12 +212,17 @@ class Daemon:
             # of a second of the write.
             chores.burst_ended()
         chores.run(self._cwds(), replaying=not scheduler.caught_up)
+        if scheduler.caught_up and self._wiki.due():
+            self._wiki.start(ingest.live.fold, self._knowledge.index)
         self._exporter.note(ingest)
         self._rebuild_metrics()
         if worked or scheduler.ready:
             await asyncio.sleep(0)
             return
         deadline = min(scheduler.rescan_due, chores.next_due())
+        wiki_due = self._wiki.wake_at
+        if wiki_due is not None and scheduler.caught_up:
+            deadline = min(deadline, wiki_due)
         due = self._exporter.next_due(scheduler.caught_up)
         if due is not None:
             deadline = min(deadline, due)
@@ -230,6 +237,7 @@ class Daemon:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._judge_task
             self._judge_task = None
+        await self._wiki.close()
         if self._scheduler is not None:
             self._scheduler.stop_watching()
         if self._ingest is not None:
@@ -274,6 +282,7 @@ class Daemon:
         self._exporter.labels.cap = new.metrics.max_skills
         self._exporter.snapshot_interval = new.metrics.snapshot_interval
         self._knowledge.reconfigure(new)
+        self._wiki.configure(new)
         self._knowledge.refresh(self._cwds())
         self.scheduler.now_due()
         self._exporter.dirty = True
