@@ -350,3 +350,36 @@ def test_the_real_fixtures_make_a_wiki_without_error(real_fixtures: Path, tmp_pa
     assert _run(root, "--lint").exit_code == 0
     assert "(nothing changed)" in _run(root, real_fixtures).output
     assert _tree(root) == written
+
+
+def test_the_wiki_of_a_running_daemon_is_the_one_of_its_transcripts(tmp_path: Path) -> None:
+    """``--url`` reads a real daemon's window: the same entries, counts and sessions as the wiki
+    made from the same transcripts by path."""
+    from omkd.testing import DaemonProcess
+    from tests.live_helpers import omkd as omkd_process
+    from tests.live_helpers import wait_lines
+
+    traces = tmp_path / "traces"
+    _session(traces / "a.jsonl", [("deploy", "docs/a.md"), ("audit", "docs/a.md"), ("deploy", "docs/b.md")])
+    _session(traces / "b.jsonl", [("deploy", "docs/a.md")], session="s-2")
+    assert _run(tmp_path / "by-path", traces).exit_code == 0
+    lines = sum(p.read_bytes().count(b"\n") for p in traces.glob("*.jsonl"))
+    (tmp_path / "daemon").mkdir()
+    with DaemonProcess(tmp_path / "daemon", [traces]) as daemon:
+        daemon.start()
+        wait_lines(daemon, lines)
+        done = omkd_process("wiki", tmp_path / "by-url", "--url", f"http://127.0.0.1:{daemon.port}",
+                            "--home", "/nonexistent")  # fmt: skip
+        assert daemon.stop() == 0
+    assert done.returncode == 0, done.stderr
+
+    def entries_of(directory: Path) -> dict[str, list[tuple[str, int, tuple[str, ...]]]]:
+        state = wiki.load_state(wiki.WikiDirectory(directory))
+        return {
+            skill: sorted((key, e.count, e.sessions) for key, e in kept.entries.items())
+            for skill, kept in state.skills.items()
+        }
+
+    by_path = entries_of(tmp_path / "by-path")
+    assert by_path == entries_of(tmp_path / "by-url")
+    assert by_path["deploy"] == [("docs/a.md", 2, ("s-1", "s-2")), ("docs/b.md", 1, ("s-1",))]
