@@ -7,6 +7,7 @@ otherwise (an inode number handed to a new file, a permission error met by root)
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import os
 from pathlib import Path
@@ -14,11 +15,13 @@ from typing import Any, Final
 
 import pytest
 
-from omkd.daemon.ingest import DRAIN_STEP, Ingest
+from omkd.daemon.ingest import CHECKPOINT_SEGMENTS, DRAIN_STEP, FEED_STEP, Ingest
+from omkd.daemon.scheduler import READ_BUDGET, READ_SLICE_SECONDS, ReadScheduler
 from omkd.daemon.state import StateStore
 from omkd.daemon.tailer import Tailer, TrackedFile
 from omkd.testing import DaemonProcess, ManualClock
-from tests.live_helpers import append, session_bytes, wait_lines
+from tests import claude_lines as cl
+from tests.live_helpers import append, segment, session_bytes, wait_lines
 from tests.test_lifecycle import START, config_of, read_all
 
 SESSION_FILE: Final = "-home-dev-shop/0b3c4d5e-1111-4222-8333-944455556666.jsonl"
@@ -206,5 +209,87 @@ def test_the_descriptor_cap_never_closes_the_only_way_to_a_deleted_file(tmp_path
         ingest.drained(file)
     assert ingest.pipeline.lines == lines_of(written + late)
     assert (ingest.stats.errors, ingest.tailer.open_files) == ({}, 1)  # drained and closed
+
+
+class SteppingClock(ManualClock):
+    """Monotonic time moves on by ``step`` each time it is read: a host on which every feed is slow."""
+
+    def __init__(self, step: float) -> None:
+        super().__init__(wall=START)
+        self.step = step
+
+    def monotonic(self) -> float:
+        self.mono += self.step
+        return self.mono
+
+
+@pytest.mark.parametrize(
+    ("seconds_per_reading", "bytes_per_step"),
+    [(0.0, READ_BUDGET), (READ_SLICE_SECONDS, FEED_STEP)],
+    ids=["fast-host", "slow-host"],
+)
+def test_a_read_step_ends_with_its_time_slice_and_the_drain_goes_on(
+    tmp_path: Path, seconds_per_reading: float, bytes_per_step: int
+) -> None:
+    """A large rotated file drained by the scheduler: a step reads READ_BUDGET where parsing is fast,
+    one FEED_STEP where a feed takes the whole READ_SLICE_SECONDS; either way a step cut short by
+    the clock does not end the stream, which is read to its end with every line counted once."""
+    path = tmp_path / "projects" / SESSION_FILE
+    chunk = more(0)
+    copies = 3 * READ_BUDGET // len(chunk) + 1
+    clock = SteppingClock(seconds_per_reading)
+    config = config_of(tmp_path, window="3650d")
+    store = StateStore(config.state_dir())
+    ingest = Ingest(config, store, store.open(), clock)
+    append(path, chunk)
+    read_all(ingest)
+    with path.open("ab") as handle:
+        handle.write(chunk * copies)
+    path.rename(tmp_path / "rotated-out.jsonl")
+    scheduler = ReadScheduler(ingest, clock, asyncio.Event())
+    scheduler.ready = {f.stream_id: f for f in ingest.rescan()}
+    steps: list[int] = []
+
+    async def drain() -> None:
+        while scheduler.ready:
+            before = ingest.stats.bytes_read
+            await scheduler.read_ready(lambda: False)
+            steps.append(ingest.stats.bytes_read - before)
+
+    asyncio.run(drain())
+    assert (set(steps[:-1]), ingest.draining, ingest.tailer.files) == ({bytes_per_step}, {}, {})
+    assert ingest.pipeline.lines == lines_of(chunk) * (copies + 1)
+    ingest.shutdown()
+    store.close()
+
+
+def test_a_checkpoint_is_due_after_checkpoint_segments_changed(tmp_path: Path) -> None:
+    """Many small segments make a checkpoint due by their number, long before state.checkpoint_bytes
+    (8 MiB) are read: a checkpoint has at most about CHECKPOINT_SEGMENTS summaries to save."""
+    path = tmp_path / "projects" / SESSION_FILE
+    config = config_of(tmp_path, window="3650d")
+    store = StateStore(config.state_dir())
+    ingest = Ingest(config, store, store.open(), ManualClock(wall=START))
+
+    def segments(first: int, count: int) -> bytes:
+        return cl.jsonl(
+            record
+            for n in range(first, first + count)
+            for record in segment("deploy", "hit", f"2025-12-31T{n // 60:02d}:{n % 60:02d}:00.000Z")
+        )
+
+    append(path, segments(0, CHECKPOINT_SEGMENTS - 1))
+    read_all(ingest)
+    before = (len(ingest.live.changed_segments), ingest.wants_checkpoint())
+    append(path, segments(CHECKPOINT_SEGMENTS - 1, 1))
+    read_all(ingest)
+    after = (len(ingest.live.changed_segments), ingest.wants_checkpoint())
+    ingest.checkpoint()
+    assert (before, after, ingest.wants_checkpoint()) == (
+        (CHECKPOINT_SEGMENTS - 1, False),
+        (CHECKPOINT_SEGMENTS, True),
+        False,
+    )
+    assert path.stat().st_size < config.state.checkpoint_bytes
     ingest.shutdown()
     store.close()

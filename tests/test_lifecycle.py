@@ -13,7 +13,7 @@ from pathlib import Path
 from omkd.daemon.chores import EVICT_EVERY, WINDOW_EVERY, Chores
 from omkd.daemon.config import Config
 from omkd.daemon.daemon import Daemon
-from omkd.daemon.exporter import Exporter
+from omkd.daemon.exporter import REPLAY_SNAPSHOT_INTERVAL, Exporter, TailFigures
 from omkd.daemon.ingest import Ingest
 from omkd.daemon.knowledge import KnowledgeView
 from omkd.daemon.notify import Notifier
@@ -88,6 +88,37 @@ def test_idle_files_are_evicted_by_the_monotonic_clock(tmp_path: Path) -> None:
         clock.advance(5 * 60)
         chores.run([])
         assert len(ingest.streams) == 0
+
+
+def test_chores_say_when_they_saved_a_checkpoint(tmp_path: Path) -> None:
+    """``Chores.run`` is True when it saved a checkpoint (the daemon then yields a millisecond before
+    it reads on), False when none was due or nothing had changed."""
+    with reading(tmp_path) as (ingest, chores, clock):
+        not_due = chores.run([])
+        clock.advance(ingest.config.state.checkpoint_interval)
+        due = chores.run([])
+        clock.advance(ingest.config.state.checkpoint_interval)
+        nothing_new = chores.run([])
+        assert (not_due, due, nothing_new) == (False, True, False)
+
+
+def test_metrics_are_rebuilt_once_a_second_while_a_backlog_drains(tmp_path: Path) -> None:
+    """Once caught up, a snapshot showing ``omkd_replaying`` (a backlog of more than 8 MiB, as a large
+    rotated file makes) is followed by the next one REPLAY_SNAPSHOT_INTERVAL later, not 50 ms later;
+    one that shows no replay, 50 ms later again. The first one after the first catch-up is not held."""
+    with reading(tmp_path) as (ingest, _chores, clock):
+        exporter = Exporter(CappedLabels(10), clock, snapshot_interval=0.05)
+        knowledge = KnowledgeView(ingest.config, clock)
+
+        def rebuilt(after: float, replaying: bool, caught_up: bool = True) -> bool:
+            clock.advance(after)
+            exporter.dirty = True
+            tail = TailFigures(polling=False, replaying=replaying)
+            return exporter.rebuild(ingest, knowledge.index, knowledge.bases, lambda: tail, caught_up)
+
+        catching_up = [rebuilt(0.0, True, caught_up=False), rebuilt(0.06, False)]
+        draining = [rebuilt(0.06, True), rebuilt(0.06, False), rebuilt(REPLAY_SNAPSHOT_INTERVAL, False)]
+        assert (catching_up, draining, rebuilt(0.06, False)) == ([True, True], [True, False, True], True)
 
 
 def test_a_second_exit_request_forces_the_exit(tmp_path: Path) -> None:

@@ -37,8 +37,10 @@ class Chores:
         """The earliest of the timers the main loop must wake for."""
         return min(self.checkpoint_due, self.window_due)
 
-    def run(self, cwds: Iterable[str], replaying: bool = False) -> None:
+    def run(self, cwds: Iterable[str], replaying: bool = False) -> bool:
+        """Do what is due; True when a checkpoint was saved (or tried)."""
         ingest, now = self._ingest, self._clock.monotonic()
+        saved = False
         if now >= self.window_due:
             if ingest.live.advance(self._clock.time()):
                 self._exporter.dirty = True
@@ -50,12 +52,13 @@ class Chores:
             ingest.pruned()
             self.prune_due = now + PRUNE_EVERY
         if now >= self.checkpoint_due or ingest.wants_checkpoint():
-            self.checkpoint()
+            saved = self.checkpoint()
         if now >= self.evict_due:
             ingest.evict_idle()
             self.evict_due = now + EVICT_EVERY
         if self._knowledge.due() and self._knowledge.refresh(cwds):
             self._exporter.dirty = True
+        return saved
 
     def give_up_waiting(self) -> None:
         """Sub-agent segments whose link did not come within the timeout count as ``general``."""
@@ -63,14 +66,17 @@ class Chores:
         if ingest.live.give_up_waiting(self._clock.time(), ingest.config.segments.subagent_link_timeout):
             self._exporter.dirty = True
 
-    def checkpoint(self) -> None:
+    def checkpoint(self) -> bool:
+        """Save what changed since the last checkpoint; True when something had (saved or tried)."""
         ingest = self._ingest
         now = self._clock.monotonic()
-        if ingest.dirty:
+        saved = ingest.dirty
+        if saved:
             ingest.checkpoint()
             ingest.evict_excess()
             self.last_checkpoint = now
         self.checkpoint_due = now + ingest.config.state.checkpoint_interval
+        return saved
 
     def burst_ended(self) -> None:
         """A read burst ended: checkpoint now, or within BURST_CHECKPOINT_GAP of the last one."""

@@ -28,7 +28,7 @@ from omkd.daemon.http import HttpServer
 from omkd.daemon.ingest import Ingest
 from omkd.daemon.knowledge import KnowledgeView
 from omkd.daemon.notify import Notifier
-from omkd.daemon.scheduler import ReadScheduler
+from omkd.daemon.scheduler import YIELD_SECONDS, ReadScheduler
 from omkd.daemon.state import StateStore
 from omkd.daemon.views import Views
 from omkd.daemon.wiki import WikiKeeper
@@ -211,13 +211,18 @@ class Daemon:
             # save), so /metrics, which shows only saved counters, is current within a fraction
             # of a second of the write.
             chores.burst_ended()
-        chores.run(self._cwds(), replaying=not scheduler.caught_up)
+        busy = worked or bool(scheduler.ready)
+        # While a large file drains, a checkpoint and a rebuild each hold the loop for 10-60 ms: a
+        # millisecond after each (sleep(0) serves one step of a request), or a request that waited
+        # on one waits on the next piece of work too.
+        if chores.run(self._cwds(), replaying=not scheduler.caught_up) and busy:
+            await asyncio.sleep(YIELD_SECONDS)
         if scheduler.caught_up and self._wiki.due():
             self._wiki.start(ingest.live.fold, self._knowledge.index)
         self._exporter.note(ingest)
-        self._rebuild_metrics()
-        if worked or scheduler.ready:
-            await asyncio.sleep(0)
+        rebuilt = self._rebuild_metrics()
+        if busy:
+            await asyncio.sleep(YIELD_SECONDS if rebuilt else 0)
             return
         deadline = min(scheduler.rescan_due, chores.next_due())
         wiki_due = self._wiki.wake_at
@@ -315,11 +320,14 @@ class Daemon:
     def _cwds(self) -> list[str]:
         return list(self.ingest.live.fold.overall.cwds) if self._ingest is not None else []
 
-    def _rebuild_metrics(self, force: bool = False) -> None:
+    def _rebuild_metrics(self, force: bool = False) -> bool:
+        """Rebuild the /metrics snapshot when due; True when it was."""
         scheduler, ingest, knowledge = self.scheduler, self.ingest, self._knowledge
 
         def tail() -> TailFigures:
             return TailFigures(polling=scheduler.polling, replaying=scheduler.replaying())
 
-        if self._exporter.rebuild(ingest, knowledge.index, knowledge.bases, tail, scheduler.caught_up, force):
-            ingest.skill_labels = list(self._exporter.labels.labelled)
+        if not self._exporter.rebuild(ingest, knowledge.index, knowledge.bases, tail, scheduler.caught_up, force):
+            return False
+        ingest.skill_labels = list(self._exporter.labels.labelled)
+        return True

@@ -35,12 +35,19 @@ from omkd.shell.llm_judge import open_refiner
 log = structlog.get_logger("omkd.ingest")
 
 READ_STEP: Final = 256 << 10
-"""Bytes read from one file before the event loop is served again: parsing runs at 10-40 MB/s
-depending on the records, so a step holds the loop for tens of milliseconds at most
-(bench/soak.py measures /healthz while a 200 MB file drains)."""
-DRAIN_STEP: Final = READ_STEP
+"""Bytes read from one file, at most, before the scheduler turns to the next one."""
+FEED_STEP: Final = 64 << 10
+"""Bytes parsed at once. Parsing runs at 3-40 MB/s depending on the records and on how busy the
+host is, so 256 KiB held the event loop for 30-170 ms; 64 KiB is a few milliseconds, and the
+scheduler looks at the clock between two (bench/soak.py measures /healthz while a 200 MB file
+drains)."""
+DRAIN_STEP: Final = FEED_STEP
 """Bytes of a deleted or rotated file drained at once; the scheduler reads the rest a step at a
 time, so a large file rotated before it was read does not hold the event loop."""
+CHECKPOINT_SEGMENTS: Final = 512
+"""Changed segments that make a checkpoint due (besides ``state.checkpoint_bytes`` and the
+interval): saving one costs tens of microseconds, and a drain of small segments changed 1,500
+a second, so a checkpoint held the event loop for up to 140 ms."""
 ENDED_COUNTER: Final = {
     EndReason.DELETED: "files_deleted",
     EndReason.VANISHED: "files_deleted",
@@ -456,9 +463,10 @@ class Ingest:
     # --- checkpoints ------------------------------------------------------------------------------
 
     def wants_checkpoint(self) -> bool:
-        """Enough unsaved bytes, or enough unsaved parser states held in memory, to save now."""
+        """Enough unsaved bytes, segments, or parser states held in memory, to save now."""
         return (
             self._unsaved_bytes >= self.config.state.checkpoint_bytes
+            or len(self.live.changed_segments) >= CHECKPOINT_SEGMENTS
             or len(self._dirty_files) >= self.config.tail.max_open_files
         )
 

@@ -1,8 +1,9 @@
 """What to read next: filesystem hints, periodic rescans, and a read budget per ready file.
 
 A rescan of the roots is the source of truth; hints from the watch strategy only make the
-files they name come sooner. Files with new bytes are read a budget at a time, yielding to
-the event loop between files, so HTTP and the systemd watchdog keep being served.
+files they name come sooner. Files with new bytes are read a budget at a time, and for a time
+slice at most, yielding to the event loop between files, so HTTP and the systemd watchdog keep
+being served.
 """
 
 from __future__ import annotations
@@ -15,14 +16,18 @@ from typing import Final
 import structlog
 
 from omkd.daemon.clock import Clock
-from omkd.daemon.ingest import READ_STEP, Ingest
+from omkd.daemon.ingest import FEED_STEP, READ_STEP, Ingest
 from omkd.daemon.tailer import TrackedFile
 from omkd.daemon.watch import PollingWatch, Watch, start_watch
 
 log = structlog.get_logger("omkd.daemon")
 
 READ_BUDGET: Final = READ_STEP
-"""Bytes read from one file before the loop looks at anything else."""
+"""Bytes read from one file, at most, before the loop looks at anything else."""
+READ_SLICE_SECONDS: Final = 0.01
+"""How long one read step may hold the event loop, give or take the FEED_STEP under way when it
+runs out: a fast host reads the whole budget, a slow or busy one less (measured by the injected
+clock, so a test's manual clock leaves the budget in bytes alone)."""
 YIELD_SECONDS: Final = 0.001
 """Between two read steps of a busy file: long enough for every waiting request to be served."""
 HINT_RESCAN_DELAY: Final = 0.2
@@ -113,20 +118,34 @@ class ReadScheduler:
                 del self.ready[stream_id]
                 continue
             try:
-                read = ingest.feed(file, READ_BUDGET)
+                read, at_end = self._read_slice(file)
             except OSError as error:
                 ingest.faults.record("read", error, path=file.path)
-                read = 0
-            if read < READ_BUDGET:
+                read, at_end = 0, True
+            if at_end:
                 del self.ready[stream_id]
                 ingest.drained(file)
             worked = worked or read > 0
             # A millisecond, not sleep(0): one loop iteration serves only one step of a request
             # (accept, read, handler, write), so sleep(0) let an HTTP client wait several steps.
-            await asyncio.sleep(YIELD_SECONDS if read >= READ_BUDGET else 0)
+            await asyncio.sleep(0 if at_end else YIELD_SECONDS)
             if stop() or ingest.wants_checkpoint():
                 break  # back to the main loop, which saves (and evicts) before reading on
         return worked
+
+    def _read_slice(self, file: TrackedFile) -> tuple[int, bool]:
+        """Read ``file`` FEED_STEP by FEED_STEP, up to READ_BUDGET or READ_SLICE_SECONDS;
+        (bytes read, whether its end was reached: a feed shorter than asked)."""
+        until = self._clock.monotonic() + READ_SLICE_SECONDS
+        total = 0
+        while total < READ_BUDGET:
+            read = self.ingest.feed(file, FEED_STEP)
+            total += read
+            if read < FEED_STEP:
+                return total, True
+            if self._clock.monotonic() >= until:
+                break
+        return total, False
 
     def replaying(self) -> bool:
         return not self.caught_up or self.ingest.tailer.lag_bytes() > REPLAY_LAG_BYTES
