@@ -2,8 +2,9 @@
 Anthropic messages protocols and answers as a judge model would: for the LLM judge's tests.
 
 Its verdict is a rule a test can predict: a sentence holding "might", "probably", "not sure"
-or 可能 is uncertain, anything else is not. ``mode`` makes it fail instead: ``error`` (HTTP
-500), ``slow`` (answers after ``delay`` seconds), ``garbage`` (a reply without JSON).
+or 可能 is uncertain, anything else is not; a gap wiki entry gets a summary naming what was
+missing. ``mode`` makes it fail instead: ``error`` (HTTP 500), ``slow`` (answers after ``delay``
+seconds), ``garbage`` (a reply without JSON; an empty summary).
 Every request is recorded (path and body), so a test can count what reached the model.
 """
 
@@ -18,6 +19,8 @@ from typing import Any, Final
 
 UNCERTAIN: Final = re.compile(r"might|probably|not sure|可能", re.IGNORECASE)
 SENTENCE: Final = re.compile(r"^Sentence: (.*)$", re.MULTILINE)
+MISSING: Final = re.compile(r"^Missing: (.*)$", re.MULTILINE)
+"""A gap wiki entry's request (``engine/wiki/prose.py``): answered with a summary."""
 PROMPT_TOKENS: Final = 300
 COMPLETION_TOKENS: Final = 40
 
@@ -61,6 +64,10 @@ class FakeModel:
             found.append(match.group(1) if match else "")
         return found
 
+    def prose(self, missing: str) -> str:
+        """A wiki entry's summary: a sentence naming what was missing."""
+        return f"The agents looked for {missing} and it does not exist;\nwrite it down."
+
     def verdict(self, sentence: str) -> str:
         uncertain = bool(UNCERTAIN.search(sentence))
         reason = "a hedged claim about a fact" if uncertain else "not about the agent's knowledge"
@@ -85,10 +92,12 @@ class FakeModel:
                 if mode == "slow":
                     time.sleep(delay)
                 user = body["messages"][-1]["content"]
-                found = SENTENCE.search(user)
-                text = model.verdict(found.group(1) if found else "")
+                found, missing = SENTENCE.search(user), MISSING.search(user)
+                text = (
+                    model.verdict(found.group(1) if found else "") if missing is None else model.prose(missing.group(1))
+                )
                 if mode == "garbage":
-                    text = "I would rather not say."
+                    text = "I would rather not say." if missing is None else ""
                 if self.path.endswith("/messages"):
                     self._send(200, anthropic_reply(body, text))
                 else:

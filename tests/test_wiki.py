@@ -383,3 +383,67 @@ def test_the_wiki_of_a_running_daemon_is_the_one_of_its_transcripts(tmp_path: Pa
     by_path = entries_of(tmp_path / "by-path")
     assert by_path == entries_of(tmp_path / "by-url")
     assert by_path["deploy"] == [("docs/a.md", 2, ("s-1", "s-2")), ("docs/b.md", 1, ("s-1",))]
+
+
+# --- the optional LLM prose ----------------------------------------------------------------------
+
+
+def _llm_config(tmp_path: Path, url: str) -> Path:
+    path = tmp_path / "omkd.toml"
+    path.write_text(f'[hedging.llm]\nprovider = "openai"\nbase_url = "{url}"\nmodel = "fake-writer"\nconcurrency = 2\n')
+    return path
+
+
+def test_the_llm_writes_each_entrys_prose_once_and_again_when_it_grows(tmp_path: Path) -> None:
+    """The fake model summarises each entry (3 entries: 3 requests), the summary is plain text on the
+    page; the same traces again ask nothing; a new occurrence asks again for that entry only."""
+    from tests.fake_llm import FakeModel
+
+    model = FakeModel().start()
+    try:
+        config = _llm_config(tmp_path, model.openai_url)
+        _session(tmp_path / "traces" / "a.jsonl", [("deploy", "docs/a.md"), ("deploy", "docs/*b*.md"), ("audit", "x")])
+        assert _run(tmp_path / "wiki", tmp_path / "traces", "--llm", config).exit_code == 0
+        assert len(model.requests) == 3
+        page = (tmp_path / "wiki" / "skills" / "deploy.md").read_text()
+        assert "- summary (by `fake-writer`, at 1 times seen): The agents looked for docs/a.md and it does" in page
+        assert r"looked for docs/\*b\*.md and it does not exist; write it down." in page  # text, not emphasis
+        first = _tree(tmp_path / "wiki")
+        assert _run(tmp_path / "wiki", tmp_path / "traces", "--llm", config).exit_code == 0
+        assert (len(model.requests), _tree(tmp_path / "wiki")) == (3, first)
+        _session(tmp_path / "traces" / "b.jsonl", [("deploy", "docs/a.md")], session="s-2")
+        assert _run(tmp_path / "wiki", tmp_path / "traces", "--llm", config).exit_code == 0
+        assert len(model.requests) == 4
+        assert "Missing: docs/a.md" in model.requests[-1][1]["messages"][-1]["content"]
+        assert "Earlier summary (written at 1 times seen)" in model.requests[-1][1]["messages"][-1]["content"]
+        assert "at 2 times seen" in (tmp_path / "wiki" / "skills" / "deploy.md").read_text()
+    finally:
+        model.stop()
+
+
+@pytest.mark.parametrize("mode", ["error", "garbage"])
+def test_a_failing_model_leaves_the_deterministic_wiki(tmp_path: Path, mode: str) -> None:
+    """The model down (HTTP 500) or answering nothing usable: every page is byte for byte the one
+    made without the model."""
+    from tests.fake_llm import FakeModel
+
+    _session(tmp_path / "traces" / "a.jsonl", [("deploy", "docs/a.md"), ("audit", "docs/a.md")])
+    assert _run(tmp_path / "plain", tmp_path / "traces").exit_code == 0
+    model = FakeModel().start()
+    try:
+        model.mode = mode
+        result = _run(tmp_path / "with-llm", tmp_path / "traces", "--llm", _llm_config(tmp_path, model.openai_url))
+        assert result.exit_code == 0, result.output
+        assert len(model.requests) == 2
+    finally:
+        model.stop()
+    without_log = {k: v for k, v in _tree(tmp_path / "plain").items() if k != "log.md"}
+    assert {k: v for k, v in _tree(tmp_path / "with-llm").items() if k != "log.md"} == without_log
+
+
+def test_llm_without_a_model_is_refused_by_name(tmp_path: Path) -> None:
+    config = tmp_path / "omkd.toml"
+    config.write_text("[wiki]\nllm = true\n")
+    result = _run(tmp_path / "wiki", tmp_path, "--llm", config)
+    assert result.exit_code == 2
+    assert "wiki.llm: needs hedging.llm.model" in result.output

@@ -45,3 +45,32 @@ def test_the_daemon_keeps_the_wiki_current(tmp_path: Path) -> None:
         assert page.read_text().endswith("\nOur note.\n")
         assert daemon.wait_log_event("wiki_updated")["directory"] == str(directory)
         assert daemon.stop() == 0
+
+
+def test_wiki_llm_needs_the_model_of_hedging_llm() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config('[wiki]\ndirectory = "/tmp/w"\nllm = true\n')
+    assert [p.split(":")[0] for p in caught.value.problems] == ["wiki.llm"]
+    assert parse_config('[wiki]\nllm = true\n[hedging.llm]\nmodel = "m"\n').wiki.llm is True
+
+
+@pytest.mark.slow
+def test_the_daemon_has_the_model_write_the_prose(tmp_path: Path) -> None:
+    """``[wiki] llm = true`` with the fake model of ``[hedging.llm]``: the page gets the summary."""
+    from tests.fake_llm import FakeModel
+
+    root = tmp_path / "projects"
+    directory = tmp_path / "wiki"
+    append(root / "p" / "one.jsonl", session_bytes([("deploy", "miss")]))
+    model = FakeModel().start()
+    config = (f'[wiki]\ndirectory = "{directory}"\ninterval = "1s"\nllm = true\n'
+              f'[hedging.llm]\nbase_url = "{model.openai_url}"\nmodel = "fake-writer"\n')  # fmt: skip
+    try:
+        with DaemonProcess(tmp_path, [root], extra_config=config) as daemon:
+            daemon.start()
+            page = directory / "skills" / "deploy.md"
+            daemon.wait_for(lambda: page.exists() and "- summary (by `fake-writer`" in page.read_text(), "the prose")
+            assert daemon.stop() == 0
+    finally:
+        model.stop()
+    assert len(model.requests) == 1

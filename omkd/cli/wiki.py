@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -16,7 +17,7 @@ from omkd.cli.gating import EXIT_GATE, EXIT_INPUT
 from omkd.engine import patterns, records
 from omkd.engine.report import GapEntry
 from omkd.engine.wiki import entries
-from omkd.engine.wiki.entries import Occurrence
+from omkd.engine.wiki.entries import Occurrence, WikiState
 from omkd.shell.knowledge import FileKnowledgeIndex
 
 
@@ -65,6 +66,25 @@ def _from_daemon(url: str, index: FileKnowledgeIndex) -> tuple[list[Occurrence],
     return found, knowledge
 
 
+def _prose(config_path: Path | None) -> Callable[[WikiState], WikiState] | None:
+    """The LLM prose writer of ``--llm CONFIG``; bad or incomplete config: a message, exit 2."""
+    if config_path is None:
+        return None
+    from omkd.daemon.config import ConfigError, load_config
+    from omkd.shell.llm_judge import LlmSettings
+    from omkd.shell.wiki_prose import writer
+
+    try:
+        config = load_config(config_path)
+    except ConfigError as error:
+        click.echo(f"omkd wiki: {error}", err=True)
+        sys.exit(EXIT_INPUT)
+    if not config.hedging.llm.model.strip():
+        click.echo(f"omkd wiki: {config_path}: hedging.llm.model is not set: --llm needs the model", err=True)
+        sys.exit(EXIT_INPUT)
+    return writer(LlmSettings.of(config.hedging.llm))
+
+
 @click.command("wiki")
 @click.argument("directory", type=click.Path(path_type=Path, file_okay=False))
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
@@ -85,6 +105,13 @@ def _from_daemon(url: str, index: FileKnowledgeIndex) -> tuple[list[Occurrence],
     show_default="your home",
     help="Where the user-level ~/.claude knowledge lives.",
 )
+@click.option(
+    "--llm",
+    "config_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Have the model of this daemon config's [hedging.llm] write each entry's prose (the "
+    "deterministic entry stays when it fails).",
+)
 @click.option("--lint", "only_lint", is_flag=True, help="Only check DIR: broken links, orphans, stale examples…")
 def wiki_command(
     directory: Path,
@@ -94,6 +121,7 @@ def wiki_command(
     until: str | None,
     knowledge_roots: tuple[Path, ...],
     home: Path,
+    config_path: Path | None,
     only_lint: bool,
 ) -> None:
     """Merge the recurring gaps into a Markdown wiki a person can edit; --lint checks it.
@@ -117,7 +145,7 @@ def wiki_command(
             raise click.UsageError("give PATHs or --url, not both")
         index = FileKnowledgeIndex(home=home, extra_roots=knowledge_roots)
         found, knowledge = _from_daemon(url, index) if url else _from_paths(paths, since, until, index)
-        done = update(directory, found, changes_by_row(knowledge), time.time(), "omkd wiki")
+        done = update(directory, found, changes_by_row(knowledge), time.time(), "omkd wiki", _prose(config_path))
     except WikiError as error:
         click.echo(f"omkd wiki: {error}", err=True)
         sys.exit(EXIT_INPUT)

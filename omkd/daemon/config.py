@@ -215,6 +215,9 @@ class Wiki(_Section):
     """Where the wiki lives (created when missing); ``omkd wiki --lint DIR`` checks it."""
     interval: Seconds = 300.0
     """How often its pages are merged with what the daemon has read (never while history is read)."""
+    llm: bool = False
+    """Each entry's prose summary written (and merged as it grows) by the model of
+    ``[hedging.llm]``; the deterministic entry stays whenever the model fails."""
 
 
 class Config(_Section):
@@ -278,7 +281,11 @@ _SECONDS: Final = TypeAdapter(Seconds)
 
 def _cross_checks(document: dict[str, Any]) -> list[str]:
     """Rules between keys, checked even when other keys are bad so every problem is named."""
-    return [*_window_checks(document.get("window", {})), *_llm_checks(document.get("hedging", {}))]
+    return [
+        *_window_checks(document.get("window", {})),
+        *_llm_checks(document.get("hedging", {})),
+        *_wiki_checks(document.get("wiki", {}), document.get("hedging", {})),
+    ]
 
 
 def _window_checks(window: object) -> list[str]:
@@ -298,6 +305,17 @@ def _llm_checks(hedging: object) -> list[str]:
     llm = hedging.get("llm", {}) if isinstance(hedging, dict) else {}
     if isinstance(llm, dict) and llm.get("enabled") is True and not str(llm.get("model", "")).strip():
         return ["hedging.llm.model: required when hedging.llm.enabled is true"]
+    return []
+
+
+def _wiki_checks(wiki: object, hedging: object) -> list[str]:
+    llm = hedging.get("llm", {}) if isinstance(hedging, dict) else {}
+    if (
+        isinstance(wiki, dict)
+        and wiki.get("llm") is True
+        and not str(llm.get("model", "") if isinstance(llm, dict) else "").strip()
+    ):
+        return ["wiki.llm: needs hedging.llm.model (the model that writes the entries' prose)"]
     return []
 
 

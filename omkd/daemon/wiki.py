@@ -20,7 +20,8 @@ from omkd.daemon.clock import Clock
 from omkd.daemon.config import Config
 from omkd.engine.pipeline import Fold
 from omkd.engine.report import KnowledgeIndex
-from omkd.shell import wiki
+from omkd.shell import wiki, wiki_prose
+from omkd.shell.llm_judge import LlmSettings
 
 log = structlog.get_logger("omkd.daemon")
 
@@ -37,6 +38,7 @@ class WikiKeeper:
         self.directory = config.wiki.directory.expanduser() if config.wiki.directory is not None else None
         self.interval = config.wiki.interval
         self._roots = [str(root).rstrip("/") for root in config.roots()]
+        self._prose = LlmSettings.of(config.hedging.llm) if config.wiki.llm else None
         self.next_due = self._clock.monotonic()
 
     @property
@@ -63,7 +65,8 @@ class WikiKeeper:
             now = self._clock.time()
 
             def write() -> wiki.Updated:
-                return wiki.update(directory, found, wiki.changes_by_row(knowledge), now, "omkd run")
+                prose = wiki_prose.writer(self._prose) if self._prose is not None else None
+                return wiki.update(directory, found, wiki.changes_by_row(knowledge), now, "omkd run", prose)
 
             try:
                 done = await asyncio.to_thread(write)

@@ -186,14 +186,18 @@ def update(
     changes: Mapping[str, list[Change]],
     now: float,
     source: str = "omkd wiki",
+    prose: Callable[[entries.WikiState], entries.WikiState] | None = None,
 ) -> Updated:
     """Merge ``found`` into the wiki at ``root``, under its lock; a line in its log when anything
-    changed (``now`` is only ever written there)."""
+    changed (``now`` is only ever written there). ``prose`` (``shell/wiki_prose.writer``) adds the
+    optional LLM's summaries to the merged entries before the pages are written."""
     wiki = WikiDirectory(root)
     occurrences = list(found)
     with wiki.locked():
         before = load_state(wiki)
         merged = entries.merge(before, occurrences, changes)
+        if prose is not None:
+            merged = entries.compared(before, prose(merged.state))
         written, skipped = [], []
         plain = orjson.dumps(entries.to_plain(merged.state), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
         if wiki.read(STATE_FILE) != plain.decode() + "\n":

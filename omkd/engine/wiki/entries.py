@@ -111,6 +111,18 @@ class Change:
 
 
 @dataclass(frozen=True, slots=True)
+class Prose:
+    """A summary the optional LLM wrote of an entry (``prose.py``)."""
+
+    text: str
+    model: str
+    basis: str
+    """What it was written from (``prose.basis``): written again when the entry's occurrences change."""
+    seen: int
+    """The entry's count when it was written."""
+
+
+@dataclass(frozen=True, slots=True)
 class Entry:
     pattern: str
     tools: tuple[str, ...]
@@ -120,6 +132,7 @@ class Entry:
     last_seen: str | None
     examples: tuple[Example, ...]
     quiet_since: Change | None = None
+    prose: Prose | None = None
 
     @property
     def count(self) -> int:
@@ -178,6 +191,7 @@ def _merge_entry(old: Entry | None, found: list[Occurrence], changes: list[Chang
         last_seen=last,
         examples=tuple(sorted(examples, key=Example.order, reverse=True)[:EXAMPLES]),
         quiet_since=_quiet(last, [old.quiet_since if old else None, *changes]),
+        prose=old.prose if old else None,
     )
 
 
@@ -205,6 +219,18 @@ def merge(state: WikiState, found: Iterable[Occurrence], changes: Mapping[str, l
     return Merged(WikiState(rows), new, updated)
 
 
+def compared(before: WikiState, after: WikiState) -> Merged:
+    """``after`` with its entries counted against ``before``: new ones, and changed ones."""
+    new = updated = 0
+    for row, skill in after.skills.items():
+        old_entries = before.skills[row].entries if row in before.skills else {}
+        for pattern, entry in skill.entries.items():
+            old = old_entries.get(pattern)
+            new += old is None
+            updated += old is not None and old != entry
+    return Merged(after, new, updated)
+
+
 # --- plain data (the state file) ------------------------------------------------------------------
 
 
@@ -230,7 +256,7 @@ def from_plain(document: object) -> WikiState:
         for row, entries in document["skills"].items():
             kept = {}
             for pattern, data in entries.items():
-                quiet = data.get("quiet_since")
+                quiet, prose = data.get("quiet_since"), data.get("prose")
                 kept[pattern] = Entry(
                     pattern=str(data["pattern"]),
                     tools=tuple(map(str, data["tools"])),
@@ -240,6 +266,7 @@ def from_plain(document: object) -> WikiState:
                     last_seen=data["last_seen"],
                     examples=tuple(Example(**example) for example in data["examples"]),
                     quiet_since=Change(**quiet) if quiet else None,
+                    prose=Prose(**prose) if prose else None,
                 )
             rows[str(row)] = SkillState(str(row), kept)
     except (KeyError, TypeError, AttributeError) as error:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from omkd.engine.wiki.entries import Change, Entry, SkillState, WikiState, posix_relative, topics
-from omkd.engine.wiki.slugs import code, slug
+from omkd.engine.wiki.slugs import code, plain, slug
 
 BEGIN: Final = "<!-- omkd wiki: generated part begins; it is replaced on each update, write outside it -->"
 END: Final = "<!-- omkd wiki: generated part ends -->"
@@ -80,6 +80,9 @@ def _entry_lines(page: str, entry: Entry, topic: str | None) -> list[str]:
         f"- first seen: {entry.first_seen or 'unknown'}; last seen: {entry.last_seen or 'unknown'}",
         f"- looked for with: {', '.join(code(tool, 60) for tool in entry.tools)}",
     ]
+    if entry.prose is not None:
+        prose = entry.prose
+        lines.append(f"- summary (by {code(prose.model, 60)}, at {prose.seen} times seen): {plain(prose.text)}")
     if topic is not None:
         lines.append(f"- also missed by other skills: [{code(entry.pattern, 80)}]({posix_relative(page, topic)})")
     lines.append("- examples:")

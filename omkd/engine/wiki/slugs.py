@@ -69,3 +69,14 @@ def code_spans(line: str) -> list[str]:
 def without_code(line: str) -> str:
     """The line with its code spans blanked (links inside them are not links)."""
     return _SPAN.sub(lambda m: " " * len(m.group(0)), line)
+
+
+_INLINE_MARKUP: Final = re.compile(r"([\\`*_{}\[\]<>()#!|~&])")
+"""What could start inline Markdown or HTML in the middle of a line (emphasis, code, links, images,
+tags, entities, tables, strikethrough)."""
+
+
+def plain(text: str, limit: int = 2 * SHOWN_CHARS) -> str:
+    """``text`` as one line of Markdown that is only text: each character that could start inline
+    markup backslash-escaped (CommonMark allows it), so no emphasis, link, HTML or marker."""
+    return _INLINE_MARKUP.sub(r"\\\1", flat(text, limit))
