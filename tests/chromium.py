@@ -128,7 +128,8 @@ class Browser:
     """``async with Browser() as browser: page = await browser.open(path)``."""
 
     def __init__(self) -> None:
-        self._profile = tempfile.TemporaryDirectory(prefix="omkd-chromium-")
+        # chromium may still be writing its profile as it exits: a leftover file is no failure
+        self._profile = tempfile.TemporaryDirectory(prefix="omkd-chromium-", ignore_cleanup_errors=True)
         self._process: subprocess.Popen[bytes] | None = None
         self._session: aiohttp.ClientSession | None = None
         self._port = 0

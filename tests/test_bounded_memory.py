@@ -84,6 +84,7 @@ def figures(fold: Fold) -> dict[str, Any]:
         "gaps": [without(g, frozenset({"stream", "file"})) for g in report.gaps],
         "top": to_data(report.top_failed_searches),
         "outside": fold.outside_window,
+        "newest outside": report.pipeline.newest_outside_window,
     }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from pathlib import Path
 from typing import Any, Final
 
@@ -219,3 +220,29 @@ def test_bad_arguments_are_named(tmp_path: Path) -> None:
     done = omkd("report", tmp_path, "--url", "http://127.0.0.1:9", "--html", tmp_path / "r.html")
     assert done.returncode == 2
     assert "not both" in done.stderr
+
+
+def test_a_change_early_on_the_first_day_is_marked(tmp_path: Path) -> None:
+    """The skill's commit at 08:00 on the first day with segments (noon): inside the day the chart
+    starts with, marked and listed (git was asked from that day's start, not the window's second)."""
+    repo, transcripts = project_with_a_skill_commit(tmp_path)
+    skill = repo / ".claude" / "skills" / "deploy" / "SKILL.md"
+    skill.write_text(skill.read_text() + "Deploys go through the staging host first.\n")
+    git(repo, "commit", "-q", "-am", "deploy: staging first", when=COMMIT_AT - 5 * 86400)  # 1 November, 08:00
+    text = report_html(tmp_path, transcripts).read_text()
+    assert text.count('<g class="change">') == 2
+    assert "2026-11-01: " in text
+    assert "deploy: staging first" in text
+
+
+def test_odd_names_neither_collide_nor_break_the_page(tmp_path: Path) -> None:
+    """Two skills whose names clean to the same letters get different section ids; a transcript
+    whose file name is not UTF-8 still gives a page (the name shown with U+FFFD)."""
+    records = segment("x.-y", "miss", NOV.format(3, 0)) + segment("x-.y", "miss", NOV.format(3, 1))
+    root = tmp_path / "projects" / "-p"
+    root.mkdir(parents=True)
+    (root / os.fsdecode(b"s\xff.jsonl")).write_bytes(cl.jsonl(records))
+    text = report_html(tmp_path, tmp_path / "projects").read_text()
+    ids = re.findall(r'<section class="skill" id="([^"]+)"', text)
+    assert len(ids) == len(set(ids)) == 2
+    assert "s\ufffd.jsonl" in text

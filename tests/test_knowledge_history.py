@@ -60,3 +60,34 @@ def test_commits_touching_the_files_uncommitted_edits_and_files_outside_git(tmp_
 def test_missing_files_and_no_git_give_no_changes_and_no_error(tmp_path: Path) -> None:
     assert knowledge_changes([str(tmp_path / "gone" / "CLAUDE.md")]) == []
     assert knowledge_changes([]) == []
+
+
+def test_a_symlinked_path_glob_characters_and_non_ascii_names(tmp_path: Path) -> None:
+    """A knowledge base reached through a symlink (a dotfiles repo) keeps its commits, named by the
+    path asked for; ``notes[1].md`` is that file, not the glob matching ``notes1.md``; a non-ASCII
+    name comes back as it is, not quoted."""
+    repo = tmp_path / "dotfiles"
+    (repo / "claude" / "skills" / "déploy").mkdir(parents=True)
+    git(repo, "init", "-q")
+    bracketed, plain, accented = (
+        repo / "claude" / "notes[1].md",
+        repo / "claude" / "notes1.md",
+        repo / "claude" / "skills" / "déploy" / "SKILL.md",
+    )
+    for path in (bracketed, plain, accented):
+        path.write_text("v1\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "all three", when=1_760_000_000)
+    plain.write_text("v2\n")
+    git(repo, "commit", "-q", "-am", "only notes1", when=1_760_000_000 + DAY)
+    accented.write_text("v2\n")
+    git(repo, "commit", "-q", "-am", "only the accented skill", when=1_760_000_000 + 2 * DAY)
+    link = tmp_path / "home" / ".claude"
+    link.parent.mkdir()
+    link.symlink_to(repo / "claude")
+    asked_bracketed, asked_accented = str(link / "notes[1].md"), str(link / "skills" / "déploy" / "SKILL.md")
+    changes = knowledge_changes([asked_bracketed, asked_accented])
+    assert [(c.subject, c.files) for c in changes] == [
+        ("all three", (asked_bracketed, asked_accented)),
+        ("only the accented skill", (asked_accented,)),
+    ]

@@ -8,6 +8,7 @@ atomically.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import tempfile
@@ -28,16 +29,25 @@ from omkd.shell.knowledge_history import knowledge_changes
 
 
 def _changes(report: Report, index: FileKnowledgeIndex) -> dict[tuple[str, str | None], list[Change]]:
+    """Each skill's knowledge changes from the start of the UTC day before its window (a chart
+    marks from the day before its first point); git is asked once for all the skills' files."""
     start = report.watermark.window_from
-    since = datetime.fromisoformat(start).timestamp() if start else None
-    found: dict[tuple[str, str | None], list[Change]] = {}
+    since = (math.floor(datetime.fromisoformat(start).timestamp() / DAY) - 1) * DAY if start else None
+    own: dict[tuple[str, str | None], set[str]] = {}
     for skill in report.skills:
         agents = (skill.agent,) if skill.agent else ()
         files = set(index.files_for(None, agents))
         for cwd in skill.projects:
             files.update(index.files_for(cwd, agents))
-        changes = knowledge_changes(skill_files(files, skill.skill), since)
-        found[(skill.skill, skill.agent)] = [Change(c.timestamp, c.commit, c.subject, c.files) for c in changes]
+        own[(skill.skill, skill.agent)] = set(skill_files(files, skill.skill))
+    changes = knowledge_changes(set().union(*own.values()), since)
+    found: dict[tuple[str, str | None], list[Change]] = {}
+    for key, files in own.items():
+        found[key] = [
+            Change(c.timestamp, c.commit, c.subject, touched)
+            for c in changes
+            if (touched := tuple(f for f in c.files if f in files))
+        ]
     return found
 
 
@@ -53,12 +63,19 @@ def _write(path: Path, text: str) -> None:
         mask = os.umask(0)
         os.umask(mask)
         os.fchmod(fd, 0o666 & ~mask)  # as any file the user writes, not mkstemp's 0600
+        # a transcript's file name that is not UTF-8 (its bytes kept as surrogates) shows as U+FFFD
+        clean = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+            handle.write(clean)
+            handle.flush()
+            os.fsync(handle.fileno())
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+DAY = 86400
 
 
 @click.command("report")

@@ -564,7 +564,8 @@ class Ingest:
 
     def _evict(self, file: TrackedFile) -> None:
         self.streams.evict(file)
-        self.tailer.close_fd(file)
+        if self.tailer.still_at_path(file):
+            self.tailer.close_fd(file)  # a deleted file's descriptor is the only way to its rest
 
     def evict_idle(self) -> int:
         """Close descriptors and drop parser state of files idle for ``tail.idle_after``.

@@ -28,6 +28,8 @@ class KnowledgeView:
         self._config = config
         self._clock = clock
         self.index = index_of(config)
+        self.generation = 0
+        """Bumped each time ``index`` is listed again (what a cached report was judged against)."""
         self._watcher = KnowledgeWatcher()
         self._next = clock.monotonic()
 
@@ -45,6 +47,7 @@ class KnowledgeView:
     def refresh(self, cwds: Iterable[str], announce: bool = False) -> bool:
         """List the knowledge files again; True when a base changed (or ``announce``)."""
         self.index = index_of(self._config)
+        self.generation += 1
         self._next = self._clock.monotonic() + self._config.sources.knowledge_refresh
         changed = self._watcher.update(self.index.bases(cwds))
         if changed or announce:

@@ -77,7 +77,12 @@ _FETCH: Final = 512
 
 
 class StateLockedError(Exception):
-    """Another omkd holds the lock on this state directory."""
+    """Another omkd holds the lock on this state directory (or it cannot be made ready)."""
+
+
+class StateUpgradeError(StateLockedError):
+    """The one-time upgrade of a state written by an earlier omkd failed (a full disk, say): the
+    state is left as it was, not moved aside, and omkd does not start until it can finish."""
 
 
 @dataclass(slots=True)
@@ -166,21 +171,33 @@ def _index_segments(db: sqlite3.Connection) -> None:
     """Segments are looked up by start and by last activity; a state written by an earlier omkd
     has neither column: they are added and filled from each summary, once."""
     columns = {row[1] for row in db.execute("PRAGMA table_info(segments)")}
-    if "first_ts" not in columns:
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            db.execute("ALTER TABLE segments ADD COLUMN first_ts REAL")
-            db.execute("ALTER TABLE segments ADD COLUMN last_seen REAL")
-            rows = db.execute("SELECT key, summary FROM segments").fetchall()
-            db.executemany(
-                "UPDATE segments SET first_ts = ?, last_seen = ? WHERE key = ?",
-                ((s.first_ts, last_seen(s), key) for key, blob in rows if (s := _summary_of(blob)) is not None),
-            )
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-    db.executescript(_SEGMENT_INDEXES)
+    try:
+        if "first_ts" not in columns:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.execute("ALTER TABLE segments ADD COLUMN first_ts REAL")
+                db.execute("ALTER TABLE segments ADD COLUMN last_seen REAL")
+                keys = [key for (key,) in db.execute("SELECT key FROM segments")]
+                for start in range(0, len(keys), _FETCH):
+                    chunk = keys[start : start + _FETCH]
+                    marks = ",".join("?" * len(chunk))
+                    rows = db.execute(f"SELECT key, summary FROM segments WHERE key IN ({marks})", chunk)  # noqa: S608
+                    db.executemany(
+                        "UPDATE segments SET first_ts = ?, last_seen = ? WHERE key = ?",
+                        [(s.first_ts, last_seen(s), key) for key, blob in rows if (s := _summary_of(blob)) is not None],
+                    )
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        db.executescript(_SEGMENT_INDEXES)
+    except sqlite3.OperationalError as error:
+        raise StateUpgradeError(f"cannot upgrade the state in {db_path(db)}: {error}") from error
+
+
+def db_path(db: sqlite3.Connection) -> str:
+    row = db.execute("PRAGMA database_list").fetchone()
+    return str(row[2]) if row else "?"
 
 
 def _counters_json(counters: SkillCounters) -> bytes:
@@ -404,6 +421,14 @@ class StateStore:
         """The saved summaries whose start lies in ``[since, until)`` (open ends: None; both None:
         every one), or, ``inside`` False, every other one (those without a start included)."""
         query = _BY_START[(since is not None, until is not None, inside)]
+        for (blob,) in self._rows(query, {"since": since, "until": until}):
+            summary = _summary_of(blob)
+            if summary is not None:
+                yield summary
+
+    def segments_by_recency(self, since: float | None, until: float | None) -> Iterator[SegmentSummary]:
+        """The saved summaries outside ``[since, until)``, the last active first (read as taken)."""
+        query = _BY_START[(since is not None, until is not None, False)] + " ORDER BY last_seen DESC"
         for (blob,) in self._rows(query, {"since": since, "until": until}):
             summary = _summary_of(blob)
             if summary is not None:

@@ -81,6 +81,13 @@ class StoredSegments(SegmentBook):
         yield from super().outside(window)
         yield from self._saved(self._store.segments(window.since, window.until, inside=False))
 
+    def newest_outside(self, window: Window) -> float | None:
+        held = super().newest_outside(window)
+        for summary in self._saved(self._store.segments_by_recency(window.since, window.until)):
+            if summary.last_ts is not None:  # the newest saved one the book still holds
+                return summary.last_ts if held is None else max(held, summary.last_ts)
+        return held
+
     def open_inside(self, window: Window) -> Iterator[SegmentSummary]:
         return super().open_inside(window)  # an open summary is never let go
 

@@ -221,14 +221,15 @@ class Tailer:
                 return
             victim = self.files.get(stream_id)
             if victim is not None and victim.fd is not None:
-                if not self._still_at_path(victim):
+                if not self.still_at_path(victim):
                     continue
                 os.close(victim.fd)
                 victim.fd = None
             del self._open[stream_id]
 
     @staticmethod
-    def _still_at_path(file: TrackedFile) -> bool:
+    def still_at_path(file: TrackedFile) -> bool:
+        """The file's path still names it (not deleted, rotated out or replaced since it was seen)."""
         try:
             info = os.stat(file.path)
         except OSError:

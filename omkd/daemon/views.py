@@ -16,6 +16,10 @@ class Views:
 
     def __init__(self, daemon: Daemon) -> None:
         self._daemon = daemon
+        self._built: tuple[tuple[object, ...], Report] | None = None
+        """The last report built, with what it was built from (the ingest's version, the window,
+        the knowledge index, the second open segments are judged at): the pages of one ``omkd
+        status`` reuse it (the window's summaries are read back from the state store to build one)."""
 
     @property
     def ready(self) -> bool:
@@ -36,15 +40,21 @@ class Views:
         daemon = self._daemon
         ingest = daemon.ingest
         roots = [str(root) for root in daemon.config.roots()]
-        built = reports.build_report(
-            ingest.live.fold,
-            roots,
-            daemon.knowledge.index,
-            open_after=ingest.open_after(),
-            counters=ingest.pipeline,
-            rules=ingest.streams.rules,
-            judge=ingest.judge,
-        )
+        open_after = ingest.open_after()
+        at = (ingest.version, ingest.live.fold.window.since, daemon.knowledge.generation, int(open_after))
+        if self._built is not None and self._built[0] == at:
+            built = self._built[1]
+        else:
+            built = reports.build_report(
+                ingest.live.fold,
+                roots,
+                daemon.knowledge.index,
+                open_after=open_after,
+                counters=ingest.pipeline,
+                rules=ingest.streams.rules,
+                judge=ingest.judge,
+            )
+            self._built = (at, built)
         if not skills and not agents:
             return built
         return reports.restrict(built, set(skills) or None, set(agents or ()) or None)

@@ -10,6 +10,7 @@ Pure: the report and what the shell found (knowledge changes, installed skills) 
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -21,6 +22,7 @@ from typing import Final
 
 from omkd.engine import patterns
 from omkd.engine.figures import LEVEL
+from omkd.engine.health import BANDS
 from omkd.engine.intervals import rate_interval
 from omkd.engine.report import GapEntry, Report, SkillHealth
 from omkd.engine.stats import NUDGE_MESSAGE
@@ -83,10 +85,11 @@ def _pct(value: float | None) -> str:
 
 
 def slug(skill: SkillHealth) -> str:
-    """An id for the skill's section: letters, digits and hyphens, unique per (agent, skill)."""
-    text = f"{skill.agent or ''}-{skill.skill}".lower()
-    cleaned = re.sub(r"[^a-z0-9]+", "-", text).strip("-")
-    return f"skill-{cleaned}-{sum(map(ord, text)) % 9973:04d}"
+    """An id for the skill's section: readable letters and digits, and a hash of (agent, skill)
+    that keeps two names cleaned alike apart."""
+    text = f"{skill.agent or ''}\0{skill.skill}"
+    cleaned = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60]
+    return f"skill-{cleaned}-{hashlib.blake2b(text.encode(), digest_size=6).hexdigest()}"
 
 
 # --- the chart ----------------------------------------------------------------------------------
@@ -103,19 +106,24 @@ class DayPoint:
 
 
 def day_points(skill: SkillHealth) -> list[DayPoint]:
-    """Each day with segments: its rates and their intervals (at the report's level)."""
+    """Each day with segments: its rates and their intervals (at the report's level). A report
+    without the days' segment counts (a daemon of an earlier omkd) gives the rates alone: each
+    day's interval is then its rate (``segments`` 0), never a band made up."""
     trend = skill.certainty.trend
+    counts: list[int | None] = list(trend.daily_segments)
+    if len(counts) != len(trend.days):
+        counts = [None] * len(trend.days)
     points = []
     for iso_day, n, rate, weighted in zip(
-        trend.days, trend.daily_segments, trend.daily_gap_rate, trend.daily_weighted_gap_rate, strict=False
+        trend.days, counts, trend.daily_gap_rate, trend.daily_weighted_gap_rate, strict=True
     ):
+        if n is None:
+            points.append(DayPoint(_day(iso_day), 0, rate, weighted, (rate, rate), (weighted, weighted)))
+            continue
         gaps = min(n, round(rate * n))
         weight_sum = min(float(n), max(0.0, weighted * n))
-        points.append(
-            DayPoint(
-                _day(iso_day), n, rate, weighted, rate_interval(gaps, n, LEVEL), rate_interval(weight_sum, n, LEVEL)
-            )
-        )
+        gap_band, weighted_band = rate_interval(gaps, n, LEVEL), rate_interval(weight_sum, n, LEVEL)
+        points.append(DayPoint(_day(iso_day), n, rate, weighted, gap_band, weighted_band))
     return points
 
 
@@ -201,7 +209,9 @@ def chart(skill: SkillHealth, points: Sequence[DayPoint], marks: Sequence[tuple[
 
 def _band(skill: SkillHealth) -> str:
     indicative = " (indicative)" if skill.health_indicative else ""
-    return f'<span class="band-chip {skill.health}">{skill.health}</span>{indicative}'
+    band = escape(skill.health)  # a daemon's document is read as it comes
+    chip = skill.health if skill.health in BANDS else "unknown"
+    return f'<span class="band-chip {chip}">{band}</span>{indicative}'
 
 
 def _rate_cell(rate: float, lower: float, upper: float) -> str:
@@ -233,7 +243,7 @@ def _skill_row(skill: SkillHealth, link: bool) -> str:
         f"<span class='num'>{skill.segments}</span>",
         _rate_cell(skill.gap_rate, gap.lower, gap.upper),
         _rate_cell(skill.weighted_gap_rate, weighted.lower, weighted.upper),
-        skill.confidence,
+        escape(skill.confidence),
         _band(skill),
         covered,
         escape(skill.tools.stability),

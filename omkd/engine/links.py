@@ -115,7 +115,9 @@ class LinkBook:
                 given_up.append(dataclasses.replace(summary, skill=skills.GENERAL, inherit=()))
         return given_up
 
-    def forget_before(self, horizon: float) -> None:
-        """Drop links older than the retention (their sub-agents are long settled)."""
-        for key in [k for k, link in self.known.items() if link.timestamp is not None and link.timestamp < horizon]:
+    def forget_before(self, horizon: float) -> list[str]:
+        """Drop links older than the retention (their sub-agents are long settled); their keys."""
+        gone = [k for k, link in self.known.items() if link.timestamp is not None and link.timestamp < horizon]
+        for key in gone:
             del self.known[key]
+        return gone

@@ -226,7 +226,7 @@ class LiveFold:
             self.fold.forget(key)
             self._counted.pop(key, None)
             self.changed_segments.add(key)
-        self.fold.links.forget_before(horizon)
+        self.changed_links.update(self.fold.links.forget_before(horizon))  # deleted from the store too
         oldest_day = day_of(now) - self.rollup_days
         for day_key in [k for k in self.rollups if k[0] < oldest_day]:
             del self.rollups[day_key]

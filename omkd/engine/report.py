@@ -299,7 +299,7 @@ def pipeline_report(
 
 def newest_outside(fold: Fold) -> float | None:
     """The newest event of the segments the fold keeps outside its window."""
-    return max((s.last_ts for s in fold.segments.outside(fold.window) if s.last_ts is not None), default=None)
+    return fold.segments.newest_outside(fold.window)
 
 
 def gap_entries(segments: list[SegmentSummary]) -> list[GapEntry]:

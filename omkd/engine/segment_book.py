@@ -66,6 +66,14 @@ class SegmentBook:
         contains = window.contains
         return (s for s in self._summaries.values() if not contains(s.first_ts))
 
+    def newest_outside(self, window: Window) -> float | None:
+        """The newest last record of the summaries outside ``window``."""
+        contains = window.contains
+        return max(
+            (s.last_ts for s in self._summaries.values() if s.last_ts is not None and not contains(s.first_ts)),
+            default=None,
+        )
+
     def open_inside(self, window: Window) -> Iterator[SegmentSummary]:
         """The open segments in ``window`` (a stream still being written)."""
         contains = window.contains

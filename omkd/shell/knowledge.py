@@ -214,13 +214,24 @@ def installed_skills(home: Path | None, projects: Iterable[str]) -> list[tuple[s
     return sorted(found)
 
 
+SKILL_TREES: Final = frozenset(
+    tree
+    for layout in LAYOUTS.values()
+    for tree in (*layout.project_trees, *layout.user_trees)
+    if tree.endswith("skills")
+)
+"""The agents' skill folders (``.claude/skills``, ``.agents/skills``, ...): a directory below one is a skill."""
+
+
 def skill_files(files: Iterable[str], skill: str) -> list[str]:
-    """The knowledge files that are this skill's: its own skill directory and every file outside
-    any skill directory (instructions, knowledge trees), not other skills' directories."""
+    """The knowledge files that are this skill's: its own skill directory (a plugin's skill
+    ``plugin:name`` by ``name``) and every file outside the agents' skill folders (instructions,
+    knowledge trees, extra roots), not other skills' directories."""
+    name = skill.rsplit(":", 1)[-1]
     own = []
     for path in files:
         parts = Path(path).parts
-        inside = [i for i, part in enumerate(parts[:-1]) if part == "skills"]
-        if not inside or (inside[-1] + 1 < len(parts) - 1 and parts[inside[-1] + 1] == skill):
+        folders = [i for i in range(1, len(parts) - 2) if f"{parts[i - 1]}/{parts[i]}" in SKILL_TREES]
+        if not folders or parts[folders[-1] + 1] == name:
             own.append(path)
     return sorted(own)

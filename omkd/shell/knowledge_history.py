@@ -38,10 +38,11 @@ class KnowledgeChange:
 
 def _git(cwd: Path, *args: str) -> str | None:
     """git's stdout, or None when git is missing, fails or takes too long."""
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+    # file names are names, never globs; printed as they are, not quoted
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_LITERAL_PATHSPECS": "1"}
     try:
         done = subprocess.run(
-            ["git", "-C", str(cwd), *args],  # noqa: S607 (git from PATH, as a user runs it)
+            ["git", "-C", str(cwd), "-c", "core.quotePath=false", *args],  # noqa: S607 (git from PATH, as a user runs it)
             capture_output=True, text=True, timeout=GIT_TIMEOUT, env=env, check=False,
         )  # fmt: skip
     except (OSError, subprocess.SubprocessError):
@@ -94,9 +95,14 @@ def knowledge_changes(files: Iterable[str], since: float | None = None) -> list[
     trees: dict[Path, Path | None] = {}
     by_tree: dict[Path, list[str]] = defaultdict(list)
     loose: list[str] = []
+    given: dict[str, str] = {}
+    """Each file's real path (git names what is in its work tree: a symlinked ~/.claude, say) to
+    the path it was asked for."""
     for path in sorted(set(files)):
-        top = _work_tree(Path(path).parent, trees) if Path(path).parent.is_dir() else None
-        (by_tree[top] if top is not None else loose).append(path)
+        real = os.path.realpath(path)
+        given.setdefault(real, path)
+        top = _work_tree(Path(real).parent, trees) if Path(real).parent.is_dir() else None
+        (by_tree[top] if top is not None else loose).append(real)
     changes: list[KnowledgeChange] = []
     for top, inside in by_tree.items():
         commits, tracked = _commits(top, inside, since)
@@ -106,5 +112,9 @@ def knowledge_changes(files: Iterable[str], since: float | None = None) -> list[
         when = _mtime(path)
         if when is not None and (since is None or when >= since):
             changes.append(KnowledgeChange(when, "", UNTRACKED, (path,)))
-    changes.sort(key=lambda c: (c.timestamp, c.commit, c.files))
-    return changes
+    named = [
+        KnowledgeChange(c.timestamp, c.commit, c.subject, tuple(sorted(given.get(f, f) for f in c.files)))
+        for c in changes
+    ]
+    named.sort(key=lambda c: (c.timestamp, c.commit, c.files))
+    return named
