@@ -56,3 +56,40 @@ def test_the_step_summary_is_appended_where_github_says(
     monkeypatch.delenv("GITHUB_STEP_SUMMARY")
     unset = run(session, "--step-summary", "--home", tmp_path / "home")
     assert (unset.exit_code, "GITHUB_STEP_SUMMARY is not set" in unset.stderr) == (0, True)
+
+
+def test_a_thousand_skills_fit_a_pull_request_comment_and_render(tmp_path: Path) -> None:
+    """1,000 skills of five segments each, one of them with a miss (gap rate 20 %), and a 10 % gate
+    every skill fails: the summary is cut to at most 65,000 characters, says what it left out, and a
+    CommonMark parser (with GitHub's tables) renders its skill table: the rows shown, overall last."""
+    from markdown_it import MarkdownIt
+
+    from omkd.cli.markdown import MAX_CHARS
+    from tests.live_helpers import append, segment
+
+    records = []
+    for n in range(1000):
+        for k in range(5):
+            records += segment(f"skill-{n:04d}-with-a-long-name", "miss" if k == 0 else "hit", cl.TS)
+    append(tmp_path / "projects" / "-p" / "s.jsonl", cl.jsonl(records))
+    out = tmp_path / "summary.md"
+    result = run(tmp_path / "projects", "--max-gap-rate", "0.1", "--markdown", out,
+                 "--home", tmp_path / "home")  # fmt: skip
+    document = out.read_text()
+    assert result.exit_code == 1
+    assert len(document) <= MAX_CHARS
+    lines = document.splitlines()
+    table = lines[lines.index("| skill | segments | gap rate | weighted | tier | band |") :]
+    shown = [line for line in table[: table.index(next(t for t in table if t.startswith("| **overall**")))]
+             if line.startswith("| skill-")]  # fmt: skip
+    assert 100 < len(shown) < 1000
+    assert f"*{1000 - len(shown)} more skills not shown (the smallest)" in document
+    assert "- … and " in document  # the failures cut too
+    parser = MarkdownIt("commonmark").enable("table")
+    tokens = parser.parse(document)
+    rows = [t for t in tokens if t.type == "tr_open"]
+    patterns = 1 + 10  # the top failed searches' table: its header and ten patterns
+    assert len(rows) == 1 + len(shown) + 1 + patterns  # header, the skills shown, overall
+    html = parser.render(document)
+    assert html.count("<table>") == 2
+    assert "<strong>overall</strong>" in html

@@ -17,6 +17,9 @@ from omkd.engine.gates import GateFailure
 from omkd.engine.report import Report, SkillHealth
 
 PATTERNS_SHOWN: Final = 10
+MAX_CHARS: Final = 65_000
+"""A pull-request comment's size (GitHub takes 65,536), with room for a bot's header."""
+FAILURES_WHEN_CUT: Final = 50
 _MARKDOWN: Final = str.maketrans({c: f"\\{c}" for c in "\\`*_[]|~"})
 
 
@@ -36,15 +39,39 @@ def _band(skill: SkillHealth) -> str:
     return skill.health if skill.certainty.health_confident else f"{skill.health}~"
 
 
-def summary(report: Report, failures: list[GateFailure] | None = None, gated: str | None = None) -> str:
-    """The Markdown document; ``failures`` and ``gated`` (the "N skills gated" line) when gates ran."""
+def summary(
+    report: Report, failures: list[GateFailure] | None = None, gated: str | None = None, limit: int = MAX_CHARS
+) -> str:
+    """The Markdown document; ``failures`` and ``gated`` (the "N skills gated" line) when gates ran.
+    At most ``limit`` characters (a pull-request comment's): past it the failures are cut to
+    ``FAILURES_WHEN_CUT`` and the skill table to as many rows as fit, each cut said in the text."""
+    failed = len(failures or [])
+    whole = _document(report, failures, gated, len(report.skills), failed)
+    if len(whole) <= limit:
+        return whole
+    failed = min(failed, FAILURES_WHEN_CUT)
+    fits, over = 0, len(report.skills)
+    while fits < over:  # the most skill rows (largest skills first) that keep it under the limit
+        middle = (fits + over + 1) // 2
+        if len(_document(report, failures, gated, middle, failed)) <= limit:
+            fits = middle
+        else:
+            over = middle - 1
+    return _document(report, failures, gated, fits, failed)
+
+
+def _document(
+    report: Report, failures: list[GateFailure] | None, gated: str | None, skills_shown: int, failures_shown: int
+) -> str:
     agents = render.several_agents(report)
     lines = ["## omkd: knowledge-gap report", ""]
     if failures is not None:
         if failures:
             lines.append(f"**Gates failed** ({len(failures)}):")
             lines.append("")
-            lines += [f"- {text(failure.describe())}" for failure in failures]
+            lines += [f"- {text(failure.describe())}" for failure in failures[:failures_shown]]
+            if failures_shown < len(failures):
+                lines.append(f"- … and {len(failures) - failures_shown} more (`omkd scan` prints them all)")
         else:
             lines.append("**Gates passed.**")
         if gated:
@@ -55,7 +82,7 @@ def summary(report: Report, failures: list[GateFailure] | None = None, gated: st
         "| " + " | ".join(head) + " |",
         "|" + "|".join("---:" if h in ("segments",) else "---" for h in head) + "|",
     ]
-    for skill in [*report.skills, report.overall]:
+    for skill in [*report.skills[:skills_shown], report.overall]:
         sure = skill.certainty
         name = "**overall**" if skill is report.overall else text(skill.skill)
         cells = [name, *([text(skill.agent or "")] if agents else [])]
@@ -69,6 +96,11 @@ def summary(report: Report, failures: list[GateFailure] | None = None, gated: st
             _band(skill),
         ]
         lines.append("| " + " | ".join(cells) + " |")
+    hidden = len(report.skills) - skills_shown
+    if hidden:
+        noun = "skill" if hidden == 1 else "skills"
+        lines += ["", f"*{hidden} more {noun} not shown (the smallest): a pull-request comment holds "
+                  f"{MAX_CHARS:,} characters; `omkd scan --json` has them all.*"]  # fmt: skip
     lines += [
         "",
         "Rates with their 95 % intervals (Wilson, continuity-corrected); `band~` is indicative (its interval "
