@@ -24,7 +24,7 @@ from omkd.daemon.state import Checkpoint, StateStore
 from omkd.daemon.stored_segments import StoredSegments
 from omkd.engine.pipeline import Fold
 from omkd.engine.records import to_data
-from omkd.engine.report import build_report
+from omkd.engine.report import build_report, count_gaps
 from omkd.engine.segment_book import SegmentBook
 from omkd.engine.signals import Signal
 from omkd.engine.summary import SegmentSummary
@@ -174,9 +174,11 @@ def test_memory_held_per_segment_is_small(tmp_path: Path) -> None:
     store.close()
 
 
-def summary(key: str, first: float | None, last: float | None, open_: bool, signals: int) -> SegmentSummary:
+def summary(
+    key: str, first: float | None, last: float | None, open_: bool, signals: int, skill: str = "deploy"
+) -> SegmentSummary:
     return SegmentSummary(
-        key=key, stream=f"/p/{key[:2]}.jsonl", role="main", skill="deploy", session_id="s", cwd="/p",
+        key=key, stream=f"/p/{key[:2]}.jsonl", role="main", skill=skill, session_id="s", cwd="/p",
         first_ts=first, last_ts=last, assistant_parts=1, turns=1, tool_calls=signals, tool_answered=signals,
         tool_failures=0, tool_cancelled=0, tokens=(1, 2, 3, 4),
         signals=tuple(Signal("failed_search", 1, first, f"Glob {key} -> No files found", {"tool": "Glob"}, 3)
@@ -194,14 +196,14 @@ def test_the_stored_book_answers_as_the_book_in_memory(tmp_path: Path) -> None:
     stored, plain = StoredSegments(store), SegmentBook()
     changed: set[str] = set()
     since: float | None = 100.0
-    for _ in range(3000):
+    for step in range(3000):
         key = f"k{chosen.randrange(120):03d}"
         action = chosen.random()
         if action < 0.6:
             first = chosen.choice([None, *range(0, 400, 7)])
             last = None if first is None else first + chosen.randrange(50)
             new = summary(key, None if first is None else float(first), None if last is None else float(last),
-                          chosen.random() < 0.3, chosen.randrange(3))  # fmt: skip
+                          chosen.random() < 0.3, chosen.randrange(3), chosen.choice(["deploy", "review"]))  # fmt: skip
             old_stored, old_plain = stored.get(key), plain.get(key)
             assert old_stored == old_plain
             stored.put(new, old_stored)
@@ -227,6 +229,13 @@ def test_the_stored_book_answers_as_the_book_in_memory(tmp_path: Path) -> None:
         assert sorted(s.key for s in stored.inside(window)) == sorted(s.key for s in plain.inside(window))
         assert sorted(s.key for s in stored.outside(window)) == sorted(s.key for s in plain.outside(window))
         assert sorted(stored.stale(150.0)) == sorted(plain.stale(150.0))
+        if step % 10:
+            continue
+        skill, kind = chosen.choice([None, "deploy", "review"]), chosen.choice([None, "failed_search", "hedging"])
+        since_at = chosen.choice([None, 50.0, 200.0])
+        assert stored.count_outside_gaps(window, skill, kind, since_at, None) == count_gaps(
+            plain.outside(window), skill, kind, since_at
+        )
         assert sorted(s.key for s in stored.open_inside(window)) == sorted(s.key for s in plain.open_inside(window))
     assert sorted(s.key for s in stored.values()) == sorted(s.key for s in plain.values())
     store.close()

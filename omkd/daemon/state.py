@@ -434,6 +434,44 @@ class StateStore:
             if summary is not None:
                 yield summary
 
+    def count_signals(
+        self,
+        since: float | None,
+        until: float | None,
+        skill: str | None,
+        agent: str | None,
+        kind: str | None,
+        at_or_after: float | None,
+    ) -> int:
+        """The signals of the saved summaries outside ``[since, until)`` (plain-data ones, not waiting
+        for a link) of this skill, agent and type, stamped at or after ``at_or_after`` to the
+        millisecond as ``report.iso`` writes them: ``report.count_gaps``'s count, by SQLite's JSON
+        functions instead of decoding each summary."""
+        if self._db is None:
+            return 0
+        where = _BY_START[(since is not None, until is not None, False)].split(" WHERE ", 1)[1]
+        query = (
+            "SELECT COUNT(*) FROM segments AS s, json_each(CAST(s.summary AS TEXT), '$.signals') AS g "  # noqa: S608 (WHERE: a _BY_START constant; values bound)
+            f"WHERE ({where}) AND substr(s.summary, 1, 1) = x'7b' "
+            "AND json_array_length(CAST(s.summary AS TEXT), '$.inherit') = 0 "
+            "AND (:skill IS NULL OR json_extract(CAST(s.summary AS TEXT), '$.skill') = :skill) "
+            "AND (:agent IS NULL OR json_extract(CAST(s.summary AS TEXT), '$.agent') = :agent) "
+            "AND (:kind IS NULL OR json_extract(g.value, '$.type') = :kind) "
+            "AND (:cutoff IS NULL OR CAST(ROUND(json_extract(g.value, '$.timestamp') * 1000000) AS INTEGER) / 1000 "
+            ">= :cutoff)"
+        )
+        cutoff = None if at_or_after is None else round(at_or_after * 1_000_000) // 1000
+        values = {"since": since, "until": until, "skill": skill, "agent": agent, "kind": kind, "cutoff": cutoff}
+        row = self._db.execute(query, values).fetchone()
+        return int(row[0]) if row else 0
+
+    def legacy_segments(self) -> Iterator[SegmentSummary]:
+        """Saved summaries still pickled by an older omkd (saved as plain data at the next checkpoint)."""
+        for (blob,) in self._rows("SELECT summary FROM segments WHERE substr(summary, 1, 1) != x'7b'"):
+            summary = _summary_of(blob)
+            if summary is not None:
+                yield summary
+
     def segment_keys_seen_before(self, horizon: float) -> list[str]:
         """Keys of the saved summaries last active before ``horizon`` (``segment_book.last_seen``)."""
         return [key for (key,) in self._rows("SELECT key FROM segments WHERE last_seen < ?", (horizon,))]

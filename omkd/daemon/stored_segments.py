@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from omkd.daemon.state import StateStore
+from omkd.engine.report import count_gaps
 from omkd.engine.segment_book import SegmentBook
 from omkd.engine.summary import SegmentSummary
 from omkd.engine.window import Window
@@ -94,6 +95,23 @@ class StoredSegments(SegmentBook):
     def leaving(self, since: float | None, before: float) -> Iterator[SegmentSummary]:
         yield from super().leaving(since, before)
         yield from self._saved(self._store.segments(since, before))
+
+    def count_outside_gaps(
+        self, window: Window, skill: str | None, kind: str | None, since: float | None, agent: str | None
+    ) -> int:
+        """``report.count_gaps`` of the summaries outside ``window``: the saved ones counted by the
+        store (without decoding them), corrected for those memory holds a newer version of or has
+        forgotten, plus memory's own."""
+
+        def count(summaries: Iterable[SegmentSummary]) -> int:
+            return count_gaps(summaries, skill, kind, since, agent)
+
+        outside = window.contains
+        stored = self._store.count_signals(window.since, window.until, skill, agent, kind, since)
+        stored += count(s for s in self._store.legacy_segments() if not outside(s.first_ts) and not s.inherit)
+        replaced = (self._store.segment(key) for key in [*self._summaries, *self._gone])
+        stored -= count(s for s in replaced if s is not None and not s.inherit and not outside(s.first_ts))
+        return stored + count(super().outside(window))
 
     def stale(self, horizon: float) -> list[str]:
         held, gone = self._summaries, self._gone

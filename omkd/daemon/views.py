@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from omkd.daemon.stored_segments import StoredSegments
 from omkd.engine import report as reports
 from omkd.engine.report import GapEntry, Report
 
@@ -66,5 +67,9 @@ class Views:
         answer does not depend on when retention last pruned), and how many older ones are kept."""
         fold = self._daemon.ingest.live.fold
         inside = reports.select_gaps(fold.in_window(), skill, kind, since, limit, agent)
-        older = reports.count_gaps(fold.segments.outside(fold.window), skill, kind, since, agent)
+        book = fold.segments
+        if isinstance(book, StoredSegments):  # counted in the store, not decoded
+            older = book.count_outside_gaps(fold.window, skill, kind, since, agent)
+        else:
+            older = reports.count_gaps(book.outside(fold.window), skill, kind, since, agent)
         return inside, older
