@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from omkd.engine.calls import MAX_PROMPT_CHARS, CallTracker
 from omkd.engine.explain import StreamExplainer
 from omkd.engine.pipeline import StreamProcessor
 from omkd.engine.segment import SegmenterRules
@@ -930,3 +933,26 @@ def test_runs_are_per_segment() -> None:
     t.skill("http-client")
     t.grep_miss("retries")
     assert overall_signals(t) == {"failed_search": 3}
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.text(max_size=40),
+            st.builds(lambda piece, times: piece * times, st.text(min_size=1, max_size=5), st.integers(1, 20_000)),
+        ),
+        max_size=40,
+    ),
+    st.lists(st.booleans(), min_size=40, max_size=40),
+)
+@settings(max_examples=60, deadline=None)
+def test_the_kept_prompts_joined_in_place_are_the_prompts_joined(prompts: list[str], asks: list[bool]) -> None:
+    """Extended and cut as prompts come (a miss asking for the text in between, or not), the joined
+    text is always the kept prompts joined by a newline, and they hold at most MAX_PROMPT_CHARS."""
+    tracker = CallTracker(None, frozenset())
+    for text, ask in zip(prompts, asks, strict=False):
+        tracker.remember_prompt(text)
+        if ask:
+            assert tracker._typed_text() == "\n".join(tracker._prompts)
+        assert sum(map(len, tracker._prompts)) <= MAX_PROMPT_CHARS
+    assert tracker._typed_text() == "\n".join(tracker._prompts)

@@ -77,12 +77,21 @@ class CallTracker:
         """The kept prompts as one text, joined when a miss needs it (not saved with the state)."""
 
     def remember_prompt(self, text: str) -> None:
+        """Keep a typed prompt (the last ``MAX_PROMPT_CHARS`` of them in all). A joined text kept
+        from an earlier miss is extended and cut in place: joined again per miss, thousands of
+        short prompts cost more than all else a long session's reading does."""
         text = text[-MAX_PROMPT_CHARS:]
+        joined = self._typed
+        if joined is not None:
+            joined = f"{joined}\n{text}" if self._prompts else text
         self._prompts.append(text)
-        self._typed = None
         self._prompt_chars += len(text)
-        while self._prompt_chars > MAX_PROMPT_CHARS:
-            self._prompt_chars -= len(self._prompts.popleft())
+        while self._prompt_chars > MAX_PROMPT_CHARS:  # never the prompt just kept: it fits alone
+            gone = self._prompts.popleft()
+            self._prompt_chars -= len(gone)
+            if joined is not None:
+                joined = joined[len(gone) + 1 :]  # "gone\n"
+        self._typed = joined
 
     def add(self, segment: Segment, call: ToolCall, turn: int, line: int) -> None:
         segment.tool_calls += 1
