@@ -25,7 +25,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition,
 from omkd.daemon.config import Config, parse_config
 from omkd.daemon.ingest import Ingest
 from omkd.daemon.state import StateStore
-from omkd.engine.pipeline import Fold, StreamProcessor
+from omkd.engine.pipeline import Fold, StreamProcessor, StreamRead
 from omkd.engine.records import to_data
 from omkd.engine.report import build_report
 from tests import claude_lines as cl
@@ -630,7 +630,12 @@ class TailerMachine(RuleBasedStateMachine):
         """One clean pass: each lineage's counted lines as one stream, in creation order.
 
         A stream omkd still follows is not closed (its last segment may still be a skill launch
-        awaiting its next record); one that ended is.
+        awaiting its next record); one that ended is. Lineages sharing segment keys (a file
+        replaced keeping its head: its new content is a new stream with the old one's keys) are
+        one segment read twice, and the later reading is what the file now says: its summaries
+        replace the earlier ones, whichever was read further — as a scan of the files that exist
+        would show them. (``Fold.add_read``'s "the copy read further wins" is for two copies on
+        disk at once; a lineage here is only ever replaced by a later one.)
         """
         fold = Fold()
         following = {id(track.lineage) for track in self.tracks.values()}
@@ -640,12 +645,14 @@ class TailerMachine(RuleBasedStateMachine):
                 stream = StreamProcessor(lineage.name)
                 stream.feed(bytes(lineage.data[:upto]))
                 if id(lineage) in following:
-                    for summary in stream.take_changed():
-                        fold.offer(summary)
-                    for link in stream.take_links():
-                        fold.learn(link)
+                    summaries, links = stream.take_changed(), stream.take_links()
                 else:
-                    fold.add_stream(stream)
+                    read = StreamRead.of(stream)
+                    summaries, links = read.summaries, read.links
+                for summary in summaries:
+                    fold.offer(summary)
+                for link in links:
+                    fold.learn(link)
         return fold
 
     def check(self) -> None:
@@ -842,5 +849,27 @@ def test_a_subagent_file_read_before_it_names_its_keys_waits_all_the_same() -> N
         ]
         for name, arguments in steps:
             getattr(machine, name)(**arguments)
+    finally:
+        machine.teardown()
+
+
+def test_a_file_rewritten_keeping_its_head_twice_while_stopped_shows_its_newest_copy() -> None:
+    """Found by the wide run (1 failure in 5,000, at bf04584 too): a session's file rewritten keeping
+    its head while omkd was stopped, twice. Each new content is a new stream with the old one's
+    segment keys; the figures are the newest copy's, as a scan of the file now on disk says — the
+    model had let the first copy win again once the second one ended."""
+    machine = TailerMachine()
+    try:
+        machine.sessions_under_way([[("prompt", 0), ("skill", 0)]], 0)
+        machine.checkpoint(evict=False)
+        machine.sync(evict=False)
+        machine.new_file(content=[], pick=0)
+        machine.new_file_from_fixture(lines=1, pick=0, which=0)
+        for _ in range(2):
+            machine.stop()
+            machine.rewrite_keeping_head(content=[("prompt", 0)], pick=0)
+            machine.append_lines(content=[("prompt", 0)], pick=0)
+            machine.start()
+            machine.sync(evict=False)
     finally:
         machine.teardown()
