@@ -251,6 +251,48 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code)
 """
 
 
+def _descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it (read from /proc/PID/task/TID/children)."""
+    found, queue = [], [pid]
+    while queue:
+        current = queue.pop()
+        found.append(current)
+        try:
+            tasks = os.listdir(f"/proc/{current}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                queue += [int(child) for child in Path(f"/proc/{current}/task/{task}/children").read_text().split()]
+            except OSError:
+                continue
+    return found
+
+
+def tree_peak_rss(command: Sequence[str], every: float = 0.01) -> tuple[float, int]:
+    """Run ``command`` (stdout discarded); (wall seconds, the largest sum of the resident memory of
+    it and all its descendants seen, sampled every ``every`` seconds). Workers count with the
+    process that started them, which ``getrusage`` and ``time -v`` (the largest one alone) do not."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=NEUTRAL_CWD)
+    peak = 0
+    while process.poll() is None:
+        total = 0
+        for pid in _descendants(process.pid):
+            try:
+                total += proc_status_kib(pid, "VmRSS") * 1024
+            except (OSError, KeyError):
+                continue  # gone between the listing and the read, or a zombie
+        peak = max(peak, total)
+        time.sleep(every)
+    seconds = time.perf_counter() - started
+    if process.returncode != 0:
+        raise SystemExit(
+            f"{command[0]} failed ({process.returncode}): {process.stderr.read().decode() if process.stderr else ''}"
+        )
+    return seconds, peak
+
+
 def run_scan(paths: Sequence[Path], time_path: str | None) -> ScanRun:
     """One ``omkd scan`` in a fresh child process, stdout discarded: wall time and peak RSS.
 
