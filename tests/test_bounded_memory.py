@@ -239,3 +239,20 @@ def test_the_stored_book_answers_as_the_book_in_memory(tmp_path: Path) -> None:
         assert sorted(s.key for s in stored.open_inside(window)) == sorted(s.key for s in plain.open_inside(window))
     assert sorted(s.key for s in stored.values()) == sorted(s.key for s in plain.values())
     store.close()
+
+
+def test_the_stored_gap_count_cuts_at_the_millisecond_iso_writes(tmp_path: Path) -> None:
+    """Found by a review: ``since`` near a millisecond boundary (``parse_moment`` of an age is finer
+    than one) made the store's count round where ``report.iso`` does not."""
+    store = StateStore(tmp_path / "state")
+    store.open()
+    stored = StoredSegments(store)
+    saved = [
+        summary("ka", 1643681317.198, 1643681318.0, False, 1),
+        summary("kb", 1643681317.1989994, 1643681318.0, False, 1),
+    ]
+    store.save(Checkpoint(segments=saved))
+    window = Window(since=1_900_000_000.0)
+    for since_at in (1643681317.1989994, 1643681317.199, 1643681317.198, 1643681317.1979995):
+        assert stored.count_outside_gaps(window, None, None, since_at, None) == count_gaps(saved, None, None, since_at)
+    store.close()

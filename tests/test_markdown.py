@@ -93,3 +93,23 @@ def test_a_thousand_skills_fit_a_pull_request_comment_and_render(tmp_path: Path)
     html = parser.render(document)
     assert html.count("<table>") == 2
     assert "<strong>overall</strong>" in html
+
+
+def test_warnings_for_every_skill_are_cut_too(tmp_path: Path) -> None:
+    """Found by a review: each of 1,000 skills warned of (weak signals carry its rate) made a
+    summary of 100,125 characters with no skill row left. The warnings are cut like the failures."""
+    from omkd.cli.markdown import MAX_CHARS
+    from tests.live_helpers import append, segment
+
+    records = []
+    for n in range(1000):
+        for k in range(5):
+            records += segment(f"skill-{n:04d}-with-a-long-name", "hedge" if k == 0 else "hit", cl.TS)
+    append(tmp_path / "projects" / "-p" / "s.jsonl", cl.jsonl(records))
+    out = tmp_path / "summary.md"
+    run(tmp_path / "projects", "--markdown", out, "--home", tmp_path / "home")
+    document = out.read_text()
+    assert len(document) <= MAX_CHARS
+    assert "### Warnings" in document
+    assert "more (`omkd scan` prints them all)" in document
+    assert sum(1 for line in document.splitlines() if line.startswith("| skill-")) > 100

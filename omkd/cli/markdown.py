@@ -19,7 +19,9 @@ from omkd.engine.report import Report, SkillHealth
 PATTERNS_SHOWN: Final = 10
 MAX_CHARS: Final = 65_000
 """A pull-request comment's size (GitHub takes 65,536), with room for a bot's header."""
-FAILURES_WHEN_CUT: Final = 50
+LISTED_WHEN_CUT: Final = 50
+"""Gate failures, and warnings, listed in a summary cut to fit."""
+CUT_NOTE: Final = "*The summary was cut here to fit a pull-request comment; `omkd scan --json` has it all.*"
 _MARKDOWN: Final = str.maketrans({c: f"\\{c}" for c in "\\`*_[]|~"})
 
 
@@ -44,24 +46,33 @@ def summary(
 ) -> str:
     """The Markdown document; ``failures`` and ``gated`` (the "N skills gated" line) when gates ran.
     At most ``limit`` characters (a pull-request comment's): past it the failures are cut to
-    ``FAILURES_WHEN_CUT`` and the skill table to as many rows as fit, each cut said in the text."""
-    failed = len(failures or [])
-    whole = _document(report, failures, gated, len(report.skills), failed)
+    ``LISTED_WHEN_CUT`` (and the warnings too) and the skill table to as many rows as fit, each cut
+    said in the text; past it even then, the text is cut at a line with a note."""
+    failed, warned = len(failures or []), len(render.warnings(report))
+    whole = _document(report, failures, gated, len(report.skills), failed, warned)
     if len(whole) <= limit:
         return whole
-    failed = min(failed, FAILURES_WHEN_CUT)
+    failed, warned = min(failed, LISTED_WHEN_CUT), min(warned, LISTED_WHEN_CUT)
     fits, over = 0, len(report.skills)
     while fits < over:  # the most skill rows (largest skills first) that keep it under the limit
         middle = (fits + over + 1) // 2
-        if len(_document(report, failures, gated, middle, failed)) <= limit:
+        if len(_document(report, failures, gated, middle, failed, warned)) <= limit:
             fits = middle
         else:
             over = middle - 1
-    return _document(report, failures, gated, fits, failed)
+    document = _document(report, failures, gated, fits, failed, warned)
+    if len(document) > limit:  # even without skill rows (names of thousands of characters): cut
+        document = document[: document.rfind("\n", 0, limit - len(CUT_NOTE) - 1) + 1] + CUT_NOTE + "\n"
+    return document
 
 
 def _document(
-    report: Report, failures: list[GateFailure] | None, gated: str | None, skills_shown: int, failures_shown: int
+    report: Report,
+    failures: list[GateFailure] | None,
+    gated: str | None,
+    skills_shown: int,
+    failures_shown: int,
+    warnings_shown: int,
 ) -> str:
     agents = render.several_agents(report)
     lines = ["## omkd: knowledge-gap report", ""]
@@ -123,7 +134,9 @@ def _document(
     warnings = render.warnings(report)
     if warnings:
         lines += ["", "### Warnings", ""]
-        lines += [f"- {text(warning)}" for warning in warnings]
+        lines += [f"- {text(warning)}" for warning in warnings[:warnings_shown]]
+        if warnings_shown < len(warnings):
+            lines.append(f"- … and {len(warnings) - warnings_shown} more (`omkd scan` prints them all)")
     mark = report.watermark
     lines += [
         "",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import math
 import os
 import pickle
 import sqlite3
@@ -193,6 +194,17 @@ def _index_segments(db: sqlite3.Connection) -> None:
         db.executescript(_SEGMENT_INDEXES)
     except sqlite3.OperationalError as error:
         raise StateUpgradeError(f"cannot upgrade the state in {db_path(db)}: {error}") from error
+
+
+def millis(timestamp: float) -> int:
+    """The millisecond ``report.iso`` writes ``timestamp`` in: its whole seconds, then the fraction
+    rounded to microseconds as ``datetime.fromtimestamp`` rounds it, cut to milliseconds."""
+    whole = math.floor(timestamp)
+    return whole * 1000 + round((timestamp - whole) * 1_000_000) // 1000
+
+
+_MILLIS_SQL: Final = "(whole * 1000 + CAST(ROUND((t - whole) * 1000000) AS INTEGER) / 1000)"
+"""``millis`` in SQLite, of the columns ``t`` and ``whole`` (its floor)."""
 
 
 def db_path(db: sqlite3.Connection) -> str:
@@ -450,17 +462,20 @@ class StateStore:
         if self._db is None:
             return 0
         where = _BY_START[(since is not None, until is not None, False)].split(" WHERE ", 1)[1]
-        query = (
-            "SELECT COUNT(*) FROM segments AS s, json_each(CAST(s.summary AS TEXT), '$.signals') AS g "  # noqa: S608 (WHERE: a _BY_START constant; values bound)
+        signals = (
+            "SELECT json_extract(g.value, '$.type') AS type, json_extract(g.value, '$.timestamp') AS t "  # noqa: S608 (WHERE: a _BY_START constant; values bound)
+            "FROM segments AS s, json_each(CAST(s.summary AS TEXT), '$.signals') AS g "
             f"WHERE ({where}) AND substr(s.summary, 1, 1) = x'7b' "
             "AND json_array_length(CAST(s.summary AS TEXT), '$.inherit') = 0 "
             "AND (:skill IS NULL OR json_extract(CAST(s.summary AS TEXT), '$.skill') = :skill) "
-            "AND (:agent IS NULL OR json_extract(CAST(s.summary AS TEXT), '$.agent') = :agent) "
-            "AND (:kind IS NULL OR json_extract(g.value, '$.type') = :kind) "
-            "AND (:cutoff IS NULL OR CAST(ROUND(json_extract(g.value, '$.timestamp') * 1000000) AS INTEGER) / 1000 "
-            ">= :cutoff)"
+            "AND (:agent IS NULL OR json_extract(CAST(s.summary AS TEXT), '$.agent') = :agent)"
         )
-        cutoff = None if at_or_after is None else round(at_or_after * 1_000_000) // 1000
+        seconds = f"SELECT type, t, CAST(t AS INTEGER) - (t < CAST(t AS INTEGER)) AS whole FROM ({signals})"  # noqa: S608
+        query = (
+            f"SELECT COUNT(*) FROM ({seconds}) WHERE (:kind IS NULL OR type = :kind) "  # noqa: S608
+            f"AND (:cutoff IS NULL OR (t IS NOT NULL AND {_MILLIS_SQL} >= :cutoff))"
+        )
+        cutoff = None if at_or_after is None else millis(at_or_after)
         values = {"since": since, "until": until, "skill": skill, "agent": agent, "kind": kind, "cutoff": cutoff}
         row = self._db.execute(query, values).fetchone()
         return int(row[0]) if row else 0

@@ -80,15 +80,15 @@ class CallTracker:
         """Keep a typed prompt (the last ``MAX_PROMPT_CHARS`` of them in all). A joined text kept
         from an earlier miss is extended and cut in place: joined again per miss, thousands of
         short prompts cost more than all else a long session's reading does."""
-        text = text[-MAX_PROMPT_CHARS:]
+        text = text[-(MAX_PROMPT_CHARS - 1) :]  # with its newline, one prompt fits alone
         joined = self._typed
         if joined is not None:
             joined = f"{joined}\n{text}" if self._prompts else text
         self._prompts.append(text)
-        self._prompt_chars += len(text)
+        self._prompt_chars += len(text) + 1  # and its newline: empty prompts count too
         while self._prompt_chars > MAX_PROMPT_CHARS:  # never the prompt just kept: it fits alone
             gone = self._prompts.popleft()
-            self._prompt_chars -= len(gone)
+            self._prompt_chars -= len(gone) + 1
             if joined is not None:
                 joined = joined[len(gone) + 1 :]  # "gone\n"
         self._typed = joined

@@ -76,7 +76,13 @@ _INLINE_MARKUP: Final = re.compile(r"([\\`*_{}\[\]<>()#!|~&])")
 tags, entities, tables, strikethrough)."""
 
 
+_LINKABLE: Final = re.compile(r"((?:https?|ftp)://\S+|www\.\S+|[\w.+-]+@[\w-]+\.[\w.-]+)", re.IGNORECASE)
+"""What GitHub turns into a link even when escaped (its extended autolinks): shown as code."""
+
+
 def plain(text: str, limit: int = 2 * SHOWN_CHARS) -> str:
     """``text`` as one line of Markdown that is only text: each character that could start inline
-    markup backslash-escaped (CommonMark allows it), so no emphasis, link, HTML or marker."""
-    return _INLINE_MARKUP.sub(r"\\\1", flat(text, limit))
+    markup backslash-escaped (CommonMark allows it), and anything GitHub would make a link of in a
+    code span, so no emphasis, link, HTML or marker."""
+    pieces = _LINKABLE.split(flat(text, limit))
+    return "".join(code(piece) if n % 2 else _INLINE_MARKUP.sub(r"\\\1", piece) for n, piece in enumerate(pieces))
