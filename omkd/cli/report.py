@@ -20,6 +20,7 @@ import click
 
 from omkd.api import MAX_GAPS
 from omkd.cli.gating import EXIT_INPUT
+from omkd.cli.options import home_option, kb_option, since_option, until_option
 from omkd.cli.remote import fetch, fetch_status
 from omkd.engine import records
 from omkd.engine.html_report import Change, InstalledSkill, PageInputs, render
@@ -88,15 +89,9 @@ DAY = 86400
     type=click.Path(path_type=Path, dir_okay=False),
     help="Write the page here (one file, nothing fetched when it is viewed).",
 )
-@click.option("--since", help="Only segments starting at or after this time (ISO-8601, or an age: 7d).")
-@click.option("--until", help="Only segments starting before this time (ISO-8601, or an age).")
-@click.option(
-    "--kb",
-    "knowledge_roots",
-    multiple=True,
-    type=click.Path(path_type=Path, file_okay=False),
-    help="Extra knowledge root: every text file below it counts for coverage. Repeatable.",
-)
+@since_option
+@until_option
+@kb_option
 @click.option(
     "--config",
     "config_path",
@@ -104,13 +99,7 @@ DAY = 86400
     help="Read [segments] and [hedging] from this daemon config file.",
 )
 @click.option("--jobs", type=click.IntRange(1), default=None, help="Worker processes reading files.")
-@click.option(
-    "--home",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path.home(),
-    show_default="your home",
-    help="Where the user-level knowledge (~/.claude, ~/.codex, ~/.gemini) lives.",
-)
+@home_option
 def report_command(
     paths: tuple[Path, ...],
     url: str | None,

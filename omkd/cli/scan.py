@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,7 @@ import orjson
 from rich.console import Console
 
 from omkd.cli.gating import EXIT_INPUT, GateOptions, apply_gates, check_usage, gate_options, publish
+from omkd.cli.options import home_option, kb_option, since_option, until_option
 from omkd.engine import gates
 from omkd.engine.hedge_judge import judge_identity
 from omkd.engine.report import Report, build_report
@@ -24,11 +26,12 @@ from omkd.engine.segmenting import SegmenterRules
 from omkd.engine.timespec import parse_moment
 from omkd.engine.window import Window
 from omkd.shell.knowledge import FileKnowledgeIndex
-from omkd.shell.scan import SKIP_REASONS, ScanInputError, Skipped, discover, scan, usable_cores
+from omkd.shell.scan import SKIP_REASONS, ScanInputError, Skipped, Source, discover, scan, usable_cores
 
 if TYPE_CHECKING:
     from rich.progress import Progress
 
+    from omkd.engine.pipeline import Fold
     from omkd.shell.llm_judge import LlmRefiner
 
 PROGRESS_AFTER_SECONDS = 0.5
@@ -91,15 +94,9 @@ def _rules(config_path: Path | None) -> tuple[SegmenterRules | None, LlmRefiner 
 
 @click.command("scan")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option(
-    "--kb",
-    "knowledge_roots",
-    multiple=True,
-    type=click.Path(path_type=Path, file_okay=False),
-    help="Extra knowledge root: every text file below it counts for coverage. Repeatable.",
-)
-@click.option("--since", help="Only segments starting at or after this time (ISO-8601, or an age: 7d, 24h).")
-@click.option("--until", help="Only segments starting before this time (ISO-8601, or an age).")
+@kb_option
+@since_option
+@until_option
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema in the README).")
 @gate_options
 @click.option("--save-baseline", type=click.Path(path_type=Path, dir_okay=False), help="Write this scan's rates here.")
@@ -123,13 +120,7 @@ def _rules(config_path: Path | None) -> tuple[SegmenterRules | None, LlmRefiner 
     help="Worker processes reading files (default: the usable cores; 1 reads serially). The report is "
     "the same whatever the number.",
 )
-@click.option(
-    "--home",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path.home(),
-    show_default="your home",
-    help="Where the user-level ~/.claude knowledge lives.",
-)
+@home_option
 def scan_command(
     paths: tuple[Path, ...],
     knowledge_roots: tuple[Path, ...],
@@ -157,19 +148,29 @@ def scan_command(
     publish(report, result, as_json, gate)
 
 
-def read_report(
+@dataclass(frozen=True, slots=True)
+class Read:
+    """Transcripts read into a fold (``read_fold``), with what the report of them needs."""
+
+    fold: Fold
+    files: list[Source]
+    paths: tuple[Path, ...]
+    """The paths meant (the agents' default folders when none was given)."""
+    skipped: list[Skipped]
+    rules: SegmenterRules | None
+    judge: str
+
+
+def read_fold(
     command: str,
     paths: tuple[Path, ...],
-    knowledge_roots: tuple[Path, ...],
     since: str | None,
     until: str | None,
-    config_path: Path | None,
-    jobs: int | None,
-    home: Path,
-    gap_limit: int | None,
-) -> tuple[Report, FileKnowledgeIndex]:
-    """Read the transcripts below ``paths`` (none: the agents' default folders) into a report,
-    and the knowledge index it was judged against; bad input: a message naming it, exit 2."""
+    config_path: Path | None = None,
+    jobs: int | None = None,
+) -> Read:
+    """Read the transcripts below ``paths`` (none: the agents' default folders) into a fold, with
+    the rules (and the LLM judge) of ``config_path``; bad input: a message naming it, exit 2."""
     if not paths:
         from omkd.daemon.config import default_roots  # deferred: the config's pydantic models
 
@@ -177,9 +178,6 @@ def read_report(
         if not any(path.is_dir() for path in paths):
             click.echo(f"omkd {command}: no PATH given and no transcripts at {paths[0]}: name a directory", err=True)
             sys.exit(EXIT_INPUT)
-    for root in knowledge_roots:
-        if not root.is_dir():
-            raise click.BadParameter(f"{root}: no such directory", param_hint="--kb")
     window = Window(_moment("--since", since), _moment("--until", until))
     rules, refiner = _rules(config_path)
     err = Console(stderr=True)
@@ -200,15 +198,35 @@ def read_report(
     except ScanInputError as error:
         click.echo(f"omkd {command}: {error}", err=True)
         sys.exit(EXIT_INPUT)
-    knowledge = FileKnowledgeIndex(home=home, extra_roots=knowledge_roots)
     judge = judge_identity(refiner.identity if refiner is not None else None)
+    return Read(fold, files, paths, skipped, rules, judge)
+
+
+def read_report(
+    command: str,
+    paths: tuple[Path, ...],
+    knowledge_roots: tuple[Path, ...],
+    since: str | None,
+    until: str | None,
+    config_path: Path | None,
+    jobs: int | None,
+    home: Path,
+    gap_limit: int | None,
+) -> tuple[Report, FileKnowledgeIndex]:
+    """Read the transcripts below ``paths`` (none: the agents' default folders) into a report,
+    and the knowledge index it was judged against; bad input: a message naming it, exit 2."""
+    for root in knowledge_roots:
+        if not root.is_dir():
+            raise click.BadParameter(f"{root}: no such directory", param_hint="--kb")
+    read = read_fold(command, paths, since, until, config_path, jobs)
+    knowledge = FileKnowledgeIndex(home=home, extra_roots=knowledge_roots)
     report = build_report(
-        fold,
-        [str(p) for p in paths],
+        read.fold,
+        [str(p) for p in read.paths],
         knowledge,
         gap_limit=gap_limit,
-        rules=rules,
-        judge=judge,
-        skipped_files=dict(Counter(entry.reason for entry in skipped)),
+        rules=read.rules,
+        judge=read.judge,
+        skipped_files=dict(Counter(entry.reason for entry in read.skipped)),
     )
     return report, knowledge

@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from omkd.cli.gating import EXIT_GATE, EXIT_INPUT
+from omkd.cli.options import home_option, kb_option, since_option, until_option
 from omkd.engine import patterns, records
 from omkd.engine.report import GapEntry
 from omkd.engine.wiki import entries
@@ -24,23 +25,12 @@ from omkd.shell.knowledge import FileKnowledgeIndex
 def _from_paths(
     paths: tuple[Path, ...], since: str | None, until: str | None, index: FileKnowledgeIndex
 ) -> tuple[list[Occurrence], dict[str, frozenset[str]]]:
-    from omkd.cli.scan import _moment
-    from omkd.engine.window import Window
-    from omkd.shell.scan import ScanInputError, discover, scan, usable_cores
+    from omkd.cli.scan import read_fold  # deferred: the scan's reading stack
     from omkd.shell.wiki import from_fold
 
-    if not paths:
-        from omkd.daemon.config import default_roots
-
-        paths = tuple(root.expanduser() for root in default_roots())
-    try:
-        sources = discover(paths)
-        fold = scan(sources, Window(_moment("--since", since), _moment("--until", until)), jobs=usable_cores())
-    except ScanInputError as error:
-        click.echo(f"omkd wiki: {error}", err=True)
-        sys.exit(EXIT_INPUT)
-    where = {source.name: str(source.path.absolute()) for source in sources}
-    return from_fold(fold, index, lambda name: where.get(name, name))
+    read = read_fold("wiki", paths, since, until)
+    where = {source.name: str(source.path.absolute()) for source in read.files}
+    return from_fold(read.fold, index, lambda name: where.get(name, name))
 
 
 def _from_daemon(url: str, index: FileKnowledgeIndex) -> tuple[list[Occurrence], dict[str, frozenset[str]]]:
@@ -89,22 +79,10 @@ def _prose(config_path: Path | None) -> Callable[[WikiState], WikiState] | None:
 @click.argument("directory", type=click.Path(path_type=Path, file_okay=False))
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--url", help="Read the gaps of a running daemon at this address instead of PATHs.")
-@click.option("--since", help="Only segments starting at or after this time (ISO-8601, or an age: 7d, 24h).")
-@click.option("--until", help="Only segments starting before this time (ISO-8601, or an age).")
-@click.option(
-    "--kb",
-    "knowledge_roots",
-    multiple=True,
-    type=click.Path(path_type=Path, file_okay=False),
-    help="Extra knowledge root (its changes can make an entry quiet). Repeatable.",
-)
-@click.option(
-    "--home",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path.home(),
-    show_default="your home",
-    help="Where the user-level ~/.claude knowledge lives.",
-)
+@since_option
+@until_option
+@kb_option
+@home_option
 @click.option(
     "--llm",
     "config_path",
