@@ -127,7 +127,15 @@ class LiveFold:
         self.changed_skills.clear()
 
     def apply(self, summary: SegmentSummary) -> None:
-        """Fold a segment's latest summary, or hold it while its skill is a link not learnt yet."""
+        """Fold a segment's latest summary, or hold it while its skill is a link not learnt yet.
+
+        Two files that hold one stream (a session copied, or kept at two moments) give the same
+        segment keys: the copy read further wins, whichever is read first (as ``Fold.add_read``
+        in a scan), and of two read as far the later in path order (the one a scan reads last). A
+        file read again under its own name (rewritten, read anew) replaces."""
+        held = self.stored(summary.key)
+        if held is not None and held.stream != summary.stream and _wins_over(held, summary):
+            return
         self.changed_segments.add(summary.key)
         if summary.last_ts is not None and (self.last_event_ts is None or summary.last_ts > self.last_event_ts):
             self.last_event_ts = summary.last_ts
@@ -245,3 +253,11 @@ class LiveFold:
 
     def window(self) -> Window:
         return self.fold.window
+
+
+def _wins_over(held: SegmentSummary, other: SegmentSummary) -> bool:
+    """Of two files' summaries of one segment, ``held`` is the copy to keep: read further, or as far
+    and later in path order (a scan's discovery reads folders and files in sorted order)."""
+    if held.end_line != other.end_line:
+        return held.end_line > other.end_line
+    return held.stream.split("/") > other.stream.split("/")
