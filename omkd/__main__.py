@@ -1,3 +1,4 @@
 from omkd.cli import main
 
-main()
+if __name__ == "__main__":  # a spawned worker imports this module again: it must not run the CLI
+    main()

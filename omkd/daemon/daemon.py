@@ -20,6 +20,7 @@ from typing import Final
 
 import structlog
 
+from omkd.daemon.backfill import Backfill
 from omkd.daemon.chores import Chores
 from omkd.daemon.clock import SYSTEM_CLOCK, Clock
 from omkd.daemon.config import Config, ConfigError, load_config
@@ -34,6 +35,7 @@ from omkd.daemon.views import Views
 from omkd.daemon.wiki import WikiKeeper
 from omkd.engine.hedge_judge import HedgeVerdict
 from omkd.engine.labels import CappedLabels
+from omkd.shell.scan import usable_cores
 
 log = structlog.get_logger("omkd.daemon")
 
@@ -149,6 +151,7 @@ class Daemon:
             config.metrics.max_skills, restored.meta.skill_labels or sorted(restored.counters)
         )
         self._scheduler = ReadScheduler(self._ingest, self.clock, self._wake)
+        self._scheduler.backfill = self._backfill(self._ingest)
         refiner = self._ingest.refiner
         if refiner is not None:
             folded = refiner.deliver
@@ -245,6 +248,7 @@ class Daemon:
         await self._wiki.close()
         if self._scheduler is not None:
             self._scheduler.stop_watching()
+            self._scheduler.stop_backfill()
         if self._ingest is not None:
             if not self.force_exit:
                 # What is already on disk is part of what happened: read it (deleted and rotated
@@ -311,6 +315,25 @@ class Daemon:
                 if inside == 0 and outside
                 else None
             ),
+        )
+
+    def _backfill(self, ingest: Ingest) -> Backfill | None:
+        """The catch-up workers (``tail.catch_up_workers``), or None: none asked for, or the LLM
+        judge's verdicts are wanted while reading."""
+        workers = self.config.tail.catch_up_workers
+        if workers is None:
+            workers = usable_cores()
+        if workers <= 0 or ingest.refiner is not None:
+            return None
+        return Backfill(
+            workers,
+            ingest.streams.rules,
+            ingest.streams.max_line_bytes,
+            ingest.streams.name_of,
+            ingest.adopt,
+            self._wake.set,
+            lambda error, path: ingest.faults.record("catch_up", error, path=path),
+            ingest.stats.catch_up_files,
         )
 
     def _rescan_interval(self, polling: bool) -> float:

@@ -14,6 +14,7 @@ from typing import Final
 
 import structlog
 
+from omkd.daemon.backfill import FirstRead
 from omkd.daemon.clock import SYSTEM_CLOCK, Clock
 from omkd.daemon.config import Config
 from omkd.daemon.faults import Faults
@@ -219,7 +220,7 @@ class Ingest:
         """Read a followed file again from 0 as a new stream (its old parser state is dropped, not
         folded: what it would hand out, the new reading gives again under the same keys)."""
         fd, file.fd = file.fd, None
-        self.streams.processors.pop(file.stream_id, None)
+        self.streams.forget(file.stream_id)
         self.tailer.untrack(file)
         self._dirty_files.discard(file.stream_id)
         self._dropped_files.append(file.stream_id)
@@ -276,14 +277,40 @@ class Ingest:
         finally:
             pipeline.add_stream(processor.counters, 1)
         if total:
-            self.version += 1
-            file.last_read = self.clock.monotonic()
-            self.stats.bytes_read += total
-            self.stats.last_read = self.clock.time()
-            self._unsaved_bytes += total
-            self._dirty_files.add(file.stream_id)
+            self._took(file, total)
             self.fold_changes(processor)
         return total
+
+    def adopt(self, file: TrackedFile, read: FirstRead) -> bool:
+        """Take a catch-up worker's reading of ``file`` from 0 (``backfill.py``) as if the loop had
+        read it; False (nothing changed) when the file was read, ended or replaced meanwhile."""
+        if (
+            read.consumed == 0  # not one whole line: nothing to take
+            or self.tailer.files.get(file.stream_id) is not file
+            or file.read_offset != 0
+            or self.streams.get(file.stream_id) is not None
+            or file.stream_id in self.draining
+        ):
+            return False
+        # the state is loaded only if the file grows before the next checkpoint saves it as it is
+        self.streams.unsaved[file.stream_id] = read.state
+        self.tailer.adopt(file, read.consumed, read.head_len, read.head_hash, read.tail)
+        self.pipeline.add_stream(read.counters, 1)
+        self._took(file, read.consumed)
+        for summary in read.summaries:
+            self.live.apply(summary)
+        for link in read.links:
+            self.live.learn(link)
+        return True
+
+    def _took(self, file: TrackedFile, total: int) -> None:
+        """``total`` new bytes of ``file`` were read."""
+        self.version += 1
+        file.last_read = self.clock.monotonic()
+        self.stats.bytes_read += total
+        self.stats.last_read = self.clock.time()
+        self._unsaved_bytes += total
+        self._dirty_files.add(file.stream_id)
 
     def fold_changes(self, processor: StreamProcessor, closing: bool = False) -> None:
         """Hand a stream's changed segments and its links to the live fold.
@@ -493,7 +520,7 @@ class Ingest:
                 marker = self.tailer.marker(file, offset)
             except OSError:
                 continue  # gone since it was read: the next rescan ends it
-            state = state_of(processor) if processor is not None else None
+            state = state_of(processor) if processor is not None else self.streams.unsaved.get(stream_id)
             files.append(
                 FileCheckpoint(
                     stream_id, file.path, file.dev, file.ino, file.head_len, file.head_hash, offset, marker, state
@@ -534,6 +561,8 @@ class Ingest:
             if skill in live.counters:
                 self.exported_counters[skill] = copy_record(live.counters[skill])
         self.exported_pipeline = copy_record(self.pipeline)
+        for file in checkpoint.files:
+            self.streams.unsaved.pop(file.stream_id, None)
         self._dirty_files.clear()
         self._dropped_files.clear()
         self._saved_retention = self.pruned_by

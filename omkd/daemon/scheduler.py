@@ -15,6 +15,7 @@ from typing import Final
 
 import structlog
 
+from omkd.daemon.backfill import Backfill
 from omkd.daemon.clock import Clock
 from omkd.daemon.ingest import FEED_STEP, READ_STEP, Ingest
 from omkd.daemon.tailer import TrackedFile
@@ -46,6 +47,8 @@ class ReadScheduler:
         self.watch: Watch = PollingWatch()
         self.caught_up = False
         self.announced = False
+        self.backfill: Backfill | None = None
+        """Catch-up workers: files never read are read by them while replaying."""
         """Set once the daemon is ready: rescans from then on can tell missed events."""
 
     @property
@@ -107,15 +110,26 @@ class ReadScheduler:
 
     async def read_ready(self, stop: Callable[[], bool]) -> bool:
         """Read a budget from every file with new bytes; True when something was read."""
+        backfill = self.backfill
+        worked = False
+        if backfill is not None:
+            worked = self._collect(backfill)
         if not self.ready:
+            if backfill is not None and backfill.busy:
+                return worked
             if not self.caught_up and self.announced:
                 self.caught_up = True
-            return False
+            if backfill is not None and not self.replaying():
+                backfill.stop()  # caught up: appends are read here
+            return worked
         ingest = self.ingest
-        worked = False
+        replaying = backfill is not None and self.replaying()
         for stream_id, file in list(self.ready.items()):
             if stream_id not in ingest.tailer.files:
                 del self.ready[stream_id]
+                continue
+            if backfill is not None and (backfill.holds(stream_id) or (replaying and self._hand_out(backfill, file))):
+                del self.ready[stream_id]  # a worker reads it (or will); ``_collect`` gives it back
                 continue
             try:
                 read, at_end = self._read_slice(file)
@@ -132,6 +146,26 @@ class ReadScheduler:
             if stop() or ingest.wants_checkpoint():
                 break  # back to the main loop, which saves (and evicts) before reading on
         return worked
+
+    def stop_backfill(self) -> None:
+        """Stop the catch-up workers, adopting what they finished (at shutdown)."""
+        if self.backfill is not None:
+            self.backfill.stop()
+            self._collect(self.backfill)
+
+    def _hand_out(self, backfill: Backfill, file: TrackedFile) -> bool:
+        if backfill.wants(file) and self.ingest.streams.get(file.stream_id) is None:
+            backfill.hand_out(file)
+            return True
+        return False
+
+    def _collect(self, backfill: Backfill) -> bool:
+        """Adopt the workers' readings; their files are read on from where the workers stopped."""
+        files = backfill.collect()
+        for file in files:
+            if file.stream_id in self.ingest.tailer.files and file.size > file.read_offset:
+                self.ready[file.stream_id] = file
+        return bool(files)
 
     def _read_slice(self, file: TrackedFile) -> tuple[int, bool]:
         """Read ``file`` FEED_STEP by FEED_STEP, up to READ_BUDGET or READ_SLICE_SECONDS;

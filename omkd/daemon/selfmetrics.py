@@ -62,6 +62,15 @@ class IngestStats:
             "cause",
         ),
     )
+    catch_up_files: Counter[str] = field(
+        default_factory=Counter,
+        metadata=metric(
+            "omkd_catch_up_files",
+            "Files handed to a catch-up worker, by outcome: adopted (its reading taken as the loop's), "
+            "read_here (read on the event loop after all: changed meanwhile, unreadable, the workers stopped).",
+            "outcome",
+        ),
+    )
     discarded: Counter[str] = field(default_factory=Counter)
     """Lines discarded by the tailer, by reason (``partial_at_delete``)."""
     last_read: float | None = None

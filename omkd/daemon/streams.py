@@ -70,6 +70,9 @@ class StreamStates:
         self.max_line_bytes = max_line_bytes
         self.roots = roots
         self.processors: dict[str, StreamProcessor] = {}
+        self.unsaved: dict[str, bytes] = {}
+        """Parser states made elsewhere (a catch-up worker: ``backfill.py``), not in the store yet:
+        saved as they are at the next checkpoint, loaded if their file grows first."""
 
     def name_of(self, path: str) -> str:
         """A file's name in reports: its path relative to the root it is under."""
@@ -89,7 +92,7 @@ class StreamStates:
         """The file's processor: in memory, loaded from the store, or new (reading from 0)."""
         processor = self.processors.get(file.stream_id)
         if processor is None:
-            processor = load_state(self.store.load_stream_state(file.stream_id), file.stream_id)
+            processor = load_state(self._saved_state(file.stream_id), file.stream_id)
             if processor is None:
                 if file.read_offset:
                     # No usable state at this offset: read the file again from the start. The
@@ -97,16 +100,29 @@ class StreamStates:
                     log.warning("stream_reread", path=file.path)
                     file.read_offset = 0
                 processor = StreamProcessor(self.name_of(file.path), self.rules, self.max_line_bytes)
-            processor.segmenter.texts.attach(self.refiner)
-            self.processors[file.stream_id] = processor
+            self.install(file, processor)
         return processor
+
+    def install(self, file: TrackedFile, processor: StreamProcessor) -> None:
+        processor.segmenter.texts.attach(self.refiner)
+        self.processors[file.stream_id] = processor
 
     def take(self, stream_id: str) -> StreamProcessor | None:
         """Remove and return a stream's processor (from memory, else from the store)."""
         processor = self.processors.pop(stream_id, None)
         if processor is None:
-            processor = load_state(self.store.load_stream_state(stream_id), stream_id)
+            processor = load_state(self._saved_state(stream_id), stream_id)
         return processor
+
+    def _saved_state(self, stream_id: str) -> bytes | None:
+        state = self.unsaved.pop(stream_id, None)
+        return state if state is not None else self.store.load_stream_state(stream_id)
+
+    def forget(self, stream_id: str) -> None:
+        """Drop a stream's parser state, in memory or made elsewhere (the saved one stays until the
+        checkpoint drops the file)."""
+        self.processors.pop(stream_id, None)
+        self.unsaved.pop(stream_id, None)
 
     def evict(self, file: TrackedFile) -> None:
         """Drop a checkpointed processor from memory; its file reads on from the saved offset."""

@@ -292,6 +292,14 @@ class Tailer:
             yield data
         file.size = max(file.size, file.read_offset)
 
+    def adopt(self, file: TrackedFile, offset: int, head_len: int, head_hash: bytes, tail: bytes) -> None:
+        """``file`` was read to ``offset`` elsewhere (a catch-up worker), its first ``head_len``
+        bytes hashing to ``head_hash`` and ``tail`` the bytes before ``offset``."""
+        file.read_offset = offset
+        file.head_len, file.head_hash = head_len, head_hash
+        file.tail, file.tail_end = tail, offset
+        file.size = max(file.size, offset)
+
     # --- discovery ---------------------------------------------------------------------------
 
     def new_file(self, path: str, info: os.stat_result) -> TrackedFile:

@@ -1,0 +1,304 @@
+"""The first reading of transcript files, in worker processes, while the daemon replays.
+
+At start (or when a backlog of new bytes builds up) most of what the daemon reads is whole files
+it has never read. Those are read the way ``omkd scan --jobs`` reads: each by a worker process,
+into a stream processor of its own. The worker hands back what the event loop would hold after
+reading the same bytes itself — the segments that changed and the links learnt (taken out of the
+processor), the processor's state (``engine/stream_state.py``), the offset that state covers (the
+end of the last complete line) and the head and tail bytes the tailer checks a file by. The loop
+adopts that only if nothing touched the file meanwhile (still followed, nothing read from it, no
+processor of its own), else drops it and reads the file itself; a file replaced since is found
+by the head check of the next rescan, as any file. Once caught up the workers stop: appends are
+read on the loop (``scheduler.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import stat
+from collections import Counter, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any, Final
+
+import structlog
+
+from omkd.daemon.tailer import HEAD_BYTES, MARKER_BYTES, TrackedFile, digest
+from omkd.engine import stream_state
+from omkd.engine.counters import StreamCounters
+from omkd.engine.links import Link
+from omkd.engine.pipeline import StreamProcessor
+from omkd.engine.segment import SegmenterRules
+from omkd.engine.summary import SegmentSummary
+
+log = structlog.get_logger("omkd.daemon")
+
+FROM_BYTES: Final = 64 << 10
+"""Smaller files are read on the loop: a worker's round trip costs about what reading them does."""
+CHUNK_BYTES: Final = 1 << 20
+ADOPTED: Final = "adopted"
+READ_HERE: Final = "read_here"
+IN_FLIGHT_PER_WORKER: Final = 2
+"""Files sent to a worker at once: the next one waits in its pipe while the loop takes the last
+reading, and a file waits little between being sent and being read (what is read is what is
+there then)."""
+STOP_SECONDS: Final = 0.5
+"""How long an idle worker is given to exit when told to, before it is killed."""
+
+
+@dataclass(frozen=True, slots=True)
+class FirstRead:
+    """A file read from 0 by a worker (``read_first``)."""
+
+    consumed: int
+    """The offset the state covers: the end of the last complete line read."""
+    head_len: int
+    head_hash: bytes
+    tail: bytes
+    """The bytes just before ``consumed`` (up to the tailer's MARKER_BYTES)."""
+    state: bytes
+    """The processor's state once its summaries and links were taken (to save at a checkpoint,
+    and to load when the file grows)."""
+    counters: StreamCounters
+    summaries: list[SegmentSummary]
+    links: list[Link]
+
+
+def read_first(
+    path: str, identity: tuple[int, int], name: str, rules: SegmenterRules, max_line_bytes: int
+) -> FirstRead | None:
+    """Read the file at ``path`` from 0 to its end, if it is still the one of ``identity``
+    (in a worker process); None when it is not, or cannot be read (the loop reads it then)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    processor = StreamProcessor(name, rules, max_line_bytes)
+    head = b""
+    recent, recent_at = b"", 0
+    """The last bytes read, from offset ``recent_at``: the tail before ``consumed`` without a second read."""
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or (info.st_dev, info.st_ino) != identity:
+            return None
+        offset = 0
+        while chunk := os.pread(fd, CHUNK_BYTES, offset):
+            processor.feed(chunk)
+            if len(head) < HEAD_BYTES:
+                head += chunk[: HEAD_BYTES - len(head)]
+            keep = recent[-MARKER_BYTES:]
+            recent, recent_at = keep + chunk, offset - len(keep)
+            offset += len(chunk)
+        consumed = processor.consumed
+        start = max(0, consumed - MARKER_BYTES)
+        if start >= recent_at:
+            tail = recent[start - recent_at : consumed - recent_at]
+        else:  # a partial last line longer than a read: its start is further back
+            tail = os.pread(fd, consumed - start, start)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    summaries, links = processor.take_changed(), processor.take_links()
+    head_len = min(HEAD_BYTES, consumed)
+    state = stream_state.dumps(processor)
+    return FirstRead(consumed, head_len, digest(head[:head_len]), tail, state, processor.counters, summaries, links)
+
+
+Adopt = Callable[[TrackedFile, FirstRead], bool]
+Task = tuple[str, tuple[int, int], str, SegmenterRules, int]
+
+
+def serve(connection: Connection) -> None:
+    """A catch-up worker: read each file sent until told to stop (None) or the daemon is gone."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the daemon decides
+    while True:
+        try:
+            task: Task | None = connection.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        reply: tuple[str, Any]
+        try:
+            reply = ("read", read_first(*task))
+        except Exception as error:  # told to the daemon, which reads the file itself
+            reply = ("failed", f"{type(error).__name__}: {error}")
+        connection.send(reply)
+
+
+@dataclass(slots=True)
+class _Worker:
+    process: BaseProcess
+    connection: Connection
+    files: deque[TrackedFile] = field(default_factory=deque)
+    """Sent and not answered yet, in the order sent (a worker answers in that order)."""
+
+
+class WorkerDiedError(RuntimeError):
+    """A catch-up worker's pipe closed: it was killed (the OOM killer, an operator) or crashed."""
+
+
+class Backfill:
+    """Hands never-read files to worker processes and gives their readings to ``adopt``.
+
+    No thread: each worker has a pipe the event loop watches (``add_reader``); a reading is taken
+    off the pipe as it arrives and adopted at the next ``collect``. Files wait in a queue for a
+    worker. The workers start with the first file handed out and end with ``stop``; when one dies
+    the others are stopped and none is started again: what they held, and what waited, is read
+    on the loop."""
+
+    def __init__(
+        self,
+        workers: int,
+        rules: SegmenterRules,
+        max_line_bytes: int,
+        name_of: Callable[[str], str],
+        adopt: Adopt,
+        wake: Callable[[], None],
+        on_error: Callable[[BaseException, str], None],
+        outcomes: Counter[str] | None = None,
+    ) -> None:
+        self.workers = workers
+        self._rules = rules
+        self._max_line_bytes = max_line_bytes
+        self._name_of = name_of
+        self._adopt = adopt
+        self._wake = wake
+        self._on_error = on_error
+        self._pool: list[_Worker] = []
+        self._queue: dict[str, TrackedFile] = {}
+        self._answered: list[tuple[TrackedFile, tuple[str, Any]]] = []
+        self._given_back: list[TrackedFile] = []
+        self._tried: set[str] = set()
+        """Streams handed out since the workers started: one that came back unread is read on the loop."""
+        self.broken = False
+        self.outcomes: Counter[str] = outcomes if outcomes is not None else Counter()
+        """Files handed out, by outcome: ``adopted``, or ``read_here`` (by the loop after all)."""
+
+    @property
+    def busy(self) -> bool:
+        """Files wait for a worker, are read by one, or wait to be adopted."""
+        return bool(self._queue or self._answered or self._given_back or any(w.files for w in self._pool))
+
+    def holds(self, stream_id: str) -> bool:
+        """The file waits for a worker, is read by one or waits to be adopted: the loop must not read it."""
+        return (
+            stream_id in self._queue
+            or any(f.stream_id == stream_id for w in self._pool for f in w.files)
+            or any(f.stream_id == stream_id for f, _ in self._answered)
+        )
+
+    def wants(self, file: TrackedFile) -> bool:
+        """Worth a worker: a file never read, and big enough."""
+        return (
+            not self.broken
+            and self.workers > 0
+            and file.read_offset == 0
+            and file.size >= FROM_BYTES
+            and file.stream_id not in self._tried
+        )
+
+    def hand_out(self, file: TrackedFile) -> None:
+        self._tried.add(file.stream_id)
+        self._queue[file.stream_id] = file
+        self._send()
+
+    def _send(self) -> None:
+        if not self._queue or self.broken:
+            return
+        if not self._pool:
+            self._start()
+        for worker in self._pool:
+            while self._queue and len(worker.files) < IN_FLIGHT_PER_WORKER:
+                stream_id = next(iter(self._queue))
+                file = self._queue.pop(stream_id)
+                task: Task = (file.path, file.identity, self._name_of(file.path), self._rules, self._max_line_bytes)
+                worker.files.append(file)
+                try:
+                    worker.connection.send(task)
+                except OSError as error:  # the worker is gone
+                    self._broke(WorkerDiedError(str(error)), file)
+                    return
+
+    def _start(self) -> None:
+        import multiprocessing  # deferred: a daemon that never replays starts no worker
+
+        # spawn, not fork: the daemon has threads (the watch) and an open SQLite connection
+        context = multiprocessing.get_context("spawn")
+        loop = asyncio.get_running_loop()
+        for number in range(self.workers):
+            ours, theirs = context.Pipe()
+            process = context.Process(target=serve, args=(theirs,), name=f"omkd-catch-up-{number}", daemon=True)
+            process.start()
+            theirs.close()  # the worker's end: its death then closes the pipe
+            worker = _Worker(process, ours)
+            self._pool.append(worker)
+            loop.add_reader(ours.fileno(), self._readable, worker)
+        log.info("catch_up_workers", workers=self.workers)
+
+    def _readable(self, worker: _Worker) -> None:
+        """A worker's pipe has something: a reading, or the end (the worker died)."""
+        try:
+            reply = worker.connection.recv()
+        except (EOFError, OSError) as error:
+            file = worker.files[0] if worker.files else None
+            self._broke(WorkerDiedError(f"catch-up worker {worker.process.pid} died ({error or 'pipe closed'})"), file)
+            return
+        self._answered.append((worker.files.popleft(), reply))
+        self._wake()
+
+    def collect(self) -> list[TrackedFile]:
+        """Adopt the readings that came back; the files they were of, and those given back (to read
+        on from where they are)."""
+        files, self._given_back = self._given_back, []
+        self.outcomes[READ_HERE] += len(files)
+        answered, self._answered = self._answered, []
+        for file, (kind, value) in answered:
+            files.append(file)
+            if kind == "failed":
+                self._on_error(RuntimeError(value), file.path)
+            adopted = kind == "read" and value is not None and self._adopt(file, value)
+            self.outcomes[ADOPTED if adopted else READ_HERE] += 1
+        self._send()
+        return files
+
+    def _broke(self, error: BaseException, file: TrackedFile | None) -> None:
+        if self.broken:
+            return
+        self.broken = True
+        self._on_error(error, file.path if file is not None else "")
+        log.warning("catch_up_workers_broken", error=str(error), action="reading every file on the event loop")
+        self.stop()
+
+    def stop(self) -> None:
+        """Stop the workers: idle ones are told to, busy ones killed (what they read is read on the
+        loop); the files waiting are given back. Readings already taken off a pipe are still adopted."""
+        self._given_back.extend(self._queue.values())
+        self._queue.clear()
+        self._tried.clear()
+        pool, self._pool = self._pool, []
+        if not pool:
+            return
+        loop = asyncio.get_running_loop()
+        for worker in pool:
+            loop.remove_reader(worker.connection.fileno())
+            self._given_back.extend(worker.files)
+            if worker.files:
+                worker.process.kill()
+            else:
+                try:
+                    worker.connection.send(None)
+                except OSError:
+                    worker.process.kill()
+            worker.connection.close()
+        for worker in pool:
+            worker.process.join(STOP_SECONDS)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join(STOP_SECONDS)
+            worker.process.close()

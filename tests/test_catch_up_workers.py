@@ -1,0 +1,232 @@
+"""The daemon's catch-up through worker processes (issue 16: ``daemon/backfill.py``).
+
+While it replays, a file never read is read from 0 by a worker; the loop takes the reading as if
+it had read the bytes itself. Nothing it shows may depend on which did: each test compares with
+the same files read on the loop alone (a figure stated by hand would only restate the engine).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import time
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+
+from omkd.daemon.backfill import FROM_BYTES, FirstRead, read_first
+from omkd.daemon.config import Config
+from omkd.daemon.ingest import READ_STEP, Ingest
+from omkd.daemon.state import StateStore
+from omkd.engine.records import to_data
+from omkd.engine.report import build_report
+from omkd.testing import DaemonProcess, ManualClock
+
+SAMPLES: Final = (
+    "d-kimuson__claude-code-viewer",
+    "chasekb__codex",
+    "chasekb__codex@6cae70e2",
+)
+"""Fixture folders read by the in-process tests: Claude Code sessions with sub-agents, and one
+Codex rollout kept at two moments (two files holding one stream: the copy read further wins)."""
+WALL: Final = 1_790_000_000.0
+"""The manual clock's time: after every fixture, so the ten-year window holds them all."""
+
+
+def config_of(tmp_path: Path, root: Path) -> Config:
+    return Config.model_validate(
+        {
+            "sources": {"roots": [str(root)], "home": str(tmp_path / "home")},
+            "state": {"directory": str(tmp_path / "state")},
+            "window": {"length": "3650d", "retention": "3650d"},
+        }
+    )
+
+
+def open_ingest(tmp_path: Path, root: Path) -> Ingest:
+    config = config_of(tmp_path, root)
+    store = StateStore(config.state_dir())
+    return Ingest(config, store, store.open(), ManualClock(wall=WALL))
+
+
+def read_on_the_loop(ingest: Ingest) -> None:
+    for file in ingest.rescan():
+        while ingest.feed(file, READ_STEP):
+            pass
+    ingest.rescan()
+
+
+def worker_reading(ingest: Ingest, path: Path) -> FirstRead:
+    """What a worker hands back for ``path`` (run here: the function is the one the pool runs)."""
+    file = next(f for f in ingest.tailer.files.values() if f.path == str(path))
+    read = read_first(file.path, file.identity, ingest.streams.name_of(file.path), ingest.streams.rules, 1 << 24)
+    assert read is not None
+    return read
+
+
+def figures(ingest: Ingest) -> dict[str, Any]:
+    report = build_report(ingest.live.fold, ["/roots"], gap_limit=None)
+    return {
+        "overall": to_data(report.overall),
+        "skills": [to_data(s) for s in report.skills],
+        "gaps": [to_data(g) for g in report.gaps],
+        "pipeline": to_data(ingest.pipeline),
+        "segments": sorted(s.key for s in ingest.live.fold.segments.values()),
+    }
+
+
+def copy_samples(real_fixtures: Path, root: Path) -> list[Path]:
+    for name in SAMPLES:
+        shutil.copytree(real_fixtures / name, root / name)
+    files = sorted(
+        (p for p in root.rglob("*.jsonl") if p.stat().st_size >= FROM_BYTES), key=lambda p: -p.stat().st_size
+    )
+    assert len(files) >= 3
+    return files
+
+
+def cut_at_a_line(path: Path) -> bytes:
+    """Leave the first ~60 % of ``path`` (up to a line end, plus half of the next line); return the rest."""
+    data = path.read_bytes()
+    cut = data.index(b"\n", len(data) * 6 // 10) + 1
+    nxt = data.find(b"\n", cut)
+    cut += max(0, (nxt - cut) // 2)
+    path.write_bytes(data[:cut])
+    return data[cut:]
+
+
+@pytest.mark.parametrize("restart", [False, True], ids=["read-on", "restart-then-read-on"])
+def test_a_file_begun_by_a_worker_then_grown_equals_it_read_here(
+    real_fixtures: Path, tmp_path: Path, restart: bool
+) -> None:
+    here = tmp_path / "here"
+    copy_samples(real_fixtures, here / "projects")
+    expected_ingest = open_ingest(here, here / "projects")
+    read_on_the_loop(expected_ingest)
+    expected = figures(expected_ingest)
+
+    there = tmp_path / "there"
+    files = copy_samples(real_fixtures, there / "projects")
+    rests = {path: cut_at_a_line(path) for path in files}
+    ingest = open_ingest(there, there / "projects")
+    ingest.rescan()
+    for path in files:
+        read = worker_reading(ingest, path)
+        file = next(f for f in ingest.tailer.files.values() if f.path == str(path))
+        assert ingest.adopt(file, read)
+        assert 0 < file.read_offset == read.consumed < path.stat().st_size  # the half line is read here
+        assert ingest.streams.get(file.stream_id) is None  # the state stays bytes until it is wanted
+    assert ingest.checkpoint()
+    assert not ingest.streams.unsaved  # saved as they were
+    if restart:
+        ingest.shutdown()
+        ingest.store.close()
+        ingest = open_ingest(there, there / "projects")
+        assert ingest.stats.restored_files == len(list((there / "projects").rglob("*.json*")))
+    for path, rest in rests.items():
+        with path.open("ab") as handle:
+            handle.write(rest)
+    read_on_the_loop(ingest)
+    assert figures(ingest) == expected
+    assert ingest.stats.files_truncated == 0  # head and tail markers were the worker's, and right
+
+
+def test_a_reading_is_dropped_when_the_file_changed_meanwhile(real_fixtures: Path, tmp_path: Path) -> None:
+    files = copy_samples(real_fixtures, tmp_path / "projects")
+    ingest = open_ingest(tmp_path, tmp_path / "projects")
+    ingest.rescan()
+    by_path = {f.path: f for f in ingest.tailer.files.values()}
+    first, second, third = (by_path[str(p)] for p in files[:3])
+
+    early = worker_reading(ingest, files[0])
+    while ingest.feed(first, READ_STEP):  # the loop read it meanwhile
+        pass
+    assert not ingest.adopt(first, early)
+
+    late = worker_reading(ingest, files[1])
+    ingest.close_stream(second)  # ended meanwhile (deleted, rotated)
+    assert not ingest.adopt(second, late)
+
+    os.rename(files[2], files[2].with_suffix(".old"))
+    shutil.copy(files[2].with_suffix(".old"), files[2])  # another file at the path
+    assert read_first(third.path, third.identity, "x", ingest.streams.rules, 1 << 24) is None
+    # only what the loop read of the first file is folded
+    assert {s.stream for s in ingest.live.fold.segments.values()} == {ingest.streams.name_of(first.path)}
+
+
+# --- the real daemon ----------------------------------------------------------------------------
+
+WORKERS_OFF: Final = "[tail]\ncatch_up_workers = 0\n"
+WORKERS_ON: Final = "[tail]\ncatch_up_workers = 2\n"
+TIMELY: Final = frozenset({"generated_at", "uptime_seconds", "window_from", "window_to", "daemon"})
+
+
+def without_times(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: without_times(v) for k, v in value.items() if k not in TIMELY}
+    if isinstance(value, list):
+        return [without_times(v) for v in value]
+    return value
+
+
+def caught_up_status(workdir: Path, root: Path, extra: str) -> tuple[Any, dict[str, float], DaemonProcess]:
+    daemon = DaemonProcess(workdir, [root], extra)
+    daemon.start()
+    metrics = daemon.wait_caught_up()
+    return without_times(daemon.get("/api/v1/status")), metrics, daemon
+
+
+@pytest.fixture(scope="module")
+def read_on_the_loop_only(real_fixtures: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    status, _, daemon = caught_up_status(tmp_path_factory.mktemp("loop"), real_fixtures, WORKERS_OFF)
+    with daemon:
+        daemon.stop()
+    return status
+
+
+def test_the_daemon_catches_up_through_workers_as_it_does_alone(
+    real_fixtures: Path, tmp_path: Path, read_on_the_loop_only: Any
+) -> None:
+    status, metrics, daemon = caught_up_status(tmp_path, real_fixtures, WORKERS_ON)
+    with daemon:
+        assert daemon.wait_log_event("catch_up_workers")["workers"] == 2
+        assert metrics['omkd_catch_up_files_total{outcome="adopted"}'] >= 50
+        assert status == read_on_the_loop_only
+        assert daemon.stop() == 0
+
+
+def worker_pids(parent: int) -> list[int]:
+    """The daemon's children that are multiprocessing workers (spawned: their command line says so)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(fields[1]) == parent and b"spawn_main" in command:
+            pids.append(int(entry.name))
+    return pids
+
+
+def test_a_killed_worker_loses_nothing(real_fixtures: Path, tmp_path: Path, read_on_the_loop_only: Any) -> None:
+    daemon = DaemonProcess(tmp_path, [real_fixtures], WORKERS_ON)
+    with daemon:
+        daemon.start(wait_ready=False)
+        assert daemon.process is not None
+        end = time.monotonic() + 30
+        while not (pids := worker_pids(daemon.process.pid)) and time.monotonic() < end:
+            time.sleep(0.005)
+        assert pids, daemon.log_text()
+        os.kill(pids[0], signal.SIGKILL)  # as the OOM killer would
+        daemon.port = int(daemon.wait_log_event("started")["listen"].rsplit(":", 1)[1])
+        metrics = daemon.wait_caught_up()
+        assert metrics['omkd_errors_total{cause="catch_up.WorkerDiedError"}'] == 1
+        assert metrics['omkd_catch_up_files_total{outcome="read_here"}'] >= 1
+        assert without_times(daemon.get("/api/v1/status")) == read_on_the_loop_only
+        assert any(e.get("event") == "catch_up_workers_broken" for e in daemon.log_events())
+        assert daemon.stop() == 0
