@@ -223,7 +223,7 @@ def ends_in(parsed: ParsedCommand, programs: frozenset[str]) -> bool:
 
 
 def output_lines(output: str) -> list[str]:
-    return [line.strip() for line in output.strip().splitlines() if line.strip()]
+    return [stripped for line in output.splitlines() if (stripped := line.strip())]
 
 
 def only_not_found(lines: list[str]) -> bool:
