@@ -1,12 +1,14 @@
-"""How a shell command splits into pipeline stages: by hand-written examples, and as a property
-against a plain character-by-character walk of the same rules (the token scan must agree)."""
+"""How a shell command splits into pipeline stages and a stage into words: by hand-written
+examples, and as properties against plain character-by-character readings of the same rules."""
 
 from __future__ import annotations
+
+import re
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from omkd.engine.shell import split_top_level
+from omkd.engine.shell import split_top_level, words
 
 
 def walked(command: str) -> list[tuple[str, str]]:
@@ -72,3 +74,19 @@ def test_an_unclosed_quote_runs_to_the_end() -> None:
 def test_the_token_scan_splits_as_the_character_walk_does(command: str) -> None:
     """Any mix of quotes, escapes, substitutions and operators splits as the plain walk says."""
     assert walked(command) == split_top_level(command)
+
+
+_ONE_CHARACTER_AT_A_TIME = re.compile(r"""(?:'[^']*'|"(?:\\.|[^"\\])*"|[^\s'"])+""")
+"""A word read one unquoted character (or one quoted text) per step."""
+
+
+def test_quotes_join_a_word_and_are_removed() -> None:
+    """Quoted texts are part of the word around them; an unclosed quote ends a word."""
+    assert words("""grep -rn 'a b'"c d"e f ab"cd""") == ["grep", "-rn", "a bc de", "f", "ab", "cd"]
+
+
+@given(st.text(alphabet="ab '\"\\\t\n", max_size=24))
+def test_words_are_the_runs_the_character_reading_finds(stage: str) -> None:
+    """Any mix of quotes, escapes and spaces gives the words of the one-character reading."""
+    expected = [w.replace("'", "").replace('"', "") for w in _ONE_CHARACTER_AT_A_TIME.findall(stage)]
+    assert words(stage) == expected

@@ -16,7 +16,8 @@ from typing import Final
 from omkd.engine import patterns
 
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_SHELL_WORD = re.compile(r"""(?:'[^']*'|"(?:\\.|[^"\\])*"|[^\s'"])+""")
+_SHELL_WORD = re.compile(r"""(?:[^\s'"]+|'[^']*'|"(?:\\.|[^"\\])*")+""")
+"""A word: a run of unquoted characters and quoted texts (an unclosed quote ends it)."""
 _TOP_LEVEL_TOKEN = re.compile(r"""'[^']*'?|"(?:\\[\s\S]|[^"\\])*(?:"|\\?\Z)|\$\(|\)|&&|\|\||[;\n|]""")
 """What can split a command or hide a split: a quoted text (a backslash escapes in double quotes
 only; an unclosed quote runs to the end), ``$(``, ``)`` and the operators."""
