@@ -8,6 +8,8 @@ length is tracked while its end is awaited) and counted in ``oversize``.
 
 from __future__ import annotations
 
+import itertools
+
 DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 
 
@@ -37,12 +39,13 @@ class LineSplitter:
         """Add ``data``; return the lines it completed, without their ``\\n``."""
         if not data:
             return []
-        newline = data.find(b"\n")
-        if newline < 0:
+        if b"\n" not in data:
             self._hold(data)
             return []
+        found = data.split(b"\n")  # one copy of the chunk, not a slice and a split of the slice
+        tail = found.pop()
+        first = found[0]
         lines: list[bytes] = []
-        first = data[:newline]
         if self._discarding:
             self._discarding = False
             self.oversize += 1
@@ -55,14 +58,12 @@ class LineSplitter:
             self._keep(first, lines)
         self.consumed += self._pending_len
         self._pending_len = 0
-        rest = data[newline + 1 :]
-        last_newline = rest.rfind(b"\n")
-        if last_newline >= 0:
-            for line in rest[:last_newline].split(b"\n"):
-                self._keep(line, lines)
-            tail = rest[last_newline + 1 :]
-        else:
-            tail = rest
+        cap = self._max
+        for line in itertools.islice(found, 1, None):
+            if len(line) > cap:
+                self.oversize += 1
+            else:
+                lines.append(line)
         self.consumed += len(data) - len(tail)
         if tail:
             self._hold(tail)

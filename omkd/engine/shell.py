@@ -16,7 +16,11 @@ from typing import Final
 from omkd.engine import patterns
 
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_SHELL_WORD = re.compile(r"""(?:'[^']*'|"(?:\\.|[^"\\])*"|[^\s'"])+""")
+_SHELL_WORD = re.compile(r"""(?:[^\s'"]+|'[^']*'|"(?:\\.|[^"\\])*")+""")
+"""A word: a run of unquoted characters and quoted texts (an unclosed quote ends it)."""
+_TOP_LEVEL_TOKEN = re.compile(r"""'[^']*'?|"(?:\\[\s\S]|[^"\\])*(?:"|\\?\Z)|\$\(|\)|&&|\|\||[;\n|]""")
+"""What can split a command or hide a split: a quoted text (a backslash escapes in double quotes
+only; an unclosed quote runs to the end), ``$(``, ``)`` and the operators."""
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 _REDIRECTION = re.compile(r"^(?:\d*|&)(?:>>?|<<?|>&|<&)(.*)$")
 _NAME_FLAGS: Final = frozenset({"-name", "-iname", "-path", "-ipath"})
@@ -70,35 +74,20 @@ def split_top_level(command: str) -> list[tuple[str, str]]:
     Quotes and ``$( … )`` are respected: what is inside them never splits.
     """
     parts: list[tuple[str, str]] = []
-    current: list[str] = []
     operator = ""
-    quote = ""
-    depth = 0
-    i, n = 0, len(command)
-    while i < n:
-        c = command[i]
-        if quote:
-            if c == quote:
-                quote = ""
-            elif c == "\\" and quote == '"' and i + 1 < n:
-                current.append(c)
-                i += 1
-                c = command[i]
-        elif c in "'\"":
-            quote = c
-        elif c == "$" and command.startswith("$(", i):
+    start = depth = 0
+    # Only the tokens that can split or change what splits are visited; the text between them
+    # is taken whole (a character-by-character walk was the costliest part of judging a call).
+    for token in _TOP_LEVEL_TOKEN.finditer(command):
+        text = token.group()
+        if text == "$(":
             depth += 1
-        elif c == ")" and depth:
-            depth -= 1
-        elif depth == 0 and (command.startswith(("&&", "||"), i) or c in ";\n|"):
-            op = command[i : i + 2] if command.startswith(("&&", "||"), i) else c
-            parts.append((operator, "".join(current)))
-            current, operator = [], op
-            i += len(op)
-            continue
-        current.append(c)
-        i += 1
-    parts.append((operator, "".join(current)))
+        elif text == ")":
+            depth = max(0, depth - 1)
+        elif depth == 0 and text[0] not in "'\"":
+            parts.append((operator, command[start : token.start()]))
+            operator, start = text, token.end()
+    parts.append((operator, command[start:]))
     return [(op, text) for op, text in parts if text.strip()]
 
 
@@ -114,7 +103,7 @@ def _without_redirections(found: list[str]) -> list[str]:
         if skip_next:
             skip_next = False
             continue
-        redirect = _REDIRECTION.match(word)
+        redirect = _REDIRECTION.match(word) if "<" in word or ">" in word else None
         if redirect:
             skip_next = not redirect.group(1)
             continue
@@ -235,7 +224,7 @@ def ends_in(parsed: ParsedCommand, programs: frozenset[str]) -> bool:
 
 
 def output_lines(output: str) -> list[str]:
-    return [line.strip() for line in output.strip().splitlines() if line.strip()]
+    return [stripped for line in output.splitlines() if (stripped := line.strip())]
 
 
 def only_not_found(lines: list[str]) -> bool:

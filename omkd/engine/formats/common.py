@@ -38,6 +38,7 @@ def parse_timestamp(value: object) -> float | None:
 MAX_NESTING: Final = 8
 """Levels of a tool's input (or structured result) kept; the rules read the first two."""
 TOO_DEEP: Final = "…"
+_CONTAINERS: Final = (dict, list)
 
 
 def bounded(value: Any, depth: int = MAX_NESTING) -> Any:
@@ -50,11 +51,12 @@ def bounded(value: Any, depth: int = MAX_NESTING) -> Any:
     if isinstance(value, dict):
         if depth <= 0:
             return TOO_DEEP
-        return {key: bounded(item, depth - 1) for key, item in value.items()}
+        # most items are strings and numbers: only containers are worth a call
+        return {key: bounded(item, depth - 1) if isinstance(item, _CONTAINERS) else item for key, item in value.items()}
     if isinstance(value, list):
         if depth <= 0:
             return TOO_DEEP
-        return [bounded(item, depth - 1) for item in value]
+        return [bounded(item, depth - 1) if isinstance(item, _CONTAINERS) else item for item in value]
     return value
 
 

@@ -1,0 +1,92 @@
+"""How a shell command splits into pipeline stages and a stage into words: by hand-written
+examples, and as properties against plain character-by-character readings of the same rules."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from omkd.engine.shell import split_top_level, words
+
+
+def walked(command: str) -> list[tuple[str, str]]:
+    """The rules read one character at a time: quotes (a backslash escapes only in double
+    quotes) and ``$( … )`` hide the operators ``&&`` ``||`` ``;`` ``\\n`` ``|``."""
+    parts: list[tuple[str, str]] = []
+    current: list[str] = []
+    operator, quote, depth = "", "", 0
+    i = 0
+    while i < len(command):
+        c = command[i]
+        if quote:
+            if c == quote:
+                quote = ""
+            elif c == "\\" and quote == '"' and i + 1 < len(command):
+                current.append(c)
+                i += 1
+                c = command[i]
+        elif c in "'\"":
+            quote = c
+        elif command.startswith("$(", i):
+            depth += 1
+        elif c == ")" and depth:
+            depth -= 1
+        elif depth == 0 and (command.startswith(("&&", "||"), i) or c in ";\n|"):
+            op = command[i : i + 2] if command.startswith(("&&", "||"), i) else c
+            parts.append((operator, "".join(current)))
+            current, operator = [], op
+            i += len(op)
+            continue
+        current.append(c)
+        i += 1
+    parts.append((operator, "".join(current)))
+    return [(op, text) for op, text in parts if text.strip()]
+
+
+def test_operators_split_and_quotes_and_substitutions_do_not() -> None:
+    """Each operator starts a stage; inside quotes or ``$( … )`` it is text."""
+    command = "cd x && ls 'a|b' | grep \"y;z\" || echo $(date; true) ; true\nfind ."
+    expected = [
+        ("", "cd x "),
+        ("&&", " ls 'a|b' "),
+        ("|", ' grep "y;z" '),
+        ("||", " echo $(date; true) "),
+        (";", " true"),
+        ("\n", "find ."),
+    ]
+    assert expected == split_top_level(command)
+
+
+def test_an_escaped_quote_stays_inside_double_quotes_only() -> None:
+    """``\\"`` does not close a double-quoted text; in single quotes a backslash is a character."""
+    assert split_top_level('echo "a\\"|b" | wc') == [("", 'echo "a\\"|b" '), ("|", " wc")]
+    assert split_top_level("echo 'a\\'|b'") == [("", "echo 'a\\'"), ("|", "b'")]
+
+
+def test_an_unclosed_quote_runs_to_the_end() -> None:
+    """Nothing after an unclosed quote splits, not even a trailing backslash."""
+    assert split_top_level('ls "a | b\\') == [("", 'ls "a | b\\')]
+
+
+@given(st.text(alphabet="ab $()&|;\n'\"\\", max_size=24))
+def test_the_token_scan_splits_as_the_character_walk_does(command: str) -> None:
+    """Any mix of quotes, escapes, substitutions and operators splits as the plain walk says."""
+    assert walked(command) == split_top_level(command)
+
+
+_ONE_CHARACTER_AT_A_TIME = re.compile(r"""(?:'[^']*'|"(?:\\.|[^"\\])*"|[^\s'"])+""")
+"""A word read one unquoted character (or one quoted text) per step."""
+
+
+def test_quotes_join_a_word_and_are_removed() -> None:
+    """Quoted texts are part of the word around them; an unclosed quote ends a word."""
+    assert words("""grep -rn 'a b'"c d"e f ab"cd""") == ["grep", "-rn", "a bc de", "f", "ab", "cd"]
+
+
+@given(st.text(alphabet="ab '\"\\\t\n", max_size=24))
+def test_words_are_the_runs_the_character_reading_finds(stage: str) -> None:
+    """Any mix of quotes, escapes and spaces gives the words of the one-character reading."""
+    expected = [w.replace("'", "").replace('"', "") for w in _ONE_CHARACTER_AT_A_TIME.findall(stage)]
+    assert words(stage) == expected
