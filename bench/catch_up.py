@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Final
 
 import harness
-from common import MB, rss_mb, sample, scan_json, status, this_run
+from common import MB, compile_omkd, rss_mb, sample, scan_json, status, this_run
 from corpus import DEFAULT_CORPUS, DEFAULT_SIZE_MB, build_corpus, list_files, warm_cache
 
 TARGET_CATCH_UP_RATIO: Final = 1.2
@@ -169,6 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     runs = args.runs or (QUICK_RUNS if args.quick else RUNS)
     this = this_run(__file__, argv)
+    print(f"  bytecode of {compile_omkd()} compiled (as an installed omkd has it)", flush=True)
     with harness.work_folder(args.work, args.keep) as work:
         cu = run(args.fixtures, args.corpus, work / "catch-up", runs, args.size_mb)
     harness.report(args.out, "catch_up", "omkd catch-up vs omkd scan", this, cu, rows(cu))

@@ -139,6 +139,16 @@ def omkd_under_test() -> dict[str, str | None]:
     return {"version": version.strip() or "unknown", "path": str(package), "git": commit, "repository_head": head}
 
 
+def compile_omkd() -> Path:
+    """Byte-compile the omkd the children run, as an installed package is (pip compiles what it
+    installs). An editable install run with ``PYTHONDONTWRITEBYTECODE`` set, as on this machine,
+    has no bytecode of omkd and compiles every module again at each start: 0.5-1 s of a daemon's
+    start and of every worker's it spawns, which no installed omkd pays. Returns the package."""
+    package = Path(omkd_under_test()["path"] or REPO_ROOT / "omkd")
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True, cwd=NEUTRAL_CWD)
+    return package
+
+
 def cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():

@@ -48,6 +48,7 @@ import orjson
 from common import (
     DEFAULT_OUT,
     MB,
+    compile_omkd,
     free_disk_check,
     heading,
     percentile,
@@ -257,6 +258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     installed = omk_versions(args.omk_dir.resolve())
     print(f"omk {installed['version']} at {omk} (asks for node {installed['engines_node']}; node {installed['node']})")
     this = this_run(__file__, argv)
+    print(f"  bytecode of {compile_omkd()} compiled (as an installed omkd has it)", flush=True)
     corpus = build_corpus(args.fixtures.resolve(), args.corpus.resolve(), args.size_mb)
     files = list_files(corpus.copies)
     size = sum(f.stat().st_size for f in files)

@@ -35,6 +35,7 @@ from common import (
     MB,
     Run,
     ScanRun,
+    compile_omkd,
     heading,
     run_scan,
     save,
@@ -246,6 +247,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     timer = time_binary()
     this = this_run(__file__, argv)
+    print(f"  bytecode of {compile_omkd()} compiled (as an installed omkd has it)", flush=True)
     machine = {**this.machine, "rss_via": "/usr/bin/time -v" if timer else "getrusage(RUSAGE_CHILDREN)"}
     corpus = build_corpus(args.fixtures.resolve(), args.corpus.resolve(), args.size_mb)
     copies = corpus.copies

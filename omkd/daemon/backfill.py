@@ -37,8 +37,9 @@ from omkd.engine.summary import SegmentSummary
 
 log = structlog.get_logger("omkd.daemon")
 
-FROM_BYTES: Final = 64 << 10
-"""Smaller files are read on the loop: a worker's round trip costs about what reading them does."""
+FROM_BYTES: Final = 16 << 10
+"""Smaller files are read on the loop: a worker's round trip costs about what reading them does
+(files under 16 KiB: 280 of bench/corpus's 1,854, 0.2 % of its bytes)."""
 CHUNK_BYTES: Final = 1 << 20
 ADOPTED: Final = "adopted"
 READ_HERE: Final = "read_here"
@@ -207,6 +208,12 @@ class Backfill:
         self._tried.add(file.stream_id)
         self._queue[file.stream_id] = file
         self._send()
+
+    def start(self) -> None:
+        """Start the workers now (their start-up overlaps the daemon's: a first catch-up is sure to
+        want them), else they start with the first file handed out."""
+        if not self._pool and not self.broken and self.workers > 0:
+            self._start()
 
     def _send(self) -> None:
         if not self._queue or self.broken:

@@ -110,8 +110,8 @@ class Tail(_Section):
     """A file unchanged this long gets its descriptor closed and its state evicted."""
     read_chunk: Bytes = 1 << 20
     catch_up_workers: int | None = Field(default=None, ge=0)
-    """Worker processes that read files never read before while omkd catches up (at start, or
-    behind by more than 8 MiB); 0 reads everything on the event loop. Unset: the cores omkd may
+    """Worker processes that read files never read before while omkd is more than 8 MiB behind
+    (at start, or later); 0 reads everything on the event loop. Unset: the cores omkd may
     run on. Not used with the LLM judge of hedging (its verdicts are asked on the loop)."""
 
 

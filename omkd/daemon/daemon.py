@@ -176,6 +176,7 @@ class Daemon:
         )
         self._chores = Chores(self._ingest, self._knowledge, self._exporter, self.clock)
         self.scheduler.rescan(self._rescan_interval)
+        self.scheduler.start_backfill()
         self._knowledge.refresh(self._cwds(), announce=True)
         self.ready = self.scheduler.announced = True
         self._rebuild_metrics(force=True)

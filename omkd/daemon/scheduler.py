@@ -119,16 +119,16 @@ class ReadScheduler:
                 return worked
             if not self.caught_up and self.announced:
                 self.caught_up = True
-            if backfill is not None and not self.replaying():
+            if backfill is not None:
                 backfill.stop()  # caught up: appends are read here
             return worked
         ingest = self.ingest
-        replaying = backfill is not None and self.replaying()
+        behind = backfill is not None and self._far_behind()
         for stream_id, file in list(self.ready.items()):
             if stream_id not in ingest.tailer.files:
                 del self.ready[stream_id]
                 continue
-            if backfill is not None and (backfill.holds(stream_id) or (replaying and self._hand_out(backfill, file))):
+            if backfill is not None and (backfill.holds(stream_id) or (behind and self._hand_out(backfill, file))):
                 del self.ready[stream_id]  # a worker reads it (or will); ``_collect`` gives it back
                 continue
             try:
@@ -146,6 +146,16 @@ class ReadScheduler:
             if stop() or ingest.wants_checkpoint():
                 break  # back to the main loop, which saves (and evicts) before reading on
         return worked
+
+    def _far_behind(self) -> bool:
+        """Enough unread for catch-up workers to pay for their start (less is read here)."""
+        return self.ingest.tailer.lag_bytes() > REPLAY_LAG_BYTES
+
+    def start_backfill(self) -> None:
+        """Start the catch-up workers now if what is unread wants them (at start: their start-up then
+        overlaps the daemon's)."""
+        if self.backfill is not None and self._far_behind():
+            self.backfill.start()
 
     def stop_backfill(self) -> None:
         """Stop the catch-up workers, adopting what they finished (at shutdown)."""
