@@ -24,6 +24,8 @@ from typing import Final
 import orjson
 from common import BENCH_DIR, MB, free_disk_check
 
+from omkd.engine import formats
+
 DEFAULT_FIXTURES: Final = Path("/work/shared/fixtures/real")
 DEFAULT_CORPUS: Final = BENCH_DIR / "corpus"
 DEFAULT_SIZE_MB: Final = 300.0
@@ -157,13 +159,15 @@ def copy_dirs(corpus: Path) -> list[Path]:
     return sorted(p for p in corpus.glob(f"{COPY_PREFIX}*") if p.is_dir())
 
 
-def list_files(roots: Sequence[Path]) -> list[Path]:
-    """Every ``*.jsonl`` below ``roots``, in the order ``omkd scan`` walks them (sorted)."""
+def list_files(roots: Sequence[Path], documents: bool = False) -> list[Path]:
+    """Every ``*.jsonl`` below ``roots`` (with ``documents``, every file omkd reads as a
+    transcript: Gemini's whole-document chats too), in the order ``omkd scan`` walks them."""
+    wanted = formats.is_transcript if documents else (lambda path: path.endswith(".jsonl"))
     files: list[Path] = []
     for root in roots:
         for directory, subdirs, names in os.walk(root):
             subdirs.sort()
-            files.extend(Path(directory, n) for n in sorted(names) if n.endswith(".jsonl"))
+            files.extend(Path(directory, n) for n in sorted(names) if wanted(os.path.join(directory, n)))
     return files
 
 

@@ -51,8 +51,8 @@ from corpus import DEFAULT_CORPUS, DEFAULT_FIXTURES, DEFAULT_SIZE_MB, build_corp
 CHUNK_BYTES: Final = 1 << 20
 
 # Targets (the only fixed numbers; everything reported is measured).
-TARGET_RATIO: Final = 2.5
-"""scan wall time / parse-only floor time, on the full corpus."""
+TARGET_RATIO: Final = 1.2
+"""scan wall time / parse-only floor time, on the full corpus (issue 16; 2.5 before it)."""
 TARGET_RSS_MB: Final = 150.0
 """peak RSS of ``omkd scan``, at every corpus size."""
 TARGET_RSS_GROWTH: Final = 0.10
@@ -74,7 +74,8 @@ class FloorRun:
 
 
 def parse_floor(files: Sequence[Path]) -> FloorRun:
-    """The floor: 1 MiB reads, split into lines, ``orjson.loads`` every non-empty line. Nothing else."""
+    """The floor: 1 MiB reads, split into lines, ``orjson.loads`` every non-empty line; a
+    whole-document chat (Gemini's ``.json``) read and parsed in one piece. Nothing else."""
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
     per_file: list[int] = []
@@ -83,6 +84,13 @@ def parse_floor(files: Sequence[Path]) -> FloorRun:
     started = time.perf_counter()
     for path in files:
         records = 0
+        if path.suffix == ".json":
+            try:
+                loads(path.read_bytes())
+            except decode_error:
+                bad += 1
+            per_file.append(0)  # a document's records are its messages, not counted here
+            continue
         tail = b""
         with path.open("rb") as handle:
             while chunk := handle.read(CHUNK_BYTES):
@@ -161,12 +169,15 @@ def markdown(results: Results) -> str:
         f"| ratio scan / floor time | {t['ratio']['value']:.2f} | <= {t['ratio']['target']} | {t['ratio']['status']} |",
         f"| peak RSS, max over sizes | {t['peak_rss_mb']['value']:.1f} MB | <= {t['peak_rss_mb']['target']} MB "
         f"| {t['peak_rss_mb']['status']} |",
-        f"| peak RSS, all processes together (sampled every 10 ms), 1/4 and full corpus "
-        f"| {t['tree_rss_mb']['quarter']:.1f} / {t['tree_rss_mb']['value']:.1f} MB "
-        f"| <= {t['tree_rss_mb']['target']} MB | {t['tree_rss_mb']['status']} |",
-        f"| RSS growth 1/4 -> full corpus | {t['rss_flat']['value'] * 100:+.1f} % "
+        f"| peak RSS, all processes together (sampled every 10 ms): 1/4 of the copy sets, all of them, "
+        f"the whole corpus | {t['tree_rss_mb']['quarter']:.1f} / {t['tree_rss_mb']['copies']:.1f} / "
+        f"{t['tree_rss_mb']['value']:.1f} MB | <= {t['tree_rss_mb']['target']} MB | {t['tree_rss_mb']['status']} |",
+        f"| all processes: growth 1/4 -> all copy sets | {t['tree_rss_mb']['growth'] * 100:+.1f} % "
+        f"| <= +{t['rss_flat']['target'] * 100:.0f} % | {t['tree_rss_mb']['flat']} |",
+        f"| largest process: growth 1/4 -> all copy sets | {t['rss_flat']['value'] * 100:+.1f} % "
         f"| <= +{t['rss_flat']['target'] * 100:.0f} % | {t['rss_flat']['status']} |",
-        f"| RSS slope 1/4 -> full corpus | {t['rss_flat']['mb_rss_per_100_mb_input']:+.2f} MB per 100 MB input | | |",
+        f"| largest process: slope 1/4 -> all copy sets "
+        f"| {t['rss_flat']['mb_rss_per_100_mb_input']:+.2f} MB per 100 MB input | | |",
         f"| corpus check: scan records == floor records (1 copy set); sessions x2 with 2 copy sets "
         f"| {results.sanity.get('records_match')}; {results.sanity.get('fresh_session_ids')} | | |",
         f"| scan startup (empty input): wall, peak RSS | {results.startup['seconds']:.2f} s, "
@@ -253,7 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     copies = corpus.copies
     print(f"corpus {'reused' if corpus.reused else 'built'}: {corpus.root} ({len(copies)} copy sets)")
 
-    files = list_files([corpus.root])
+    files = list_files([corpus.root], documents=True)
     total_bytes = sum(f.stat().st_size for f in files)
 
     # Warm the page cache (untimed), so the floor and the scans all read from memory.
@@ -279,14 +290,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     for label, fraction in [("1/4", 0.25), ("1/2", 0.5)]:
         subset = copies[: max(1, math.ceil(len(copies) * fraction))]
         points.append(size_point(label, subset, records_of, [run_scan(subset, timer) for _ in range(args.runs)]))
-    points.append(size_point("full", copies, records_of, full_runs))
+    points.append(size_point("all", copies, records_of, [run_scan(copies, timer) for _ in range(args.runs)]))
 
-    # All processes together (the scan and its workers), on the full corpus and on a quarter of it.
-    tree_full = tree_peak_rss(scan_command([corpus.root]))[1]
+    # All processes together (the scan and its workers): a quarter of the copy sets, all of them
+    # (the same transcripts, 4x as many), and the whole corpus (the other agents' files too).
     tree_quarter = tree_peak_rss(scan_command(copies[: max(1, math.ceil(len(copies) * 0.25))]))[1]
+    tree_copies = tree_peak_rss(scan_command(copies))[1]
+    tree_full = tree_peak_rss(scan_command([corpus.root]))[1]
 
     full = points[-1]
-    ratio = full.best_seconds / floor_best
+    whole_best = min(run.seconds for run in full_runs)
+    ratio = whole_best / floor_best
     peak_rss = max(p.peak_rss_mb for p in points)
     growth = full.peak_rss_mb / points[0].peak_rss_mb - 1
     slope = (
@@ -319,11 +333,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         scan={
             "command": " ".join(scan_command([corpus.root])),
             "runs": args.runs,
-            "seconds": full.scan_seconds,
-            "best_seconds": full.best_seconds,
-            "mb_per_s": total_bytes / MB / full.best_seconds,
-            "records_per_s": total_records / full.best_seconds,
-            "peak_rss_mb": full.peak_rss_mb,
+            "seconds": [run.seconds for run in full_runs],
+            "best_seconds": whole_best,
+            "mb_per_s": total_bytes / MB / whole_best,
+            "records_per_s": total_records / whole_best,
+            "peak_rss_mb": max(run.peak_rss_bytes for run in full_runs) / MB,
         },
         startup={
             "seconds": min(r.seconds for r in startup_runs),
@@ -336,8 +350,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             "tree_rss_mb": {
                 "value": tree_full / MB,
                 "quarter": tree_quarter / MB,
+                "copies": tree_copies / MB,
+                "growth": tree_copies / tree_quarter - 1,
                 "target": TARGET_RSS_MB,
-                "status": status(tree_full / MB <= TARGET_RSS_MB),
+                "status": status(max(tree_full, tree_copies) / MB <= TARGET_RSS_MB),
+                "flat": status(tree_copies / tree_quarter - 1 <= TARGET_RSS_GROWTH),
             },
             "rss_flat": {
                 "value": growth,
