@@ -7,6 +7,7 @@ the same files read on the loop alone (a figure stated by hand would only restat
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import signal
@@ -19,9 +20,11 @@ import pytest
 from omkd.daemon.backfill import FROM_BYTES, FirstRead, read_first
 from omkd.daemon.config import Config
 from omkd.daemon.ingest import READ_STEP, Ingest
+from omkd.daemon.scheduler import ReadScheduler
 from omkd.daemon.state import StateStore
 from omkd.engine.records import to_data
 from omkd.engine.report import build_report
+from omkd.shell.scan import discover, scan
 from omkd.testing import DaemonProcess, ManualClock
 
 SAMPLES: Final = (
@@ -229,3 +232,91 @@ def test_a_killed_worker_loses_nothing(real_fixtures: Path, tmp_path: Path, read
         assert without_times(daemon.get("/api/v1/status")) == read_on_the_loop_only
         assert any(e.get("event") == "catch_up_workers_broken" for e in daemon.log_events())
         assert daemon.stop() == 0
+
+
+# --- found by the review: a file gone while a worker holds it; copies of one stream ----------
+
+
+def test_a_file_deleted_while_a_worker_holds_it_is_drained_through_its_descriptor(
+    real_fixtures: Path, tmp_path: Path
+) -> None:
+    def biggest(root: Path) -> Path:
+        return max(root.rglob("*.jsonl"), key=lambda p: p.stat().st_size)
+
+    shutil.copytree(real_fixtures / SAMPLES[0], tmp_path / "here" / "projects")
+    expected_ingest = open_ingest(tmp_path / "here", tmp_path / "here" / "projects")
+    read_on_the_loop(expected_ingest)
+    biggest(tmp_path / "here" / "projects").unlink()
+    read_on_the_loop(expected_ingest)  # the rescan ends it
+    expected = figures(expected_ingest)
+
+    root = tmp_path / "there" / "projects"
+    shutil.copytree(real_fixtures / SAMPLES[0], root)
+    ingest = open_ingest(tmp_path / "there", root)
+    gone = biggest(root)
+
+    async def catch_up() -> None:
+        wake = asyncio.Event()
+        scheduler = ReadScheduler(ingest, ingest.clock, wake)
+        backfill = scheduler.backfill = ingest.backfill(1, wake.set)
+        for file in ingest.rescan():
+            scheduler.ready[file.stream_id] = file
+        held = next(f for f in scheduler.ready.values() if f.path == str(gone))
+        backfill.hand_out(held)
+        del scheduler.ready[held.stream_id]
+        await asyncio.wait_for(wake.wait(), 60)  # its reading is back, not adopted yet
+        gone.unlink()  # deleted now (Claude Code's clean-up), before the loop takes the reading
+        for file in ingest.rescan():
+            scheduler.ready[file.stream_id] = file
+        while scheduler.ready or backfill.busy:
+            await scheduler.read_ready(lambda: False)
+        scheduler.stop_backfill()
+
+    asyncio.run(catch_up())
+    read_on_the_loop(ingest)
+    assert figures(ingest) == expected
+    assert ingest.stats.catch_up_files == {"read_here": 1}  # drained by the loop: nothing lost
+
+
+def test_two_copies_of_a_stream_keep_the_copy_a_scan_keeps(real_fixtures: Path, tmp_path: Path) -> None:
+    source = max((real_fixtures / SAMPLES[0]).rglob("*.jsonl"), key=lambda p: p.stat().st_size)
+    root = tmp_path / "projects"
+    (root / "proj" / "a").mkdir(parents=True)
+    # identical copies, one in a folder whose name sorts before the file's: a scan reads a
+    # folder's files before its sub-folders, so it keeps the copy in the sub-folder
+    shutil.copy(source, root / "proj" / "zz.jsonl")
+    shutil.copy(source, root / "proj" / "a" / "zz.jsonl")
+    kept_by_scan = {s.stream for s in scan(discover([root])).segments.values()}
+    ingest = open_ingest(tmp_path, root)
+    read_on_the_loop(ingest)
+    assert {s.stream for s in ingest.live.fold.segments.values()} == kept_by_scan == {"proj/a/zz.jsonl"}
+
+
+def test_a_renamed_file_read_again_gives_the_new_rules_figures(real_fixtures: Path, tmp_path: Path) -> None:
+    """Read with hedging on; every file renamed to a name that sorts before its old one; restarted
+    with hedging off (other rules: everything is read again). The new reading replaces the old."""
+
+    def ingest_with(workdir: Path, root: Path, hedging: bool) -> Ingest:
+        config = config_of(workdir, root).model_copy(
+            update={"hedging": config_of(workdir, root).hedging.model_copy(update={"enabled": hedging})}
+        )
+        store = StateStore(config.state_dir())
+        return Ingest(config, store, store.open(), ManualClock(wall=WALL))
+
+    root = tmp_path / "projects"
+    shutil.copytree(real_fixtures / "iansherr__claude-code-log", root)
+    first = ingest_with(tmp_path, root, hedging=True)
+    read_on_the_loop(first)
+    assert any(g.type == "hedging" for s in first.live.fold.segments.values() for g in s.signals)
+    assert first.checkpoint()
+    first.shutdown()
+    first.store.close()
+    for path in sorted(root.rglob("*.jsonl")):
+        path.rename(path.with_name("0" + path.name))
+    again = ingest_with(tmp_path, root, hedging=False)
+    read_on_the_loop(again)
+    again.end_rereading()
+    fresh = ingest_with(tmp_path / "fresh", root, hedging=False)
+    read_on_the_loop(fresh)
+    assert figures(again)["skills"] == figures(fresh)["skills"]
+    assert not any(g.type == "hedging" for s in again.live.fold.segments.values() for g in s.signals)

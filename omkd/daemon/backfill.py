@@ -18,6 +18,7 @@ import asyncio
 import os
 import signal
 import stat
+import time
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -47,8 +48,12 @@ IN_FLIGHT_PER_WORKER: Final = 2
 """Files sent to a worker at once: the next one waits in its pipe while the loop takes the last
 reading, and a file waits little between being sent and being read (what is read is what is
 there then)."""
-STOP_SECONDS: Final = 0.5
-"""How long an idle worker is given to exit when told to, before it is killed."""
+STOP_SECONDS: Final = 0.2
+"""How long the idle workers, told to exit all at once, are given before they are killed (one
+still starting up would take its imports' time: the loop waits this long at most)."""
+MAX_DEFAULT_WORKERS: Final = 4
+"""The default ``tail.catch_up_workers`` is the usable cores, at most this many (each worker holds
+40 MB or so while it runs)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +85,7 @@ def read_first(
         return None
     processor = StreamProcessor(name, rules, max_line_bytes)
     head = b""
-    recent, recent_at = b"", 0
-    """The last bytes read, from offset ``recent_at``: the tail before ``consumed`` without a second read."""
+    recent, recent_at = b"", 0  # the last bytes read, from offset recent_at: the tail without a second read
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or (info.st_dev, info.st_ino) != identity:
@@ -111,7 +115,8 @@ def read_first(
 
 
 Adopt = Callable[[TrackedFile, FirstRead], bool]
-Task = tuple[str, tuple[int, int], str, SegmenterRules, int]
+ReadTask = tuple[str, tuple[int, int], str, SegmenterRules, int]
+"""``read_first``'s arguments, as sent to a worker."""
 
 
 def serve(connection: Connection) -> None:
@@ -119,7 +124,7 @@ def serve(connection: Connection) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the daemon decides
     while True:
         try:
-            task: Task | None = connection.recv()
+            task: ReadTask | None = connection.recv()
         except (EOFError, OSError):
             return
         if task is None:
@@ -163,8 +168,13 @@ class Backfill:
         wake: Callable[[], None],
         on_error: Callable[[BaseException, str], None],
         outcomes: Counter[str] | None = None,
+        hold_open: Callable[[TrackedFile], None] = lambda file: None,
     ) -> None:
+        """``hold_open`` opens a file's descriptor on the loop before a worker is sent it (an
+        ``OSError`` leaves the file to the loop): deleted or replaced while the worker reads it by
+        its path, the file is then drained through that descriptor as any, nothing lost."""
         self.workers = workers
+        self._hold_open = hold_open
         self._rules = rules
         self._max_line_bytes = max_line_bytes
         self._name_of = name_of
@@ -205,6 +215,7 @@ class Backfill:
         )
 
     def hand_out(self, file: TrackedFile) -> None:
+        """Queue ``file`` for a worker (``wants`` said it is worth one)."""
         self._tried.add(file.stream_id)
         self._queue[file.stream_id] = file
         self._send()
@@ -224,7 +235,12 @@ class Backfill:
             while self._queue and len(worker.files) < IN_FLIGHT_PER_WORKER:
                 stream_id = next(iter(self._queue))
                 file = self._queue.pop(stream_id)
-                task: Task = (file.path, file.identity, self._name_of(file.path), self._rules, self._max_line_bytes)
+                try:
+                    self._hold_open(file)
+                except OSError:
+                    self._given_back.append(file)  # the loop meets the error the usual way
+                    continue
+                task: ReadTask = (file.path, file.identity, self._name_of(file.path), self._rules, self._max_line_bytes)
                 worker.files.append(file)
                 try:
                     worker.connection.send(task)
@@ -303,9 +319,11 @@ class Backfill:
                 except OSError:
                     worker.process.kill()
             worker.connection.close()
+        deadline = time.monotonic() + STOP_SECONDS
         for worker in pool:
-            worker.process.join(STOP_SECONDS)
+            worker.process.join(max(0.0, deadline - time.monotonic()))
+        for worker in pool:
             if worker.process.is_alive():
                 worker.process.kill()
-                worker.process.join(STOP_SECONDS)
+                worker.process.join()  # a killed process ends at once
             worker.process.close()

@@ -112,7 +112,7 @@ class Tail(_Section):
     catch_up_workers: int | None = Field(default=None, ge=0)
     """Worker processes that read files never read before while omkd is more than 8 MiB behind
     (at start, or later); 0 reads everything on the event loop. Unset: the cores omkd may
-    run on. Not used with the LLM judge of hedging (its verdicts are asked on the loop)."""
+    run on, at most 4. Not used with the LLM judge of hedging (its verdicts are asked on the loop)."""
 
 
 class Segments(_Section):

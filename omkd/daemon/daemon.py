@@ -20,7 +20,7 @@ from typing import Final
 
 import structlog
 
-from omkd.daemon.backfill import Backfill
+from omkd.daemon.backfill import MAX_DEFAULT_WORKERS, Backfill
 from omkd.daemon.chores import Chores
 from omkd.daemon.clock import SYSTEM_CLOCK, Clock
 from omkd.daemon.config import Config, ConfigError, load_config
@@ -323,19 +323,10 @@ class Daemon:
         judge's verdicts are wanted while reading."""
         workers = self.config.tail.catch_up_workers
         if workers is None:
-            workers = usable_cores()
+            workers = min(usable_cores(), MAX_DEFAULT_WORKERS)
         if workers <= 0 or ingest.refiner is not None:
             return None
-        return Backfill(
-            workers,
-            ingest.streams.rules,
-            ingest.streams.max_line_bytes,
-            ingest.streams.name_of,
-            ingest.adopt,
-            self._wake.set,
-            lambda error, path: ingest.faults.record("catch_up", error, path=path),
-            ingest.stats.catch_up_files,
-        )
+        return ingest.backfill(workers, self._wake.set)
 
     def _rescan_interval(self, polling: bool) -> float:
         tail = self.config.tail

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 from typing import Final
 
 import structlog
 
-from omkd.daemon.backfill import FirstRead
+from omkd.daemon.backfill import Backfill, FirstRead
 from omkd.daemon.clock import SYSTEM_CLOCK, Clock
 from omkd.daemon.config import Config
 from omkd.daemon.faults import Faults
@@ -149,6 +150,7 @@ class Ingest:
                 ("segments", old.segments, new.segments),
                 ("hedging", old.hedging, new.hedging),
                 ("tail.max_line_bytes", old.tail.max_line_bytes, new.tail.max_line_bytes),
+                ("tail.catch_up_workers", old.tail.catch_up_workers, new.tail.catch_up_workers),
             )
             if before != after
         ]
@@ -280,6 +282,21 @@ class Ingest:
             self._took(file, total)
             self.fold_changes(processor)
         return total
+
+    def backfill(self, workers: int, wake: Callable[[], None]) -> Backfill:
+        """Catch-up workers that read for this ingest (``backfill.py``); ``wake`` is called on the
+        loop when a reading came back."""
+        return Backfill(
+            workers,
+            self.streams.rules,
+            self.streams.max_line_bytes,
+            self.streams.name_of,
+            self.adopt,
+            wake,
+            lambda error, path: self.faults.record("catch_up", error, path=path),
+            self.stats.catch_up_files,
+            self.tailer.hold_open,
+        )
 
     def adopt(self, file: TrackedFile, read: FirstRead) -> bool:
         """Take a catch-up worker's reading of ``file`` from 0 (``backfill.py``) as if the loop had

@@ -47,9 +47,9 @@ class ReadScheduler:
         self.watch: Watch = PollingWatch()
         self.caught_up = False
         self.announced = False
-        self.backfill: Backfill | None = None
-        """Catch-up workers: files never read are read by them while replaying."""
         """Set once the daemon is ready: rescans from then on can tell missed events."""
+        self.backfill: Backfill | None = None
+        """Catch-up workers: files never read are read by them while far behind."""
 
     @property
     def polling(self) -> bool:

@@ -212,6 +212,11 @@ class Tailer:
         self._open.move_to_end(file.stream_id)
         return file.fd
 
+    def hold_open(self, file: TrackedFile) -> None:
+        """Open ``file``'s descriptor now (``OSError`` when it cannot be): deleted or replaced
+        later, the file stays readable through it (a catch-up worker reads a file by its path)."""
+        self._fd(file)
+
     def _make_room(self) -> None:
         """Close the least recently read descriptors over the cap, but never one whose path no
         longer names its file (deleted, rotated out, replaced, not noticed yet): it is the only way

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 from omkd.engine.counters import GapCounts, SkillCounters
 from omkd.engine.links import Link
-from omkd.engine.pipeline import Fold
+from omkd.engine.pipeline import Fold, kept_copy
 from omkd.engine.segment_book import SegmentBook
 from omkd.engine.summary import SegmentSummary
 from omkd.engine.timespec import day_of
@@ -130,12 +130,14 @@ class LiveFold:
         """Fold a segment's latest summary, or hold it while its skill is a link not learnt yet.
 
         Two files that hold one stream (a session copied, or kept at two moments) give the same
-        segment keys: the copy read further wins, whichever is read first (as ``Fold.add_read``
-        in a scan), and of two read as far the later in path order (the one a scan reads last). A
-        file read again under its own name (rewritten, read anew) replaces."""
-        held = self.stored(summary.key)
-        if held is not None and held.stream != summary.stream and _wins_over(held, summary):
-            return
+        segment keys: the copy a scan keeps wins, whichever is read first (``kept_copy``). While
+        the history is read again (``recount``) the new reading replaces: a file renamed since it
+        was first read gives its segments under its new name then."""
+        if self.recount_before is None:
+            held = self.stored(summary.key)
+            # under one name it is the same file read further, or read again: its latest replaces
+            if held is not None and held.stream != summary.stream and kept_copy(held, summary):
+                return
         self.changed_segments.add(summary.key)
         if summary.last_ts is not None and (self.last_event_ts is None or summary.last_ts > self.last_event_ts):
             self.last_event_ts = summary.last_ts
@@ -253,11 +255,3 @@ class LiveFold:
 
     def window(self) -> Window:
         return self.fold.window
-
-
-def _wins_over(held: SegmentSummary, other: SegmentSummary) -> bool:
-    """Of two files' summaries of one segment, ``held`` is the copy to keep: read further, or as far
-    and later in path order (a scan's discovery reads folders and files in sorted order)."""
-    if held.end_line != other.end_line:
-        return held.end_line > other.end_line
-    return held.stream.split("/") > other.stream.split("/")

@@ -235,6 +235,22 @@ class StreamRead:
         return cls(summaries, stream.take_links(), stream.counters, bool(stream.splitter.pending_bytes))
 
 
+def kept_copy(held: SegmentSummary, other: SegmentSummary) -> bool:
+    """Of two files' summaries of one segment (two copies of a stream: a session copied, or kept
+    at two moments), ``held`` is the one to keep: read further, or as far and later in the order a
+    scan discovers files (a folder's files, sorted, before its sub-folders); of two as far under one
+    name (the same file read again, or two roots' files of one relative path) the later."""
+    if held.end_line != other.end_line:
+        return held.end_line > other.end_line
+    return discovery_order(held.stream) > discovery_order(other.stream)
+
+
+def discovery_order(name: str) -> tuple[tuple[int, str], ...]:
+    """A sort key of a file's name (its path below its root) in ``omkd scan``'s walk order."""
+    *folders, file = name.split("/")
+    return (*((1, folder) for folder in folders), (0, file))
+
+
 def segment_fingerprint(key: str) -> int:
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
 
@@ -272,7 +288,7 @@ class Fold:
         """
         for summary in read.summaries:
             folded = self.segments.get(summary.key) or self.links.pending.get(summary.key)
-            if folded is not None and folded.end_line > summary.end_line:
+            if folded is not None and kept_copy(folded, summary):
                 continue  # another copy of the same stream, read further: its figures include these
             self.offer(summary)
         for link in read.links:
