@@ -115,11 +115,12 @@ def read_first(
 
 
 Adopt = Callable[[TrackedFile, FirstRead], bool]
-ReadTask = tuple[str, tuple[int, int], str, SegmenterRules, int]
-"""``read_first``'s arguments, as sent to a worker."""
+ReadTask = tuple[str, tuple[int, int], str]
+"""A file to read, as sent to a worker: ``read_first``'s path, identity and name (the rules and
+the line cap come once, when the worker starts)."""
 
 
-def serve(connection: Connection) -> None:
+def serve(connection: Connection, rules: SegmenterRules, max_line_bytes: int) -> None:
     """A catch-up worker: read each file sent until told to stop (None) or the daemon is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the daemon decides
     while True:
@@ -131,18 +132,59 @@ def serve(connection: Connection) -> None:
             return
         reply: tuple[str, Any]
         try:
-            reply = ("read", read_first(*task))
+            reply = ("read", read_first(*task, rules, max_line_bytes))
         except Exception as error:  # told to the daemon, which reads the file itself
             reply = ("failed", f"{type(error).__name__}: {error}")
         connection.send(reply)
 
 
 @dataclass(slots=True)
-class _Worker:
+class Worker:
+    """A catch-up worker process and the loop's end of its pipe."""
+
     process: BaseProcess
     connection: Connection
     files: deque[TrackedFile] = field(default_factory=deque)
     """Sent and not answered yet, in the order sent (a worker answers in that order)."""
+
+
+def spawn_workers(count: int, rules: SegmenterRules, max_line_bytes: int) -> list[Worker]:
+    """Start ``count`` workers. Spawned, not forked: the daemon has threads (the watch) and an open
+    SQLite connection."""
+    import multiprocessing  # deferred: a daemon that never catches up starts no worker
+
+    context = multiprocessing.get_context("spawn")
+    workers = []
+    for number in range(count):
+        ours, theirs = context.Pipe()
+        process = context.Process(
+            target=serve, args=(theirs, rules, max_line_bytes), name=f"omkd-catch-up-{number}", daemon=True
+        )
+        process.start()
+        theirs.close()  # the worker's end: its death then closes the pipe
+        workers.append(Worker(process, ours))
+    return workers
+
+
+def stop_workers(workers: list[Worker]) -> None:
+    """Tell idle workers to exit and kill busy ones, waiting ``STOP_SECONDS`` for all together."""
+    for worker in workers:
+        if worker.files:
+            worker.process.kill()
+        else:
+            try:
+                worker.connection.send(None)
+            except OSError:
+                worker.process.kill()
+        worker.connection.close()
+    deadline = time.monotonic() + STOP_SECONDS
+    for worker in workers:
+        worker.process.join(max(0.0, deadline - time.monotonic()))
+    for worker in workers:
+        if worker.process.is_alive():
+            worker.process.kill()
+            worker.process.join()  # a killed process ends at once
+        worker.process.close()
 
 
 class WorkerDiedError(RuntimeError):
@@ -181,7 +223,7 @@ class Backfill:
         self._adopt = adopt
         self._wake = wake
         self._on_error = on_error
-        self._pool: list[_Worker] = []
+        self._pool: list[Worker] = []
         self._queue: dict[str, TrackedFile] = {}
         self._answered: list[tuple[TrackedFile, tuple[str, Any]]] = []
         self._given_back: list[TrackedFile] = []
@@ -221,8 +263,8 @@ class Backfill:
         self._send()
 
     def start(self) -> None:
-        """Start the workers now (their start-up overlaps the daemon's: a first catch-up is sure to
-        want them), else they start with the first file handed out."""
+        """Start the workers now, not with the first file handed out: their start-up then overlaps
+        the loop's first reads."""
         if not self._pool and not self.broken and self.workers > 0:
             self._start()
 
@@ -240,7 +282,7 @@ class Backfill:
                 except OSError:
                     self._given_back.append(file)  # the loop meets the error the usual way
                     continue
-                task: ReadTask = (file.path, file.identity, self._name_of(file.path), self._rules, self._max_line_bytes)
+                task: ReadTask = (file.path, file.identity, self._name_of(file.path))
                 worker.files.append(file)
                 try:
                     worker.connection.send(task)
@@ -249,22 +291,13 @@ class Backfill:
                     return
 
     def _start(self) -> None:
-        import multiprocessing  # deferred: a daemon that never replays starts no worker
-
-        # spawn, not fork: the daemon has threads (the watch) and an open SQLite connection
-        context = multiprocessing.get_context("spawn")
+        self._pool = spawn_workers(self.workers, self._rules, self._max_line_bytes)
         loop = asyncio.get_running_loop()
-        for number in range(self.workers):
-            ours, theirs = context.Pipe()
-            process = context.Process(target=serve, args=(theirs,), name=f"omkd-catch-up-{number}", daemon=True)
-            process.start()
-            theirs.close()  # the worker's end: its death then closes the pipe
-            worker = _Worker(process, ours)
-            self._pool.append(worker)
-            loop.add_reader(ours.fileno(), self._readable, worker)
-        log.info("catch_up_workers", workers=self.workers)
+        for worker in self._pool:
+            loop.add_reader(worker.connection.fileno(), self._readable, worker)
+        log.info("catch_up_workers", workers=len(self._pool))
 
-    def _readable(self, worker: _Worker) -> None:
+    def _readable(self, worker: Worker) -> None:
         """A worker's pipe has something: a reading, or the end (the worker died)."""
         try:
             reply = worker.connection.recv()
@@ -311,19 +344,4 @@ class Backfill:
         for worker in pool:
             loop.remove_reader(worker.connection.fileno())
             self._given_back.extend(worker.files)
-            if worker.files:
-                worker.process.kill()
-            else:
-                try:
-                    worker.connection.send(None)
-                except OSError:
-                    worker.process.kill()
-            worker.connection.close()
-        deadline = time.monotonic() + STOP_SECONDS
-        for worker in pool:
-            worker.process.join(max(0.0, deadline - time.monotonic()))
-        for worker in pool:
-            if worker.process.is_alive():
-                worker.process.kill()
-                worker.process.join()  # a killed process ends at once
-            worker.process.close()
+        stop_workers(pool)

@@ -28,6 +28,9 @@ class StoredSegments(SegmentBook):
         self._count = 0
         self._gone: set[str] = set()
         """Forgotten since the last checkpoint: the store still holds them until it deletes them."""
+        self._looked_up: tuple[str | None, SegmentSummary | None] = (None, None)
+        """The last key read from the store and what it gave: folding a summary asks for its key
+        three times in a row (the copy rule, the fold, the upsert). Any change forgets it."""
 
     @property
     def in_memory(self) -> int:
@@ -40,16 +43,23 @@ class StoredSegments(SegmentBook):
         summary = self._summaries.get(key)
         if summary is not None or key in self._gone:
             return summary
+        looked_up, found = self._looked_up
+        if looked_up == key:
+            return found
         saved = self._store.segment(key)
-        return None if saved is None or saved.inherit else saved
+        found = None if saved is None or saved.inherit else saved
+        self._looked_up = (key, found)
+        return found
 
     def put(self, summary: SegmentSummary, old: SegmentSummary | None) -> None:
+        self._looked_up = (None, None)
         if old is None:
             self._count += 1
         self._gone.discard(summary.key)
         super().put(summary, self._summaries.get(summary.key))
 
     def adopt(self, summary: SegmentSummary) -> None:
+        self._looked_up = (None, None)
         self._count += 1
         if summary.open:
             super().put(summary, None)
@@ -59,6 +69,7 @@ class StoredSegments(SegmentBook):
         if old is None:
             return None
         self._count -= 1
+        self._looked_up = (None, None)
         super().pop(key)
         self._gone.add(key)
         return old
@@ -120,6 +131,7 @@ class StoredSegments(SegmentBook):
 
     def checkpointed(self) -> None:
         """Every change is in the store now: let go of the closed summaries."""
+        self._looked_up = (None, None)
         self._gone.clear()
         kept = [s for s in self._summaries.values() if s.open]
         self._summaries.clear()
