@@ -28,7 +28,7 @@ from typing import Any, Final
 
 import structlog
 
-from omkd.daemon.tailer import HEAD_BYTES, MARKER_BYTES, TrackedFile, digest
+from omkd.daemon.tailer import HEAD_BYTES, MARKER_BYTES, TrackedFile, digest, head_length
 from omkd.engine import stream_state
 from omkd.engine.counters import StreamCounters
 from omkd.engine.links import Link
@@ -109,7 +109,7 @@ def read_first(
     finally:
         os.close(fd)
     summaries, links = processor.take_changed(), processor.take_links()
-    head_len = min(HEAD_BYTES, consumed)
+    head_len = head_length(consumed)
     state = stream_state.dumps(processor)
     return FirstRead(consumed, head_len, digest(head[:head_len]), tail, state, processor.counters, summaries, links)
 

@@ -39,6 +39,11 @@ def digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
+def head_length(offset: int) -> int:
+    """How much of a file read to ``offset`` its head (the identity hash) covers."""
+    return min(HEAD_BYTES, offset)
+
+
 def new_stream_id() -> str:
     return uuid.uuid4().hex
 
@@ -272,7 +277,7 @@ class Tailer:
 
     def _note_head(self, file: TrackedFile, fd: int) -> None:
         if file.head_len < HEAD_BYTES and file.read_offset > file.head_len:
-            file.head_len = min(HEAD_BYTES, file.read_offset)
+            file.head_len = head_length(file.read_offset)
             file.head_hash = digest(pread_exact(fd, file.head_len, 0))
 
     # --- reading ----------------------------------------------------------------------------------
