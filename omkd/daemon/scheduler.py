@@ -123,12 +123,18 @@ class ReadScheduler:
                 backfill.stop()  # caught up: appends are read here
             return worked
         ingest = self.ingest
-        behind = backfill is not None and self._far_behind()
+        # far behind (a sum over every file followed): asked once, and only for a file a worker wants
+        behind: bool | None = None
         for stream_id, file in list(self.ready.items()):
             if stream_id not in ingest.tailer.files:
                 del self.ready[stream_id]
                 continue
-            if backfill is not None and (backfill.holds(stream_id) or (behind and self._hand_out(backfill, file))):
+            if backfill is not None and not backfill.holds(stream_id) and self._worth_a_worker(backfill, file):
+                if behind is None:
+                    behind = self._far_behind()
+                if behind:
+                    backfill.hand_out(file)
+            if backfill is not None and backfill.holds(stream_id):
                 del self.ready[stream_id]  # a worker reads it (or will); ``_collect`` gives it back
                 continue
             try:
@@ -163,11 +169,8 @@ class ReadScheduler:
             self.backfill.stop()
             self._collect(self.backfill)
 
-    def _hand_out(self, backfill: Backfill, file: TrackedFile) -> bool:
-        if backfill.wants(file) and self.ingest.streams.get(file.stream_id) is None:
-            backfill.hand_out(file)
-            return True
-        return False
+    def _worth_a_worker(self, backfill: Backfill, file: TrackedFile) -> bool:
+        return backfill.wants(file) and self.ingest.streams.get(file.stream_id) is None
 
     def _collect(self, backfill: Backfill) -> bool:
         """Adopt the workers' readings; their files are read on from where the workers stopped."""
