@@ -256,3 +256,21 @@ def test_the_stored_gap_count_cuts_at_the_millisecond_iso_writes(tmp_path: Path)
     for since_at in (1643681317.1989994, 1643681317.199, 1643681317.198, 1643681317.1979995):
         assert stored.count_outside_gaps(window, None, None, since_at, None) == count_gaps(saved, None, None, since_at)
     store.close()
+
+
+def test_a_saved_summary_that_is_not_json_is_skipped_by_the_stored_gap_count(tmp_path: Path) -> None:
+    """A row of the store that starts as JSON but is not (a torn or edited state file) is left out
+    of the count, as reading the summaries back leaves it out: the other rows still count."""
+    store = StateStore(tmp_path / "state")
+    store.open()
+    stored = StoredSegments(store)
+    saved = [summary("ka", 100.0, 110.0, False, 2), summary("kb", 120.0, 130.0, False, 1)]
+    store.save(Checkpoint(segments=saved))
+    assert store._db is not None
+    store._db.execute("UPDATE segments SET summary = ? WHERE key = 'kb'", (b'{"key": "kb", "signals": [',))
+    window = Window(since=1_900_000_000.0)
+    readable = [s for s in store.segments() if s is not None]
+    assert [s.key for s in readable] == ["ka"]
+    for skill, kind in ((None, None), ("deploy", None), (None, "failed_search")):
+        assert stored.count_outside_gaps(window, skill, kind, None, None) == count_gaps(readable, skill, kind, None)
+    store.close()

@@ -61,6 +61,9 @@ _SEGMENT_INDEXES: Final = """
 CREATE INDEX IF NOT EXISTS segments_by_start ON segments (first_ts);
 CREATE INDEX IF NOT EXISTS segments_by_last_seen ON segments (last_seen);
 """
+_READABLE_JSON: Final = "CASE WHEN json_valid(CAST(s.summary AS TEXT)) THEN CAST(s.summary AS TEXT) ELSE '{}' END"
+"""A saved summary as JSON text for SQLite's JSON functions: one that is not JSON (a torn or edited
+row) reads as an empty object, which would otherwise fail the whole query."""
 _BY_START: Final = {  # (since given, until given, inside the window): the summaries asked for
     (False, False, True): "SELECT summary FROM segments",
     (True, False, True): "SELECT summary FROM segments WHERE first_ts >= :since",
@@ -458,17 +461,18 @@ class StateStore:
         """The signals of the saved summaries outside ``[since, until)`` (plain-data ones, not waiting
         for a link) of this skill, agent and type, stamped at or after ``at_or_after`` to the
         millisecond as ``report.iso`` writes them: ``report.count_gaps``'s count, by SQLite's JSON
-        functions instead of decoding each summary."""
+        functions instead of decoding each summary. A row that is not JSON counts nothing, as
+        ``segments`` leaves it out."""
         if self._db is None:
             return 0
         where = _BY_START[(since is not None, until is not None, False)].split(" WHERE ", 1)[1]
         signals = (
             "SELECT json_extract(g.value, '$.type') AS type, json_extract(g.value, '$.timestamp') AS t "  # noqa: S608 (WHERE: a _BY_START constant; values bound)
-            "FROM segments AS s, json_each(CAST(s.summary AS TEXT), '$.signals') AS g "
+            f"FROM segments AS s, json_each({_READABLE_JSON}, '$.signals') AS g "
             f"WHERE ({where}) AND substr(s.summary, 1, 1) = x'7b' "
-            "AND json_array_length(CAST(s.summary AS TEXT), '$.inherit') = 0 "
-            "AND (:skill IS NULL OR json_extract(CAST(s.summary AS TEXT), '$.skill') = :skill) "
-            "AND (:agent IS NULL OR json_extract(CAST(s.summary AS TEXT), '$.agent') = :agent)"
+            f"AND json_array_length({_READABLE_JSON}, '$.inherit') = 0 "
+            f"AND (:skill IS NULL OR json_extract({_READABLE_JSON}, '$.skill') = :skill) "
+            f"AND (:agent IS NULL OR json_extract({_READABLE_JSON}, '$.agent') = :agent)"
         )
         seconds = f"SELECT type, t, CAST(t AS INTEGER) - (t < CAST(t AS INTEGER)) AS whole FROM ({signals})"  # noqa: S608
         query = (
