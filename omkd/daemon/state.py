@@ -457,12 +457,13 @@ class StateStore:
         agent: str | None,
         kind: str | None,
         at_or_after: float | None,
+        excluded: Iterable[str] = (),
     ) -> int:
         """The signals of the saved summaries outside ``[since, until)`` (plain-data ones, not waiting
-        for a link) of this skill, agent and type, stamped at or after ``at_or_after`` to the
-        millisecond as ``report.iso`` writes them: ``report.count_gaps``'s count, by SQLite's JSON
-        functions instead of decoding each summary. A row that is not JSON counts nothing, as
-        ``segments`` leaves it out."""
+        for a link, not of a key in ``excluded``) of this skill, agent and type, stamped at or after
+        ``at_or_after`` to the millisecond as ``report.iso`` writes them: ``report.count_gaps``'s
+        count, by SQLite's JSON functions instead of decoding each summary. A row that is not JSON
+        counts nothing, as ``segments`` leaves it out."""
         if self._db is None:
             return 0
         where = _BY_START[(since is not None, until is not None, False)].split(" WHERE ", 1)[1]
@@ -472,7 +473,8 @@ class StateStore:
             f"WHERE ({where}) AND substr(s.summary, 1, 1) = x'7b' "
             f"AND json_array_length({_READABLE_JSON}, '$.inherit') = 0 "
             f"AND (:skill IS NULL OR json_extract({_READABLE_JSON}, '$.skill') = :skill) "
-            f"AND (:agent IS NULL OR json_extract({_READABLE_JSON}, '$.agent') = :agent)"
+            f"AND (:agent IS NULL OR json_extract({_READABLE_JSON}, '$.agent') = :agent) "
+            "AND s.key NOT IN (SELECT value FROM json_each(:excluded))"
         )
         seconds = f"SELECT type, t, CAST(t AS INTEGER) - (t < CAST(t AS INTEGER)) AS whole FROM ({signals})"  # noqa: S608
         query = (
@@ -480,7 +482,10 @@ class StateStore:
             f"AND (:cutoff IS NULL OR (t IS NOT NULL AND {_MILLIS_SQL} >= :cutoff))"
         )
         cutoff = None if at_or_after is None else millis(at_or_after)
-        values = {"since": since, "until": until, "skill": skill, "agent": agent, "kind": kind, "cutoff": cutoff}
+        values = {
+            "since": since, "until": until, "skill": skill, "agent": agent, "kind": kind, "cutoff": cutoff,
+            "excluded": orjson.dumps(list(excluded)).decode(),
+        }  # fmt: skip
         row = self._db.execute(query, values).fetchone()
         return int(row[0]) if row else 0
 

@@ -111,17 +111,16 @@ class StoredSegments(SegmentBook):
         self, window: Window, skill: str | None, kind: str | None, since: float | None, agent: str | None
     ) -> int:
         """``report.count_gaps`` of the summaries outside ``window``: the saved ones counted by the
-        store (without decoding them), corrected for those memory holds a newer version of or has
-        forgotten, plus memory's own."""
+        store (without decoding them) but those memory holds a newer version of or has forgotten,
+        plus memory's own."""
 
         def count(summaries: Iterable[SegmentSummary]) -> int:
             return count_gaps(summaries, skill, kind, since, agent)
 
-        outside = window.contains
-        stored = self._store.count_signals(window.since, window.until, skill, agent, kind, since)
-        stored += count(s for s in self._store.legacy_segments() if not outside(s.first_ts) and not s.inherit)
-        replaced = (self._store.segment(key) for key in [*self._summaries, *self._gone])
-        stored -= count(s for s in replaced if s is not None and not s.inherit and not outside(s.first_ts))
+        held = [*self._summaries, *self._gone]
+        stored = self._store.count_signals(window.since, window.until, skill, agent, kind, since, held)
+        legacy = self._saved(self._store.legacy_segments())
+        stored += count(s for s in legacy if not window.contains(s.first_ts))
         return stored + count(super().outside(window))
 
     def stale(self, horizon: float) -> list[str]:

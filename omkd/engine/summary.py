@@ -106,17 +106,18 @@ class SegmentSummary:
         default, a field it has that this omkd does not know is left out. ``KeyError``,
         ``TypeError`` or ``ValueError`` when a field without a default is missing or malformed."""
         values: dict[str, Any] = {}
-        for f in fields(cls):
-            if f.name in plain:
-                values[f.name] = plain[f.name]
-            elif f.default is MISSING:
-                raise KeyError(f.name)
-        values["tokens"] = tuple(int(n) for n in values["tokens"])
-        known = {f.name for f in fields(Signal)}
+        for name, required in _PLAIN_FIELDS:
+            if name in plain:
+                values[name] = plain[name]
+            elif required:
+                raise KeyError(name)
+        values["tokens"] = tuple(map(int, values["tokens"]))
+        known = _SIGNAL_FIELDS
         values["signals"] = tuple(
-            Signal(**{k: v for k, v in signal.items() if k in known}) for signal in values["signals"]
+            Signal(**(signal if signal.keys() <= known else {k: v for k, v in signal.items() if k in known}))
+            for signal in values["signals"]
         )
-        values["accessed"] = frozenset(str(path) for path in values["accessed"])
+        values["accessed"] = frozenset(map(str, values["accessed"]))
         for name in ("user_given", "inherit"):
             if name in values:
                 values[name] = tuple(values[name])
@@ -137,6 +138,11 @@ class SegmentSummary:
         if self.first_ts is None or self.last_ts is None:
             return 0.0
         return self.last_ts - self.first_ts
+
+
+_PLAIN_FIELDS: Final = tuple((f.name, f.default is MISSING) for f in fields(SegmentSummary))
+"""(name, required) of each field, in order: what ``from_plain`` reads (asked once, not per summary)."""
+_SIGNAL_FIELDS: Final = frozenset(f.name for f in fields(Signal))
 
 
 @dataclass(slots=True)
