@@ -228,6 +228,8 @@ def test_the_stored_book_answers_as_the_book_in_memory(tmp_path: Path) -> None:
         assert len(stored) == len(plain)
         assert sorted(s.key for s in stored.inside(window)) == sorted(s.key for s in plain.inside(window))
         assert sorted(s.key for s in stored.outside(window)) == sorted(s.key for s in plain.outside(window))
+        gapped = sorted(s.key for s in stored.gapped_inside(window))
+        assert gapped == sorted(s.key for s in plain.inside(window) if s.signals)
         assert sorted(stored.stale(150.0)) == sorted(plain.stale(150.0))
         if step % 10:
             continue
@@ -260,7 +262,8 @@ def test_the_stored_gap_count_cuts_at_the_millisecond_iso_writes(tmp_path: Path)
 
 def test_a_saved_summary_that_is_not_json_is_skipped_by_the_stored_gap_count(tmp_path: Path) -> None:
     """A row of the store that starts as JSON but is not (a torn or edited state file) is left out
-    of the count, as reading the summaries back leaves it out: the other rows still count."""
+    of the count and of the gaps, as reading the summaries back leaves it out: the other rows
+    still count."""
     store = StateStore(tmp_path / "state")
     store.open()
     stored = StoredSegments(store)
@@ -271,6 +274,7 @@ def test_a_saved_summary_that_is_not_json_is_skipped_by_the_stored_gap_count(tmp
     window = Window(since=1_900_000_000.0)
     readable = [s for s in store.segments() if s is not None]
     assert [s.key for s in readable] == ["ka"]
+    assert [s.key for s in stored.gapped_inside(Window())] == ["ka"]
     for skill, kind in ((None, None), ("deploy", None), (None, "failed_search")):
         assert stored.count_outside_gaps(window, skill, kind, None, None) == count_gaps(readable, skill, kind, None)
     store.close()

@@ -64,6 +64,11 @@ CREATE INDEX IF NOT EXISTS segments_by_last_seen ON segments (last_seen);
 _READABLE_JSON: Final = "CASE WHEN json_valid(CAST(s.summary AS TEXT)) THEN CAST(s.summary AS TEXT) ELSE '{}' END"
 """A saved summary as JSON text for SQLite's JSON functions: one that is not JSON (a torn or edited
 row) reads as an empty object, which would otherwise fail the whole query."""
+_MAY_HOLD_SIGNALS: Final = (
+    "substr(summary, 1, 1) != x'7b' OR CASE WHEN json_valid(CAST(summary AS TEXT)) "
+    "THEN json_array_length(CAST(summary AS TEXT), '$.signals') > 0 ELSE 0 END"
+)
+"""A saved summary that may hold a signal: plain data with a non-empty ``signals``, or a pickle."""
 _BY_START: Final = {  # (since given, until given, inside the window): the summaries asked for
     (False, False, True): "SELECT summary FROM segments",
     (True, False, True): "SELECT summary FROM segments WHERE first_ts >= :since",
@@ -431,11 +436,15 @@ class StateStore:
         return None if row is None else _summary_of(row[0])
 
     def segments(
-        self, since: float | None = None, until: float | None = None, inside: bool = True
+        self, since: float | None = None, until: float | None = None, inside: bool = True, with_signals: bool = False
     ) -> Iterator[SegmentSummary]:
         """The saved summaries whose start lies in ``[since, until)`` (open ends: None; both None:
-        every one), or, ``inside`` False, every other one (those without a start included)."""
+        every one), or, ``inside`` False, every other one (those without a start included);
+        ``with_signals``: only those that hold a signal (told apart by SQLite, not decoded), and any
+        an older omkd pickled."""
         query = _BY_START[(since is not None, until is not None, inside)]
+        if with_signals:
+            query = f"SELECT summary FROM ({query}) WHERE {_MAY_HOLD_SIGNALS}"  # noqa: S608 (constants)
         for (blob,) in self._rows(query, {"since": since, "until": until}):
             summary = _summary_of(blob)
             if summary is not None:

@@ -89,6 +89,11 @@ class StoredSegments(SegmentBook):
         yield from super().inside(window)
         yield from self._saved(self._store.segments(window.since, window.until))
 
+    def gapped_inside(self, window: Window) -> Iterator[SegmentSummary]:
+        yield from super().gapped_inside(window)
+        saved = self._saved(self._store.segments(window.since, window.until, with_signals=True))
+        yield from (s for s in saved if s.signals)
+
     def outside(self, window: Window) -> Iterator[SegmentSummary]:
         yield from super().outside(window)
         yield from self._saved(self._store.segments(window.since, window.until, inside=False))

@@ -66,7 +66,7 @@ class Views:
         """The newest gaps of the segments in the window (what the status figures count, so the
         answer does not depend on when retention last pruned), and how many older ones are kept."""
         fold = self._daemon.ingest.live.fold
-        inside = reports.select_gaps(fold.in_window(), skill, kind, since, limit, agent)
+        inside = reports.select_gaps(fold.gapped_in_window(), skill, kind, since, limit, agent)
         book = fold.segments
         if isinstance(book, StoredSegments):  # counted in the store, not decoded
             older = book.count_outside_gaps(fold.window, skill, kind, since, agent)

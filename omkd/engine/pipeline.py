@@ -381,6 +381,10 @@ class Fold:
     def in_window(self) -> Iterator[SegmentSummary]:
         return self.segments.inside(self.window)
 
+    def gapped_in_window(self) -> Iterator[SegmentSummary]:
+        """The segments in the window that hold a signal."""
+        return self.segments.gapped_inside(self.window)
+
     def open_in_window(self) -> Iterator[SegmentSummary]:
         """The open segments in the window: those of a stream still being written."""
         return self.segments.open_inside(self.window)

@@ -25,6 +25,7 @@ from omkd.engine.plain import to_plain
 from omkd.engine.records import Record
 from omkd.engine.reproducibility import Reproducibility, reproducibility
 from omkd.engine.segmenting import SegmenterRules
+from omkd.engine.signals import Signal
 from omkd.engine.summary import SegmentSummary
 
 SCHEMA_VERSION: Final = 1
@@ -302,33 +303,43 @@ def newest_outside(fold: Fold) -> float | None:
     return fold.segments.newest_outside(fold.window)
 
 
-def gap_entries(segments: list[SegmentSummary]) -> list[GapEntry]:
-    """Every signal of these segments, newest first."""
-    entries = [
+def gap_entries(segments: Iterable[SegmentSummary], limit: int | None = None) -> list[GapEntry]:
+    """Every signal of these segments, newest first (the newest ``limit`` of them; None: all)."""
+    return [_gap_entry(segment, signal) for *_, segment, signal in _newest_first(segments)[:limit]]
+
+
+_GapRow = tuple[float, str, int, int, SegmentSummary, Signal]
+"""(timestamp, segment key, turn, index in the segment, segment, signal): a gap before its entry is
+built (only the entries kept are: building one costs more than sorting it)."""
+
+
+def _newest_first(segments: Iterable[SegmentSummary]) -> list[_GapRow]:
+    rows = [
         (signal.timestamp or 0.0, segment.key, signal.turn, n, segment, signal)
         for segment in segments
         for n, signal in enumerate(segment.signals)
     ]
-    entries.sort(key=lambda e: (-e[0], e[1], e[2], e[3]))
-    return [
-        GapEntry(
-            skill=segment.skill,
-            agent=segment.agent,
-            session_id=segment.session_id or "-",
-            stream=posixpath.basename(segment.stream),
-            file=segment.stream,
-            line=signal.line,
-            cwd=segment.cwd,
-            segment=segment.key,
-            turn=signal.turn,
-            type=signal.type,
-            weight=signal.weight,
-            timestamp=iso(signal.timestamp),
-            context=signal.context,
-            evidence=signal.evidence,
-        )
-        for *_, segment, signal in entries
-    ]
+    rows.sort(key=lambda e: (-e[0], e[1], e[2], e[3]))
+    return rows
+
+
+def _gap_entry(segment: SegmentSummary, signal: Signal) -> GapEntry:
+    return GapEntry(
+        skill=segment.skill,
+        agent=segment.agent,
+        session_id=segment.session_id or "-",
+        stream=posixpath.basename(segment.stream),
+        file=segment.stream,
+        line=signal.line,
+        cwd=segment.cwd,
+        segment=segment.key,
+        turn=signal.turn,
+        type=signal.type,
+        weight=signal.weight,
+        timestamp=iso(signal.timestamp),
+        context=signal.context,
+        evidence=signal.evidence,
+    )
 
 
 def _chosen(segments: Iterable[SegmentSummary], skill: str | None, agent: str | None) -> list[SegmentSummary]:
@@ -346,13 +357,13 @@ def select_gaps(
     agent: str | None = None,
 ) -> list[GapEntry]:
     """The newest ``limit`` gaps, optionally of one skill, one agent, one type, and at or after ``since``."""
-    entries = gap_entries(_chosen(segments, skill, agent))
+    rows = _newest_first(_chosen(segments, skill, agent))
     if kind is not None:
-        entries = [e for e in entries if e.type == kind]
+        rows = [row for row in rows if row[5].type == kind]
     if since is not None:
         cutoff = iso(since) or ""
-        entries = [e for e in entries if e.timestamp is not None and e.timestamp >= cutoff]
-    return entries[:limit]
+        rows = [row for row in rows if (stamp := iso(row[5].timestamp)) is not None and stamp >= cutoff]
+    return [_gap_entry(segment, signal) for *_, segment, signal in rows[:limit]]
 
 
 def count_gaps(
@@ -437,7 +448,7 @@ def build_report(
     window = fold.window
     starts = [s.first_ts for s in inside if s.first_ts is not None]
     ends = [s.last_ts for s in inside if s.last_ts is not None]
-    gaps = gap_entries(inside)
+    gaps = gap_entries(inside, gap_limit)
     window_from = iso(window.since if window.since is not None else min(starts, default=None))
     window_to = iso(window.until if window.until is not None else max(ends, default=None))
     return Report(
@@ -456,7 +467,7 @@ def build_report(
         top_failed_searches=top_failed_searches(inside, top_patterns),
         conventions=[ConventionReport(cwd=cwd, asked=a) for cwd, a in asked if a is not None],
         reproducibility=reproducibility(SCHEMA_VERSION, rules or SegmenterRules(), judge or judge_identity()),
-        gaps=gaps if gap_limit is None else gaps[:gap_limit],
+        gaps=gaps,
         pipeline=pipeline_report(
             counters or fold.counters,
             fold.outside_window,

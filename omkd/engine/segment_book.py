@@ -66,6 +66,11 @@ class SegmentBook:
         contains = window.contains
         return (s for s in self._summaries.values() if not contains(s.first_ts))
 
+    def gapped_inside(self, window: Window) -> Iterator[SegmentSummary]:
+        """The summaries in ``window`` that hold a signal (what a list of gaps reads)."""
+        contains = window.contains
+        return (s for s in self._summaries.values() if s.signals and contains(s.first_ts))
+
     def newest_outside(self, window: Window) -> float | None:
         """The newest last record of the summaries outside ``window``."""
         contains = window.contains

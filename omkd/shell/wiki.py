@@ -146,7 +146,7 @@ def from_fold(
 ) -> tuple[list[Occurrence], dict[str, frozenset[str]]]:
     """The failed searches of the fold's window, and the knowledge files of each row that has any
     (those coverage counts: the projects the row ran in, and the user's)."""
-    found = entries.occurrences(report.gap_entries([s for s in fold.in_window() if s.signals]), path_of)
+    found = entries.occurrences(report.gap_entries(fold.gapped_in_window()), path_of)
     rows = {o.row for o in found}
     knowledge = {
         row: report.knowledge_of(totals, index, report.agents_of([row]))
