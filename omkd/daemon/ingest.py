@@ -15,10 +15,11 @@ from typing import Final
 
 import structlog
 
-from omkd.daemon.backfill import Backfill, FirstRead
+from omkd.daemon.backfill import Backfill
 from omkd.daemon.clock import SYSTEM_CLOCK, Clock
 from omkd.daemon.config import Config
 from omkd.daemon.faults import Faults
+from omkd.daemon.first_read import FirstRead
 from omkd.daemon.restore import restore_files
 from omkd.daemon.selfmetrics import IngestStats
 from omkd.daemon.state import Checkpoint, FileCheckpoint, Restored, StateStore
