@@ -54,9 +54,9 @@ class StatusSource(Protocol):
 
     def metrics_snapshot(self) -> bytes: ...
 
-    def status(self, skills: list[str], agents: list[str] | None = None) -> Report: ...
+    async def status(self, skills: list[str], agents: list[str] | None = None) -> Report: ...
 
-    def gaps(
+    async def gaps(
         self, skill: str | None, kind: str | None, since: float | None, limit: int, agent: str | None = None
     ) -> tuple[list[GapEntry], int]:
         """The newest gaps in the window, and how many older ones (outside it) are kept."""
@@ -107,7 +107,7 @@ def build_app(source: StatusSource) -> web.Application:
         agents = query.getall("agent", [])
         if any(a not in formats.AGENTS for a in agents):
             return _bad_request(f"agent must be one of {', '.join(formats.AGENTS)}")
-        report = source.status(query.getall("skill", []), agents)
+        report = await source.status(query.getall("skill", []), agents)
         document = fields_data(report, frozenset({"skills"}))
         # Skills are paged (most segments first): 5,000 skills would be megabytes in one answer.
         document["skills"] = to_data(report.skills[offset : offset + limit])
@@ -136,7 +136,7 @@ def build_app(source: StatusSource) -> web.Application:
         agent = query.get("agent")
         if agent is not None and agent not in formats.AGENTS:
             return _bad_request(f"agent must be one of {', '.join(formats.AGENTS)}, not {agent!r}")
-        entries, older = source.gaps(query.get("skill"), kind, since, int(limit_text), agent)
+        entries, older = await source.gaps(query.get("skill"), kind, since, int(limit_text), agent)
         return _json({"gaps": to_data(entries), "count": len(entries), "older": older})
 
     app = web.Application()

@@ -163,7 +163,17 @@ class Checkpoint:
     stream_fingerprint: str | None = None
 
 
-def _summary_of(blob: bytes) -> SegmentSummary | None:
+def _selection(
+    since: float | None, until: float | None, inside: bool, with_signals: bool, columns: str = "summary"
+) -> str:
+    """The query of the saved summaries ``StateStore.segments`` reads, selecting ``columns``."""
+    query = _BY_START[(since is not None, until is not None, inside)].replace("SELECT summary", f"SELECT {columns}", 1)
+    if with_signals:
+        query = f"SELECT {columns} FROM ({query}) WHERE {_MAY_HOLD_SIGNALS}"  # noqa: S608 (constants)
+    return query
+
+
+def summary_of(blob: bytes) -> SegmentSummary | None:
     """A saved segment summary: plain JSON (``SegmentSummary.to_plain``), or a pickle of an older
     omkd (read once, saved as JSON at the next checkpoint); None when neither can be read."""
     try:
@@ -193,7 +203,7 @@ def _index_segments(db: sqlite3.Connection) -> None:
                     rows = db.execute(f"SELECT key, summary FROM segments WHERE key IN ({marks})", chunk)  # noqa: S608
                     db.executemany(
                         "UPDATE segments SET first_ts = ?, last_seen = ? WHERE key = ?",
-                        [(s.first_ts, last_seen(s), key) for key, blob in rows if (s := _summary_of(blob)) is not None],
+                        [(s.first_ts, last_seen(s), key) for key, blob in rows if (s := summary_of(blob)) is not None],
                     )
                 db.execute("COMMIT")
             except BaseException:
@@ -332,7 +342,7 @@ class StateStore:
 
     def _restoring(self, restored: Restored) -> Iterator[SegmentSummary]:
         for (blob,) in self._rows("SELECT summary FROM segments"):
-            summary = _summary_of(blob)
+            summary = summary_of(blob)
             if summary is None:
                 restored.unreadable_segments += 1
             else:
@@ -433,7 +443,7 @@ class StateStore:
         if self._db is None:
             return None
         row = self._db.execute("SELECT summary FROM segments WHERE key = ?", (key,)).fetchone()
-        return None if row is None else _summary_of(row[0])
+        return None if row is None else summary_of(row[0])
 
     def segments(
         self, since: float | None = None, until: float | None = None, inside: bool = True, with_signals: bool = False
@@ -442,19 +452,27 @@ class StateStore:
         every one), or, ``inside`` False, every other one (those without a start included);
         ``with_signals``: only those that hold a signal (told apart by SQLite, not decoded), and any
         an older omkd pickled."""
-        query = _BY_START[(since is not None, until is not None, inside)]
-        if with_signals:
-            query = f"SELECT summary FROM ({query}) WHERE {_MAY_HOLD_SIGNALS}"  # noqa: S608 (constants)
+        query = _selection(since, until, inside, with_signals)
         for (blob,) in self._rows(query, {"since": since, "until": until}):
-            summary = _summary_of(blob)
+            summary = summary_of(blob)
             if summary is not None:
                 yield summary
+
+    def segment_rows(
+        self, since: float | None, until: float | None, with_signals: bool = False
+    ) -> list[tuple[str, bytes]]:
+        """The key and saved bytes of each summary ``segments`` gives (in the window), all read at
+        once and none decoded (``summary_of``): what the store held at one moment."""
+        if self._db is None:
+            return []
+        query = _selection(since, until, True, with_signals, "key, summary")
+        return self._db.execute(query, {"since": since, "until": until}).fetchall()
 
     def segments_by_recency(self, since: float | None, until: float | None) -> Iterator[SegmentSummary]:
         """The saved summaries outside ``[since, until)``, the last active first (read as taken)."""
         query = _BY_START[(since is not None, until is not None, False)] + " ORDER BY last_seen DESC"
         for (blob,) in self._rows(query, {"since": since, "until": until}):
-            summary = _summary_of(blob)
+            summary = summary_of(blob)
             if summary is not None:
                 yield summary
 
@@ -501,7 +519,7 @@ class StateStore:
     def legacy_segments(self) -> Iterator[SegmentSummary]:
         """Saved summaries still pickled by an older omkd (saved as plain data at the next checkpoint)."""
         for (blob,) in self._rows("SELECT summary FROM segments WHERE substr(summary, 1, 1) != x'7b'"):
-            summary = _summary_of(blob)
+            summary = summary_of(blob)
             if summary is not None:
                 yield summary
 

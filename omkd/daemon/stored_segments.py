@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from omkd.daemon.state import StateStore
+from omkd.daemon.state import StateStore, summary_of
 from omkd.engine.report import count_gaps
 from omkd.engine.segment_book import SegmentBook
 from omkd.engine.summary import SegmentSummary
@@ -93,6 +93,24 @@ class StoredSegments(SegmentBook):
         yield from super().gapped_inside(window)
         saved = self._saved(self._store.segments(window.since, window.until, with_signals=True))
         yield from (s for s in saved if s.signals)
+
+    def inside_now(self, window: Window, with_signals: bool = False) -> tuple[list[SegmentSummary], list[bytes]]:
+        """What ``inside`` (``gapped_inside``: ``with_signals``) gives, as the book holds it now and
+        to be decoded later: the summaries in memory, and the saved ones not overridden by memory,
+        still encoded (``readable`` decodes them)."""
+        held = list(super().gapped_inside(window) if with_signals else super().inside(window))
+        memory, gone = self._summaries, self._gone
+        rows = self._store.segment_rows(window.since, window.until, with_signals)
+        return held, [blob for key, blob in rows if key not in memory and key not in gone]
+
+    @staticmethod
+    def readable(rows: Iterable[bytes], with_signals: bool = False) -> Iterator[SegmentSummary]:
+        """The summaries of ``inside_now``'s saved rows that ``inside`` (``gapped_inside``) gives:
+        readable, and not one waiting for its sub-agent link."""
+        for blob in rows:
+            summary = summary_of(blob)
+            if summary is not None and not summary.inherit and (summary.signals or not with_signals):
+                yield summary
 
     def outside(self, window: Window) -> Iterator[SegmentSummary]:
         yield from super().outside(window)

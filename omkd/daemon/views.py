@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from omkd.daemon.snapshot import read_window
 from omkd.daemon.stored_segments import StoredSegments
 from omkd.engine import report as reports
+from omkd.engine.plain import copy_record
 from omkd.engine.report import GapEntry, Report
 
 if TYPE_CHECKING:
@@ -37,7 +39,7 @@ class Views:
     def metrics_snapshot(self) -> bytes:
         return self._daemon.metrics_snapshot()
 
-    def status(self, skills: list[str], agents: list[str] | None = None) -> Report:
+    async def status(self, skills: list[str], agents: list[str] | None = None) -> Report:
         daemon = self._daemon
         ingest = daemon.ingest
         roots = [str(root) for root in daemon.config.roots()]
@@ -45,31 +47,28 @@ class Views:
         at = (ingest.version, ingest.live.fold.window.since, daemon.knowledge.generation, int(open_after))
         if self._built is not None and self._built[0] == at:
             built = self._built[1]
-        else:
+        else:  # all it reads taken now (the window's summaries are then read while the loop runs)
+            index, counters = daemon.knowledge.index, copy_record(ingest.pipeline)
+            rules, judge = ingest.streams.rules, ingest.judge
+            fold = await read_window(ingest.live.fold)
             built = reports.build_report(
-                ingest.live.fold,
-                roots,
-                daemon.knowledge.index,
-                open_after=open_after,
-                counters=ingest.pipeline,
-                rules=ingest.streams.rules,
-                judge=ingest.judge,
+                fold, roots, index, open_after=open_after, counters=counters, rules=rules, judge=judge
             )
             self._built = (at, built)
         if not skills and not agents:
             return built
         return reports.restrict(built, set(skills) or None, set(agents or ()) or None)
 
-    def gaps(
+    async def gaps(
         self, skill: str | None, kind: str | None, since: float | None, limit: int, agent: str | None = None
     ) -> tuple[list[GapEntry], int]:
         """The newest gaps of the segments in the window (what the status figures count, so the
         answer does not depend on when retention last pruned), and how many older ones are kept."""
         fold = self._daemon.ingest.live.fold
-        inside = reports.select_gaps(fold.gapped_in_window(), skill, kind, since, limit, agent)
         book = fold.segments
         if isinstance(book, StoredSegments):  # counted in the store, not decoded
             older = book.count_outside_gaps(fold.window, skill, kind, since, agent)
         else:
             older = reports.count_gaps(book.outside(fold.window), skill, kind, since, agent)
-        return inside, older
+        inside = await read_window(fold, with_signals=True)
+        return reports.select_gaps(inside.in_window(), skill, kind, since, limit, agent), older

@@ -25,8 +25,9 @@ from omkd.engine.formats.gemini import GeminiAdapter
 from omkd.engine.health import SkillTotals
 from omkd.engine.lines import DEFAULT_MAX_LINE_BYTES, LineSplitter
 from omkd.engine.links import Link, LinkBook
+from omkd.engine.plain import copy_record
 from omkd.engine.segment import SegmenterRules, StreamSegmenter
-from omkd.engine.segment_book import SegmentBook
+from omkd.engine.segment_book import HeldBook, SegmentBook
 from omkd.engine.segmenting import Observer
 from omkd.engine.summary import SegmentSummary
 from omkd.engine.text_signals import Refiner
@@ -273,6 +274,18 @@ class Fold:
     def outside_window(self) -> int:
         """Segments kept but outside the window (older than it, or newer)."""
         return len(self.segments) - self.overall.segments
+
+    def snapshot(self) -> Fold:
+        """The fold's figures as they are now, for a report built while this fold goes on: the
+        totals copied, and a ``HeldBook`` answering as this book does now, which holds the window's
+        summaries the caller reads now and gives it (``daemon/snapshot.py``)."""
+        newest = self.segments.newest_outside(self.window) if self.outside_window else None
+        copy = Fold(self.window, HeldBook(len(self.segments), newest))
+        copy.skills = {row: copy_record(totals) for row, totals in self.skills.items()}
+        copy.overall = copy_record(self.overall)
+        copy.fingerprint = self.fingerprint
+        copy.counters = copy_record(self.counters)
+        return copy
 
     def add_stream(self, stream: StreamProcessor) -> None:
         """Fold a stream read to its end (``StreamRead.of``)."""

@@ -14,7 +14,7 @@ questions, so the fold neither knows nor cares where a summary lives:
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from omkd.engine.summary import SegmentSummary
 from omkd.engine.window import Window
@@ -110,3 +110,23 @@ class SegmentBook:
 
     def checkpointed(self) -> None:
         """Every change is saved (a book kept only in memory has nothing to let go)."""
+
+
+class HeldBook(SegmentBook):
+    """The summaries of a window as another book held them at one moment (``Fold.snapshot``): it
+    holds what it is given, and answers how many that book held and its newest outside the window."""
+
+    def __init__(self, size: int, newest_outside: float | None) -> None:
+        super().__init__()
+        self._size = size
+        self._newest_outside = newest_outside
+
+    def hold(self, summaries: Iterable[SegmentSummary]) -> None:
+        for summary in summaries:
+            self._summaries[summary.key] = summary
+
+    def __len__(self) -> int:
+        return self._size
+
+    def newest_outside(self, window: Window) -> float | None:
+        return self._newest_outside

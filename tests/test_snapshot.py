@@ -1,0 +1,114 @@
+"""A status report and a gap list read across turns of the event loop (``daemon/snapshot.py``) are
+of the moment they began, whatever the daemon folds, forgets or saves while they are read."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import random
+from pathlib import Path
+
+from omkd.daemon.snapshot import read_window
+from omkd.daemon.state import Checkpoint, StateStore
+from omkd.daemon.stored_segments import StoredSegments
+from omkd.engine.pipeline import Fold
+from omkd.engine.records import to_data
+from omkd.engine.report import build_report, select_gaps
+from omkd.engine.signals import Signal
+from omkd.engine.summary import SegmentSummary
+from omkd.engine.window import Window
+from tests.test_bounded_memory import summary
+
+SKILLS = ("deploy", "review", "general")
+
+
+def _summary(chosen: random.Random, key: str) -> SegmentSummary:
+    first = float(chosen.randrange(100, 400))
+    plain = summary(key, first, first + chosen.randrange(50), chosen.random() < 0.2, 0, chosen.choice(SKILLS))
+    signals = tuple(
+        Signal("failed_search", n, first + n, f"Glob {key}-{n} -> No files found", {"tool": "Glob", "pattern": key}, n)
+        for n in range(chosen.randrange(3))
+    )
+    return dataclasses.replace(plain, signals=signals, tool_calls=len(signals), tool_answered=len(signals))
+
+
+def _save(store: StateStore, book: StoredSegments, changed: set[str]) -> None:
+    store.save(Checkpoint(
+        segments=[s for k in changed if (s := book.get(k)) is not None],
+        forgotten_segments=[k for k in changed if book.get(k) is None],
+    ))  # fmt: skip
+    book.checkpointed()
+    changed.clear()
+
+
+def _report(fold: Fold) -> object:
+    return to_data(build_report(fold, ["/r"], gap_limit=None))
+
+
+def _gaps(fold: Fold) -> object:
+    return to_data(select_gaps(fold.in_window(), None, None, None, 10_000))
+
+
+async def _read_while_folding(fold: Fold, store: StateStore, chosen: random.Random, with_signals: bool) -> Fold:
+    """``read_window`` one summary per turn, while another task folds, forgets, saves and moves the
+    window between its turns."""
+    book = fold.segments
+    assert isinstance(book, StoredSegments)
+    changed: set[str] = set()
+    reading = asyncio.ensure_future(read_window(fold, with_signals=with_signals, step=1))
+    turns = 0
+    while not reading.done():
+        await asyncio.sleep(0)
+        turns += 1
+        action = chosen.random()
+        key = f"k{chosen.randrange(150):03d}"
+        if action < 0.5:
+            fold.offer(_summary(chosen, key))
+            changed.add(key)
+        elif action < 0.7:
+            fold.forget(key)
+            changed.add(key)
+        elif action < 0.9:
+            _save(store, book, changed)
+        else:
+            fold.advance((fold.window.since or 0.0) + 1.0)
+    assert turns > 20, "the read took a few turns: what it must not see happened during them"
+    return reading.result()
+
+
+def _fold_with_saved_and_held(tmp_path: Path, chosen: random.Random) -> tuple[Fold, StateStore]:
+    store = StateStore(tmp_path / "state")
+    store.open()
+    book = StoredSegments(store)
+    fold = Fold(Window(since=150.0), book)
+    changed: set[str] = set()
+    for n in range(120):
+        fold.offer(_summary(chosen, f"k{n:03d}"))
+        changed.add(f"k{n:03d}")
+    _save(store, book, changed)
+    for n in range(100, 130):  # changed since the checkpoint, and new: in memory
+        fold.offer(_summary(chosen, f"k{n:03d}"))
+    fold.forget("k005")  # forgotten since: the store still holds it
+    return fold, store
+
+
+def test_a_report_read_across_turns_of_the_loop_is_of_the_moment_it_began(tmp_path: Path) -> None:
+    chosen = random.Random(7)  # noqa: S311 (reproducible test data)
+    fold, store = _fold_with_saved_and_held(tmp_path, chosen)
+    expected = _report(fold)
+    snapshot = asyncio.run(_read_while_folding(fold, store, chosen, with_signals=False))
+    assert _report(fold) != expected, "the fold moved on meanwhile"
+    assert _report(snapshot) == expected
+    store.close()
+
+
+def test_a_gap_list_read_across_turns_of_the_loop_is_of_the_moment_it_began(tmp_path: Path) -> None:
+    chosen = random.Random(8)  # noqa: S311 (reproducible test data)
+    fold, store = _fold_with_saved_and_held(tmp_path, chosen)
+    expected = _gaps(fold)
+    assert expected, "the window holds gaps"
+    snapshot = asyncio.run(_read_while_folding(fold, store, chosen, with_signals=True))
+    assert _gaps(fold) != expected, "the fold moved on meanwhile"
+    assert _gaps(snapshot) == expected
+    assert all(s.signals for s in snapshot.in_window())
+    store.close()
