@@ -18,6 +18,7 @@ import structlog
 
 from omkd.daemon.clock import Clock
 from omkd.daemon.config import Config
+from omkd.daemon.snapshot import read_window
 from omkd.engine.pipeline import Fold
 from omkd.engine.report import KnowledgeIndex
 from omkd.shell import wiki, wiki_prose
@@ -61,7 +62,8 @@ class WikiKeeper:
         if directory is None:
             return
         async with self._lock:
-            found, knowledge = wiki.from_fold(fold, index, self._path_of)
+            window = await read_window(fold, with_signals=True)  # the loop runs while it is read
+            found, knowledge = wiki.from_fold(window, index, self._path_of)
             now = self._clock.time()
 
             def write() -> wiki.Updated:
