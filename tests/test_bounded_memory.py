@@ -187,6 +187,16 @@ def summary(
     )  # fmt: skip
 
 
+def save_changed(store: StateStore, book: StoredSegments, changed: set[str]) -> None:
+    """A checkpoint of the segments ``changed`` since the last one (put or popped), then forgotten."""
+    store.save(Checkpoint(
+        segments=[s for k in changed if (s := book.get(k)) is not None],
+        forgotten_segments=[k for k in changed if book.get(k) is None],
+    ))  # fmt: skip
+    book.checkpointed()
+    changed.clear()
+
+
 def test_the_stored_book_answers_as_the_book_in_memory(tmp_path: Path) -> None:
     """Random puts, pops, checkpoints and window moves: the store-backed book and a book in memory
     give the same summaries to every question the fold asks."""
@@ -213,12 +223,7 @@ def test_the_stored_book_answers_as_the_book_in_memory(tmp_path: Path) -> None:
             assert stored.pop(key) == plain.pop(key)
             changed.add(key)
         elif action < 0.8:
-            store.save(Checkpoint(
-                segments=[s for k in changed if (s := stored.get(k)) is not None],
-                forgotten_segments=[k for k in changed if stored.get(k) is None],
-            ))  # fmt: skip
-            stored.checkpointed()
-            changed.clear()
+            save_changed(store, stored, changed)
         elif action < 0.85 and since is not None:
             before = since + chosen.randrange(40)
             left = sorted(s.key for s in stored.leaving(since, before))

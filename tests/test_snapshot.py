@@ -9,7 +9,7 @@ import random
 from pathlib import Path
 
 from omkd.daemon.snapshot import read_window
-from omkd.daemon.state import Checkpoint, StateStore
+from omkd.daemon.state import StateStore
 from omkd.daemon.stored_segments import StoredSegments
 from omkd.engine.pipeline import Fold
 from omkd.engine.records import to_data
@@ -17,7 +17,7 @@ from omkd.engine.report import build_report, select_gaps
 from omkd.engine.signals import Signal
 from omkd.engine.summary import SegmentSummary
 from omkd.engine.window import Window
-from tests.test_bounded_memory import summary
+from tests.test_bounded_memory import save_changed, summary
 
 SKILLS = ("deploy", "review", "general")
 
@@ -30,15 +30,6 @@ def _summary(chosen: random.Random, key: str) -> SegmentSummary:
         for n in range(chosen.randrange(3))
     )
     return dataclasses.replace(plain, signals=signals, tool_calls=len(signals), tool_answered=len(signals))
-
-
-def _save(store: StateStore, book: StoredSegments, changed: set[str]) -> None:
-    store.save(Checkpoint(
-        segments=[s for k in changed if (s := book.get(k)) is not None],
-        forgotten_segments=[k for k in changed if book.get(k) is None],
-    ))  # fmt: skip
-    book.checkpointed()
-    changed.clear()
 
 
 def _report(fold: Fold) -> object:
@@ -69,7 +60,7 @@ async def _read_while_folding(fold: Fold, store: StateStore, chosen: random.Rand
             fold.forget(key)
             changed.add(key)
         elif action < 0.9:
-            _save(store, book, changed)
+            save_changed(store, book, changed)
         else:
             fold.advance((fold.window.since or 0.0) + 1.0)
     assert turns > 20, "the read took a few turns: what it must not see happened during them"
@@ -85,7 +76,7 @@ def _fold_with_saved_and_held(tmp_path: Path, chosen: random.Random) -> tuple[Fo
     for n in range(120):
         fold.offer(_summary(chosen, f"k{n:03d}"))
         changed.add(f"k{n:03d}")
-    _save(store, book, changed)
+    save_changed(store, book, changed)
     for n in range(100, 130):  # changed since the checkpoint, and new: in memory
         fold.offer(_summary(chosen, f"k{n:03d}"))
     fold.forget("k005")  # forgotten since: the store still holds it
