@@ -24,9 +24,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-import orjson
 from common import DEFAULT_OUT, MB, heading, run_scan, save, status, this_run, time_binary
-from corpus import DEFAULT_FIXTURES, source_files, warm_cache
+from corpus import DEFAULT_FIXTURES, agent_of, source_files, warm_cache
 
 TARGET_RATIO: Final = 1.5
 """seconds per MB of an agent's corpus / seconds per MB of the Claude Code corpus."""
@@ -35,32 +34,11 @@ CORPORA: Final = Path(__file__).resolve().parent / "corpus" / "agents"
 UUID: Final = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
-def first_record(path: Path) -> dict[str, object]:
-    try:
-        record = orjson.loads(path.read_bytes().split(b"\n", 1)[0])
-    except orjson.JSONDecodeError:
-        return {}
-    return record if isinstance(record, dict) else {}
-
-
-def agent_of(path: Path) -> str:
-    """Which agent wrote a fixture, by the formats' documented first records (not omkd's code)."""
-    if path.suffix == ".json":
-        return "gemini"
-    record = first_record(path)
-    kind = record.get("type")
-    if "payload" in record or (isinstance(kind, str) and "." in kind):
-        return "codex"
-    if "sessionId" in record and kind is None:
-        return "gemini"
-    return "claude_code"
-
-
 def sources(fixtures: Path) -> dict[str, list[Path]]:
     found: dict[str, list[Path]] = {"claude_code": [], "codex": [], "gemini": []}
     for path in sorted(fixtures.rglob("*.jsonl")):
         found[agent_of(path)].append(path)
-    found["claude_code"] = [p for p in source_files(fixtures) if agent_of(p) == "claude_code"]
+    found["claude_code"] = source_files(fixtures)
     found["gemini"] += sorted(
         p for p in fixtures.rglob("*.json") if "chats" in p.parts or p.name.startswith("session-")
     )

@@ -32,8 +32,10 @@ DEFAULT_SIZE_MB: Final = 300.0
 SKIPPED_PATH_PARTS: Final = ("/codex/", "madshn__localpush")
 COPY_PREFIX: Final = "copy-"
 MANIFEST_NAME: Final = "manifest.json"
-MANIFEST_VERSION: Final = 2
-"""2: the manifest holds the bytes written (copies of a non-uuid session id change size)."""
+MANIFEST_VERSION: Final = 3
+"""2: the manifest holds the bytes written (copies of a non-uuid session id change size). 3: the
+copy sets hold Claude Code's transcripts only (six Codex rollouts outside a ``codex/`` folder had
+slipped in with their session ids unchanged, the same session in every copy set)."""
 COPY_NAMESPACE: Final = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/omkd/bench/scan_throughput")
 """Fresh session ids of the copy sets (the name is the benchmark that first built them)."""
 DAEMON_NAMESPACE: Final = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/omkd/bench/daemon_bench")
@@ -57,12 +59,34 @@ class SourceFile:
     """Known session ids that occur in ``data``, to be replaced in every copy."""
 
 
+def first_record(path: Path) -> dict[str, object]:
+    try:
+        record = orjson.loads(path.read_bytes().split(b"\n", 1)[0])
+    except orjson.JSONDecodeError:
+        return {}
+    return record if isinstance(record, dict) else {}
+
+
+def agent_of(path: Path) -> str:
+    """Which agent wrote a fixture, by the formats' documented first records (not omkd's code)."""
+    if path.suffix == ".json":
+        return "gemini"
+    record = first_record(path)
+    kind = record.get("type")
+    if "payload" in record or (isinstance(kind, str) and "." in kind):
+        return "codex"
+    if "sessionId" in record and kind is None:
+        return "gemini"
+    return "claude_code"
+
+
 def source_files(fixtures: Path) -> list[Path]:
-    """The Claude Code ``*.jsonl`` fixtures (Codex streams skipped), in a stable order."""
+    """The Claude Code ``*.jsonl`` fixtures (other agents' skipped: their session ids live in other
+    fields and file names than ``copy_bytes`` and ``copy_path`` rewrite), in a stable order."""
     found = []
     for path in sorted(fixtures.rglob("*.jsonl")):
         posix = path.as_posix()
-        if any(part in posix for part in SKIPPED_PATH_PARTS) or not path.is_file():
+        if any(part in posix for part in SKIPPED_PATH_PARTS) or not path.is_file() or agent_of(path) != "claude_code":
             continue
         found.append(path)
     if not found:
