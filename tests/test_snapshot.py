@@ -7,13 +7,19 @@ import asyncio
 import dataclasses
 import random
 from pathlib import Path
+from types import SimpleNamespace
 
-from omkd.daemon.snapshot import read_window
+import pytest
+
+from omkd.daemon import views as views_module
+from omkd.daemon.snapshot import DECODE_STEP, Taken, read_window, take_window
 from omkd.daemon.state import StateStore
 from omkd.daemon.stored_segments import StoredSegments
+from omkd.daemon.views import Views
 from omkd.engine.pipeline import Fold
 from omkd.engine.records import to_data
 from omkd.engine.report import build_report, select_gaps
+from omkd.engine.segment import SegmenterRules
 from omkd.engine.signals import Signal
 from omkd.engine.summary import SegmentSummary
 from omkd.engine.window import Window
@@ -102,4 +108,68 @@ def test_a_gap_list_read_across_turns_of_the_loop_is_of_the_moment_it_began(tmp_
     assert _gaps(fold) != expected, "the fold moved on meanwhile"
     assert _gaps(snapshot) == expected
     assert all(s.signals for s in snapshot.in_window())
+    store.close()
+
+
+class _Stub:
+    """What ``Views.status`` reads of a daemon, around a real fold over a real state store."""
+
+    def __init__(self, fold: Fold) -> None:
+        self.ingest = SimpleNamespace(
+            live=SimpleNamespace(fold=fold), open_after=lambda: 0.0, pipeline=fold.counters,
+            streams=SimpleNamespace(rules=SegmenterRules()), judge="embedded", version=1,
+        )  # fmt: skip
+        self.config = SimpleNamespace(roots=lambda: ["/r"])
+        self.knowledge = SimpleNamespace(generation=0, index=None)
+
+
+class _Slow(Taken):
+    """A window read that takes a few more turns of the loop than another."""
+
+    async def read(self, step: int = DECODE_STEP) -> Fold:
+        for _ in range(10):
+            await asyncio.sleep(0)
+        return await super().read(step)
+
+
+def test_status_requests_meanwhile_wait_for_the_report_being_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Requests for the same moment share one build; one begun for an older moment that ends last
+    does not replace the newer report kept."""
+    fold, store = _fold_with_saved_and_held(tmp_path, random.Random(9))  # noqa: S311 (reproducible test data)
+    daemon = _Stub(fold)
+    views = Views(daemon)  # type: ignore[arg-type]
+    taken: list[int] = []
+
+    def counted(fold: Fold, with_signals: bool = False) -> Taken:
+        taken.append(daemon.ingest.version)
+        window = take_window(fold, with_signals)
+        if daemon.ingest.version == 3:  # the older build ends last
+            return _Slow(window.fold, window.book, window.rows, window.with_signals)
+        return window
+
+    monkeypatch.setattr(views_module, "take_window", counted)
+
+    async def asked() -> None:
+        first = await asyncio.gather(*(views.status([]) for _ in range(5)))
+        assert taken == [1]
+        assert all(report is first[0] for report in first)
+        older = asyncio.ensure_future(views.status([]))  # the cache holds version 1: no build
+        daemon.ingest.version = 2
+        newer = await asyncio.gather(views.status([]), views.status([]))
+        assert taken == [1, 2]
+        await older
+        daemon.ingest.version = 3
+        late = asyncio.ensure_future(views.status([]))  # begun for version 3 ...
+        await asyncio.sleep(0)
+        daemon.ingest.version = 4
+        latest = await views.status([])  # ... a build for 4 begins meanwhile
+        await late
+        assert taken == [1, 2, 3, 4]
+        assert views._built is not None
+        assert views._built[1] is latest
+        assert newer[0] is newer[1]
+
+    asyncio.run(asked())
     store.close()

@@ -1,8 +1,6 @@
-"""What a catch-up worker process does (``backfill.py`` runs them): read a file from 0 into a
-stream processor of its own (``read_first``), for each file the daemon sends through a pipe
-(``serve``). A worker is a spawned interpreter that imports this module first: it imports only
-what reading needs (no logging, no asyncio, no HTTP), so that a worker starts in about half the
-time the daemon's modules would take.
+"""The catch-up worker's side of ``backfill.py``: ``serve`` answers each file the daemon sends
+through its pipe with ``read_first``'s reading of it. A worker is a spawned interpreter that
+imports this module first, so it imports only what reading needs (no logging, asyncio or HTTP).
 """
 
 from __future__ import annotations

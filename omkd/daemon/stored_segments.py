@@ -19,6 +19,12 @@ from omkd.engine.summary import SegmentSummary
 from omkd.engine.window import Window
 
 
+def _given(summary: SegmentSummary, with_signals: bool = False) -> bool:
+    """A saved summary the book gives: not one still waiting for its sub-agent link (the store
+    keeps those too: ``LinkBook``'s); ``with_signals``: only one that holds a signal."""
+    return not summary.inherit and (bool(summary.signals) or not with_signals)
+
+
 class StoredSegments(SegmentBook):
     """``SegmentBook``'s answers, from the summaries in memory and those in ``store``."""
 
@@ -74,11 +80,14 @@ class StoredSegments(SegmentBook):
         self._gone.add(key)
         return old
 
-    def _saved(self, summaries: Iterable[SegmentSummary]) -> Iterator[SegmentSummary]:
-        """Saved summaries of the book: not overridden by memory (changed since, or forgotten), and
-        not one still waiting for its sub-agent link (the store keeps those too: ``LinkBook``'s)."""
+    def _overridden(self, key: str) -> bool:
+        """Memory holds a newer version of this saved summary (changed since), or forgot it."""
+        return key in self._summaries or key in self._gone
+
+    def _saved(self, summaries: Iterable[SegmentSummary], with_signals: bool = False) -> Iterator[SegmentSummary]:
+        """Saved summaries the book gives (``_given``) that memory does not override."""
         for summary in summaries:
-            if not summary.inherit and summary.key not in self._summaries and summary.key not in self._gone:
+            if _given(summary, with_signals) and not self._overridden(summary.key):
                 yield summary
 
     def values(self) -> Iterator[SegmentSummary]:
@@ -91,25 +100,22 @@ class StoredSegments(SegmentBook):
 
     def gapped_inside(self, window: Window) -> Iterator[SegmentSummary]:
         yield from super().gapped_inside(window)
-        saved = self._saved(self._store.segments(window.since, window.until, with_signals=True))
-        yield from (s for s in saved if s.signals)
+        yield from self._saved(self._store.segments(window.since, window.until, with_signals=True), with_signals=True)
 
     def inside_now(self, window: Window, with_signals: bool = False) -> tuple[list[SegmentSummary], list[bytes]]:
         """What ``inside`` (``gapped_inside``: ``with_signals``) gives, as the book holds it now and
         to be decoded later: the summaries in memory, and the saved ones not overridden by memory,
         still encoded (``readable`` decodes them)."""
         held = list(super().gapped_inside(window) if with_signals else super().inside(window))
-        memory, gone = self._summaries, self._gone
         rows = self._store.segment_rows(window.since, window.until, with_signals)
-        return held, [blob for key, blob in rows if key not in memory and key not in gone]
+        return held, [blob for key, blob in rows if not self._overridden(key)]
 
     @staticmethod
     def readable(rows: Iterable[bytes], with_signals: bool = False) -> Iterator[SegmentSummary]:
-        """The summaries of ``inside_now``'s saved rows that ``inside`` (``gapped_inside``) gives:
-        readable, and not one waiting for its sub-agent link."""
+        """The summaries of ``inside_now``'s saved rows that ``inside`` (``gapped_inside``) gives."""
         for blob in rows:
             summary = summary_of(blob)
-            if summary is not None and not summary.inherit and (summary.signals or not with_signals):
+            if summary is not None and _given(summary, with_signals):
                 yield summary
 
     def outside(self, window: Window) -> Iterator[SegmentSummary]:

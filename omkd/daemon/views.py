@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 
-from omkd.daemon.snapshot import read_window
+from omkd.daemon.snapshot import read_window, take_window
 from omkd.daemon.stored_segments import StoredSegments
 from omkd.engine import report as reports
 from omkd.engine.plain import copy_record
@@ -23,6 +25,9 @@ class Views:
         """The last report built, with what it was built from (the ingest's version, the window,
         the knowledge index, the second open segments are judged at): the pages of one ``omkd
         status`` reuse it (the window's summaries are read back from the state store to build one)."""
+        self._building: tuple[tuple[object, ...], asyncio.Future[Report]] | None = None
+        """The report being built, with what it is built from: requests that come meanwhile for
+        the same moment wait for it rather than read the window again each."""
 
     @property
     def ready(self) -> bool:
@@ -47,17 +52,34 @@ class Views:
         at = (ingest.version, ingest.live.fold.window.since, daemon.knowledge.generation, int(open_after))
         if self._built is not None and self._built[0] == at:
             built = self._built[1]
-        else:  # all it reads taken now (the window's summaries are then read while the loop runs)
-            index, counters = daemon.knowledge.index, copy_record(ingest.pipeline)
-            rules, judge = ingest.streams.rules, ingest.judge
-            fold = await read_window(ingest.live.fold)
-            built = reports.build_report(
-                fold, roots, index, open_after=open_after, counters=counters, rules=rules, judge=judge
-            )
-            self._built = (at, built)
+        else:
+            if self._building is None or self._building[0] != at:  # else it is being built: wait for it
+                self._building = (at, asyncio.ensure_future(self._build(roots, open_after)))
+            building = self._building[1]
+            built = await asyncio.shield(building)  # a client gone does not stop the others' report
+            if self._building is not None and self._building[1] is building:  # none newer begun since
+                self._building = None
+                self._built = (at, built)
         if not skills and not agents:
             return built
         return reports.restrict(built, set(skills) or None, set(agents or ()) or None)
+
+    def _build(self, roots: list[str], open_after: float) -> Awaitable[Report]:
+        """The status report of this moment: everything it reads is taken now (the window too:
+        ``take_window``), and the window's saved summaries are then decoded while the loop runs."""
+        daemon = self._daemon
+        ingest = daemon.ingest
+        index, counters = daemon.knowledge.index, copy_record(ingest.pipeline)
+        rules, judge = ingest.streams.rules, ingest.judge
+        window = take_window(ingest.live.fold)
+
+        async def build() -> Report:
+            fold = await window.read()
+            return reports.build_report(
+                fold, roots, index, open_after=open_after, counters=counters, rules=rules, judge=judge
+            )
+
+        return build()
 
     async def gaps(
         self, skill: str | None, kind: str | None, since: float | None, limit: int, agent: str | None = None

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Final, Protocol
+from typing import Final, NamedTuple, Protocol
 
 from omkd.engine import certainty, conventions, figures, health, patterns, skills
 from omkd.engine.certainty import Certainty
@@ -305,21 +305,29 @@ def newest_outside(fold: Fold) -> float | None:
 
 def gap_entries(segments: Iterable[SegmentSummary], limit: int | None = None) -> list[GapEntry]:
     """Every signal of these segments, newest first (the newest ``limit`` of them; None: all)."""
-    return [_gap_entry(segment, signal) for *_, segment, signal in _newest_first(segments)[:limit]]
+    return [_gap_entry(row.segment, row.signal) for row in _newest_first(segments)[:limit]]
 
 
-_GapRow = tuple[float, str, int, int, SegmentSummary, Signal]
-"""(timestamp, segment key, turn, index in the segment, segment, signal): a gap before its entry is
-built (only the entries kept are: building one costs more than sorting it)."""
+class _GapRow(NamedTuple):
+    """A gap before its entry is built (only the entries kept are: building one costs more than
+    sorting it)."""
+
+    timestamp: float
+    key: str
+    turn: int
+    place: int
+    """Its place among the segment's signals."""
+    segment: SegmentSummary
+    signal: Signal
 
 
 def _newest_first(segments: Iterable[SegmentSummary]) -> list[_GapRow]:
     rows = [
-        (signal.timestamp or 0.0, segment.key, signal.turn, n, segment, signal)
+        _GapRow(signal.timestamp or 0.0, segment.key, signal.turn, n, segment, signal)
         for segment in segments
         for n, signal in enumerate(segment.signals)
     ]
-    rows.sort(key=lambda e: (-e[0], e[1], e[2], e[3]))
+    rows.sort(key=lambda e: (-e.timestamp, e.key, e.turn, e.place))
     return rows
 
 
@@ -359,11 +367,11 @@ def select_gaps(
     """The newest ``limit`` gaps, optionally of one skill, one agent, one type, and at or after ``since``."""
     rows = _newest_first(_chosen(segments, skill, agent))
     if kind is not None:
-        rows = [row for row in rows if row[5].type == kind]
+        rows = [row for row in rows if row.signal.type == kind]
     if since is not None:
         cutoff = iso(since) or ""
-        rows = [row for row in rows if (stamp := iso(row[5].timestamp)) is not None and stamp >= cutoff]
-    return [_gap_entry(segment, signal) for *_, segment, signal in rows[:limit]]
+        rows = [row for row in rows if (stamp := iso(row.signal.timestamp)) is not None and stamp >= cutoff]
+    return [_gap_entry(row.segment, row.signal) for row in rows[:limit]]
 
 
 def count_gaps(

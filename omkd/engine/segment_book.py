@@ -113,8 +113,11 @@ class SegmentBook:
 
 
 class HeldBook(SegmentBook):
-    """The summaries of a window as another book held them at one moment (``Fold.snapshot``): it
-    holds what it is given, and answers how many that book held and its newest outside the window."""
+    """The summaries of a window as another book held them at one moment (``Fold.snapshot``): a
+    report's book, not a fold's. It holds what it is given (the window's summaries, or only those
+    holding a signal) and answers what a report asks of the book beyond them — how many that book
+    held and its newest outside the window — as that book did; its other answers (``outside``,
+    ``values``, ``leaving``, ``stale``) are of what it holds alone."""
 
     def __init__(self, size: int, newest_outside: float | None) -> None:
         super().__init__()

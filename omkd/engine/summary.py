@@ -112,11 +112,7 @@ class SegmentSummary:
             elif required:
                 raise KeyError(name)
         values["tokens"] = tuple(map(int, values["tokens"]))
-        known = _SIGNAL_FIELDS
-        values["signals"] = tuple(
-            Signal(**(signal if signal.keys() <= known else {k: v for k, v in signal.items() if k in known}))
-            for signal in values["signals"]
-        )
+        values["signals"] = tuple(Signal(**_known_keys(signal)) for signal in values["signals"])
         values["accessed"] = frozenset(map(str, values["accessed"]))
         for name in ("user_given", "inherit"):
             if name in values:
@@ -143,6 +139,11 @@ class SegmentSummary:
 _PLAIN_FIELDS: Final = tuple((f.name, f.default is MISSING) for f in fields(SegmentSummary))
 """(name, required) of each field, in order: what ``from_plain`` reads (asked once, not per summary)."""
 _SIGNAL_FIELDS: Final = frozenset(f.name for f in fields(Signal))
+
+
+def _known_keys(signal: dict[str, Any]) -> dict[str, Any]:
+    """A saved signal's keys that this omkd knows (one saved by another omkd may hold others)."""
+    return signal if signal.keys() <= _SIGNAL_FIELDS else {k: v for k, v in signal.items() if k in _SIGNAL_FIELDS}
 
 
 @dataclass(slots=True)
