@@ -173,3 +173,40 @@ def test_status_requests_meanwhile_wait_for_the_report_being_built(
 
     asyncio.run(asked())
     store.close()
+
+
+class _Failing(Taken):
+    """A window read that fails (a disk error, say)."""
+
+    async def read(self, step: int = DECODE_STEP) -> Fold:
+        await asyncio.sleep(0)
+        raise OSError("the read failed")
+
+
+def test_a_status_report_that_failed_is_built_again_by_the_next_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by a review: a failed build stayed the one under way, so every later request for the
+    same moment got its error (and its traceback held the decoded window)."""
+    fold, store = _fold_with_saved_and_held(tmp_path, random.Random(10))  # noqa: S311 (reproducible test data)
+    views = Views(_Stub(fold))  # type: ignore[arg-type]
+    taken: list[str] = []
+
+    def failing_once(fold: Fold, with_signals: bool = False) -> Taken:
+        window = take_window(fold, with_signals)
+        taken.append("failing" if not taken else "plain")
+        if taken[-1] == "plain":
+            return window
+        return _Failing(window.fold, window.book, window.rows, window.with_signals)
+
+    monkeypatch.setattr(views_module, "take_window", failing_once)
+
+    async def asked() -> None:
+        first = await asyncio.gather(views.status([]), views.status([]), return_exceptions=True)
+        assert [type(answer) for answer in first] == [OSError, OSError]
+        again = await views.status([])
+        assert taken == ["failing", "plain"]
+        assert again.watermark.segments == fold.overall.segments
+
+    asyncio.run(asked())
+    store.close()

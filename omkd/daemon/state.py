@@ -68,7 +68,8 @@ _MAY_HOLD_SIGNALS: Final = "substr(summary, 1, 1) != x'7b' OR instr(summary, CAS
 """A saved summary that may hold a signal: a pickle of an older omkd, or plain data without an
 empty ``signals`` list. The store writes plain data with ``orjson.dumps`` (compact), where an empty
 list is ``"signals":[]`` and a quote inside a string is escaped: a byte search tells them apart
-(a JSON function would parse every row, twice the time of reading it, in one statement)."""
+(a JSON function would parse every row, twice the time of reading it, in one statement). It holds
+while no object inside a summary (a signal's evidence) has a key ``signals``."""
 _BY_START: Final = {  # (since given, until given, inside the window): the summaries asked for
     (False, False, True): "SELECT summary FROM segments",
     (True, False, True): "SELECT summary FROM segments WHERE first_ts >= :since",

@@ -56,7 +56,12 @@ class Views:
             if self._building is None or self._building[0] != at:  # else it is being built: wait for it
                 self._building = (at, asyncio.ensure_future(self._build(roots, open_after)))
             building = self._building[1]
-            built = await asyncio.shield(building)  # a client gone does not stop the others' report
+            try:
+                built = await asyncio.shield(building)  # a client gone does not stop the others' report
+            except BaseException:
+                if building.done() and self._building is not None and self._building[1] is building:
+                    self._building = None  # it failed: the next request builds again
+                raise
             if self._building is not None and self._building[1] is building:  # none newer begun since
                 self._building = None
                 self._built = (at, built)
