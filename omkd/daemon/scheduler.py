@@ -129,12 +129,14 @@ class ReadScheduler:
             if stream_id not in ingest.tailer.files:
                 del self.ready[stream_id]
                 continue
-            if backfill is not None and not backfill.holds(stream_id) and self._worth_a_worker(backfill, file):
+            held = backfill is not None and backfill.holds(stream_id)
+            if backfill is not None and not held and self._worth_a_worker(backfill, file):
                 if behind is None:
                     behind = self._far_behind()
                 if behind:
                     backfill.hand_out(file)
-            if backfill is not None and backfill.holds(stream_id):
+                    held = backfill.holds(stream_id)  # not when it could not be opened
+            if held:
                 del self.ready[stream_id]  # a worker reads it (or will); ``_collect`` gives it back
                 continue
             try:

@@ -53,7 +53,7 @@ def take_window(fold: Fold, with_signals: bool = False) -> Taken:
     assert isinstance(held, HeldBook)
     book, window = fold.segments, fold.window
     if not isinstance(book, StoredSegments):  # all in memory: nothing to decode
-        held.hold(list(book.gapped_inside(window) if with_signals else book.inside(window)))
+        held.hold(book.gapped_inside(window) if with_signals else book.inside(window))
         return Taken(copy, held, [], with_signals)
     in_memory, rows = book.inside_now(window, with_signals)
     held.hold(in_memory)

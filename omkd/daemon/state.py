@@ -71,17 +71,16 @@ list is ``"signals":[]`` and a quote inside a string is escaped: a byte search t
 (a JSON function would parse every row, twice the time of reading it, in one statement). It holds
 while no object inside a summary (a signal's evidence) has a key ``signals``."""
 _BY_START: Final = {  # (since given, until given, inside the window): the summaries asked for
-    (False, False, True): "SELECT summary FROM segments",
-    (True, False, True): "SELECT summary FROM segments WHERE first_ts >= :since",
-    (False, True, True): "SELECT summary FROM segments WHERE first_ts < :until",
-    (True, True, True): "SELECT summary FROM segments WHERE first_ts >= :since AND first_ts < :until",
-    (False, False, False): "SELECT summary FROM segments WHERE 0",
-    (True, False, False): "SELECT summary FROM segments WHERE first_ts IS NULL OR first_ts < :since",
-    (False, True, False): "SELECT summary FROM segments WHERE first_ts IS NULL OR first_ts >= :until",
-    (True, True, False): (
-        "SELECT summary FROM segments WHERE first_ts IS NULL OR first_ts < :since OR first_ts >= :until"
-    ),
+    (False, False, True): "1",
+    (True, False, True): "first_ts >= :since",
+    (False, True, True): "first_ts < :until",
+    (True, True, True): "first_ts >= :since AND first_ts < :until",
+    (False, False, False): "0",
+    (True, False, False): "first_ts IS NULL OR first_ts < :since",
+    (False, True, False): "first_ts IS NULL OR first_ts >= :until",
+    (True, True, False): "first_ts IS NULL OR first_ts < :since OR first_ts >= :until",
 }
+"""The condition on a saved summary's start that selects it (``:since`` and ``:until`` bound)."""
 _FETCH: Final = 512
 """Saved summaries read back per fetch."""
 
@@ -168,10 +167,9 @@ def _selection(
     since: float | None, until: float | None, inside: bool, with_signals: bool, columns: str = "summary"
 ) -> str:
     """The query of the saved summaries ``StateStore.segments`` reads, selecting ``columns``."""
-    query = _BY_START[(since is not None, until is not None, inside)].replace("SELECT summary", f"SELECT {columns}", 1)
-    if with_signals:
-        query = f"SELECT {columns} FROM ({query}) WHERE {_MAY_HOLD_SIGNALS}"  # noqa: S608 (constants)
-    return query
+    where = _BY_START[(since is not None, until is not None, inside)]
+    holding = f" AND ({_MAY_HOLD_SIGNALS})" if with_signals else ""
+    return f"SELECT {columns} FROM segments WHERE ({where}){holding}"  # noqa: S608 (constants; values bound)
 
 
 def summary_of(blob: bytes) -> SegmentSummary | None:
@@ -471,7 +469,7 @@ class StateStore:
 
     def segments_by_recency(self, since: float | None, until: float | None) -> Iterator[SegmentSummary]:
         """The saved summaries outside ``[since, until)``, the last active first (read as taken)."""
-        query = _BY_START[(since is not None, until is not None, False)] + " ORDER BY last_seen DESC"
+        query = _selection(since, until, False, False) + " ORDER BY last_seen DESC"
         for (blob,) in self._rows(query, {"since": since, "until": until}):
             summary = summary_of(blob)
             if summary is not None:
@@ -495,7 +493,7 @@ class StateStore:
         counts its signals)."""
         if self._db is None:
             return 0
-        where = _BY_START[(since is not None, until is not None, False)].split(" WHERE ", 1)[1]
+        where = _BY_START[(since is not None, until is not None, False)]
         signals = (
             "SELECT json_extract(g.value, '$.type') AS type, json_extract(g.value, '$.timestamp') AS t "  # noqa: S608 (WHERE: a _BY_START constant; values bound)
             f"FROM segments AS s, json_each({_READABLE_JSON}, '$.signals') AS g "

@@ -100,12 +100,9 @@ class StreamStates:
                     log.warning("stream_reread", path=file.path)
                     file.read_offset = 0
                 processor = StreamProcessor(self.name_of(file.path), self.rules, self.max_line_bytes)
-            self.install(file, processor)
+            processor.segmenter.texts.attach(self.refiner)
+            self.processors[file.stream_id] = processor
         return processor
-
-    def install(self, file: TrackedFile, processor: StreamProcessor) -> None:
-        processor.segmenter.texts.attach(self.refiner)
-        self.processors[file.stream_id] = processor
 
     def take(self, stream_id: str) -> StreamProcessor | None:
         """Remove and return a stream's processor (from memory, else from the store)."""

@@ -8,8 +8,6 @@ length is tracked while its end is awaited) and counted in ``oversize``.
 
 from __future__ import annotations
 
-import itertools
-
 DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 
 
@@ -44,36 +42,23 @@ class LineSplitter:
             return []
         found = data.split(b"\n")  # one copy of the chunk, not a slice and a split of the slice
         tail = found.pop()
-        first = found[0]
-        lines: list[bytes] = []
-        if self._discarding:
+        if self._discarding:  # the first line's start was too long already: it is skipped
             self._discarding = False
             self.oversize += 1
+            del found[0]
         elif self._pending:
-            self._pending.append(first)
-            whole = b"".join(self._pending)
+            self._pending.append(found[0])
+            found[0] = b"".join(self._pending)
             self._pending.clear()
-            self._keep(whole, lines)
-        else:
-            self._keep(first, lines)
         self.consumed += self._pending_len
         self._pending_len = 0
         cap = self._max
-        for line in itertools.islice(found, 1, None):
-            if len(line) > cap:
-                self.oversize += 1
-            else:
-                lines.append(line)
+        lines = [line for line in found if len(line) <= cap]
+        self.oversize += len(found) - len(lines)
         self.consumed += len(data) - len(tail)
         if tail:
             self._hold(tail)
         return lines
-
-    def _keep(self, line: bytes, lines: list[bytes]) -> None:
-        if len(line) > self._max:
-            self.oversize += 1
-        else:
-            lines.append(line)
 
     def _hold(self, data: bytes) -> None:
         if self._discarding:
