@@ -15,8 +15,7 @@ from omkd.daemon.clock import Clock
 from omkd.daemon.ingest import Ingest
 from omkd.daemon.metrics import Snapshot, WindowRow, render
 from omkd.engine import figures
-from omkd.engine.counters import SkillCounters
-from omkd.engine.health import SkillTotals
+from omkd.engine.figures import AllTimeCounts, SkillCounters, SkillTotals
 from omkd.engine.labels import CappedLabels
 from omkd.engine.plain import add_into
 from omkd.engine.report import KnowledgeIndex, agents_of, knowledge_of, open_segments
@@ -66,8 +65,8 @@ def _row(totals: SkillTotals, open_segments: int, knowledge: KnowledgeIndex, age
     )
 
 
-def merge_counters(counters: dict[str, SkillCounters], labels: CappedLabels) -> dict[str, SkillCounters]:
-    merged: dict[str, SkillCounters] = {}
+def merge_counters(counters: dict[str, AllTimeCounts], labels: CappedLabels) -> dict[str, AllTimeCounts]:
+    merged: dict[str, AllTimeCounts] = {}
     for skill in sorted(counters):
         add_into(merged.setdefault(labels.label(skill), SkillCounters()), counters[skill])
     return merged

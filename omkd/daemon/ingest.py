@@ -26,7 +26,8 @@ from omkd.daemon.state import Checkpoint, FileCheckpoint, Restored, StateStore
 from omkd.daemon.stored_segments import StoredSegments
 from omkd.daemon.streams import StreamStates, state_of, stream_fingerprint
 from omkd.daemon.tailer import Ended, EndReason, ScanResult, Tailer, TrackedFile, new_stream_id
-from omkd.engine.counters import PipelineCounters, SkillCounters
+from omkd.engine.counters import PipelineCounters
+from omkd.engine.figures import AllTimeCounts
 from omkd.engine.hedge_judge import HedgeVerdict, judge_identity
 from omkd.engine.live import LiveFold
 from omkd.engine.pipeline import StreamProcessor
@@ -110,7 +111,7 @@ class Ingest:
         #: The persistent counters as of the last checkpoint: what /metrics exports, so an
         #: exported counter never runs ahead of the saved state and a kill -9 can never make
         #: one go backwards (Prometheus would take that for a reset and count twice).
-        self.exported_counters: dict[str, SkillCounters] = {k: copy_record(v) for k, v in restored.counters.items()}
+        self.exported_counters: dict[str, AllTimeCounts] = {k: copy_record(v) for k, v in restored.counters.items()}
         self.exported_pipeline: PipelineCounters = copy_record(restored.pipeline)
         #: What the parser states were made by (``stream_fingerprint``); saved with the state.
         self.stream_fingerprint = stream_fingerprint(self.rules_hash, config.tail.max_line_bytes)

@@ -26,10 +26,9 @@ from prometheus_client.registry import Collector
 
 from omkd import __version__
 from omkd.daemon.selfmetrics import IngestStats
-from omkd.engine import health, patterns, skills
-from omkd.engine.counters import METRIC, PipelineCounters, SkillCounters
-from omkd.engine.figures import WindowFigures
-from omkd.engine.health import SkillTotals
+from omkd.engine import figures, health, patterns, skills
+from omkd.engine.counters import METRIC, PipelineCounters
+from omkd.engine.figures import AllTimeCounts, SkillTotals, WindowFigures
 from omkd.engine.labels import OTHER, CappedLabels
 from omkd.shell.knowledge_watch import BaseFigures
 from omkd.shell.llm_judge import LlmStats
@@ -58,7 +57,7 @@ class WindowRow:
 class Snapshot:
     """Everything the exposition shows, gathered at one moment."""
 
-    counters: dict[str, SkillCounters] = field(default_factory=dict)
+    counters: dict[str, AllTimeCounts] = field(default_factory=dict)
     """All-time counters by label (checkpointed values only)."""
     window: dict[str, WindowRow] = field(default_factory=dict)
     overall: WindowRow | None = None
@@ -103,7 +102,7 @@ def skill_labels(label: str) -> tuple[str, str]:
     return (skill, agent)
 
 
-def _per_skill(value: Callable[[SkillCounters], float]) -> Callable[[Snapshot], Iterable[Sample]]:
+def _per_skill(value: Callable[[AllTimeCounts], float]) -> Callable[[Snapshot], Iterable[Sample]]:
     return lambda s: [(skill_labels(label), value(c)) for label, c in s.counters.items()]
 
 
@@ -187,6 +186,34 @@ def _revision(s: Snapshot) -> Iterable[Sample]:
 
 
 SKILL: Final = ("skill", "agent")
+
+
+def _catalogue_counters() -> list[MetricSpec]:
+    """The all-time counter of each counter figure of the catalogue (``figures.COUNTED``)."""
+
+    def value(name: str) -> Callable[[AllTimeCounts], float]:
+        return lambda c: c.figure(name)
+
+    return [
+        MetricSpec(spec.counter[0], "counter", spec.counter[1], SKILL, _per_skill(value(name)))
+        for name, spec in figures.COUNTED
+        if spec.counter is not None
+    ]
+
+
+def _catalogue_gauges() -> list[MetricSpec]:
+    """The window gauge of each gauged figure of the catalogue (``figures.GAUGED``)."""
+
+    def value(name: str) -> Callable[[WindowRow], float]:
+        return lambda r: float(getattr(r.totals, name))
+
+    return [
+        MetricSpec(spec.gauge[0], "gauge", spec.gauge[1], SKILL, _per_window(value(name)))
+        for name, spec in figures.GAUGED
+        if spec.gauge is not None
+    ]
+
+
 TABLE: Final[list[MetricSpec]] = [
     # --- all-time counters per skill (alert inputs) ---
     MetricSpec("omkd_segments", "counter", "Segments counted per skill since the state was created.", SKILL,
@@ -196,9 +223,7 @@ TABLE: Final[list[MetricSpec]] = [
     MetricSpec("omkd_weighted_gap_segments", "counter",
                "Sum of segment weights (max signal weight per segment), per skill.", SKILL,
                _per_skill(lambda c: c.weighted_gap_sum)),
-    MetricSpec("omkd_tool_calls", "counter", "Tool calls per skill.", SKILL, _per_skill(lambda c: c.tool_calls)),
-    MetricSpec("omkd_tool_failures", "counter", "Failed tool calls per skill (cancelled calls excluded).", SKILL,
-               _per_skill(lambda c: c.tool_failures)),
+    *_catalogue_counters(),
     MetricSpec("omkd_signals", "counter", "Gap signals per skill and type.", (*SKILL, "type"), _signals),
     # --- event-time window gauges per skill ---
     MetricSpec("omkd_window_segments", "gauge", "Segments starting in the event-time window, per skill.", SKILL,
@@ -221,8 +246,7 @@ TABLE: Final[list[MetricSpec]] = [
     MetricSpec("omkd_window_tool_calls_comparable", "gauge",
                "Answered, not cancelled tool calls in the window, per skill.", SKILL,
                _per_window(lambda r: r.totals.comparable_calls)),
-    MetricSpec("omkd_window_tool_failures", "gauge", "Failed tool calls in the window, per skill.", SKILL,
-               _per_window(lambda r: r.totals.tool_failures)),
+    *_catalogue_gauges(),
     MetricSpec("omkd_window_knowledge_files", "gauge", "Knowledge files of the projects the skill ran in.", SKILL,
                _per_window(lambda r: r.knowledge_files)),
     MetricSpec("omkd_window_knowledge_files_accessed", "gauge", "Knowledge files read in the window, per skill.",

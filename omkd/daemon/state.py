@@ -28,7 +28,8 @@ from typing import Any, Final
 import orjson
 import structlog
 
-from omkd.engine.counters import GapCounts, PipelineCounters, SkillCounters
+from omkd.engine.counters import GapCounts, PipelineCounters
+from omkd.engine.figures import AllTimeCounts, SkillCounters
 from omkd.engine.links import Link
 from omkd.engine.plain import from_plain, to_plain
 from omkd.engine.segment_book import last_seen
@@ -130,7 +131,7 @@ class Restored:
     files: list[FileCheckpoint] = field(default_factory=list)
     segments: Iterable[SegmentSummary] = field(default_factory=list)
     """Read from the store as they are taken (once): a long history is never all in memory."""
-    counters: dict[str, SkillCounters] = field(default_factory=dict)
+    counters: dict[str, AllTimeCounts] = field(default_factory=dict)
     rollups: dict[tuple[int, str], GapCounts] = field(default_factory=dict)
     links: list[Link] = field(default_factory=list)
     pipeline: PipelineCounters = field(default_factory=PipelineCounters)
@@ -155,7 +156,7 @@ class Checkpoint:
     forgotten_segments: list[str] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
     forgotten_links: list[str] = field(default_factory=list)
-    counters: dict[str, SkillCounters] = field(default_factory=dict)
+    counters: dict[str, AllTimeCounts] = field(default_factory=dict)
     rollups: dict[tuple[int, str], GapCounts | None] = field(default_factory=dict)
     pipeline: PipelineCounters | None = None
     skill_labels: list[str] | None = None
@@ -229,11 +230,11 @@ def db_path(db: sqlite3.Connection) -> str:
     return str(row[2]) if row else "?"
 
 
-def _counters_json(counters: SkillCounters) -> bytes:
+def _counters_json(counters: AllTimeCounts) -> bytes:
     return orjson.dumps(to_plain(counters))
 
 
-def _counters_of(data: bytes) -> SkillCounters:
+def _counters_of(data: bytes) -> AllTimeCounts:
     doc = orjson.loads(data)
     if "weighted_gap_sum" in doc and "weight_halves" not in doc:  # written before weights were exact
         doc["weight_halves"] = round(2 * doc.pop("weighted_gap_sum"))

@@ -5,7 +5,8 @@
 - ``PipelineCounters``: the same summed over streams, plus files and partial last lines.
 - ``GapCounts``: segments, gap segments and half-weight segments of a set of segments (a
   day's roll-up, a skill in the window); every rate is derived from these integers.
-- ``SkillCounters``: monotone all-time totals of one skill, exported as Prometheus counters.
+- ``SkillCounters`` (monotone all-time totals of one skill) is derived from the figure catalogue
+  (``figures.py``).
 
 Fields carry their metric as metadata (``metric``): the exporter derives its declared list
 and its collector from them, so a new counter is one field here and one increment where it
@@ -115,20 +116,3 @@ class GapCounts:
     def weight_counts(self) -> tuple[int, int, int]:
         """Segments of weight 0, 0.5 and 1."""
         return (self.segments - self.gap_segments, self.half_weight_segments, self.full_weight_segments)
-
-
-@dataclass(slots=True)
-class SkillCounters:
-    """Monotone totals of one skill since the state was created: they only ever rise."""
-
-    segments: int = 0
-    gap_segments: int = 0
-    weight_halves: int = 0
-    """Twice the sum of segment weights (a segment's weight only rises: 0, 0.5, 1)."""
-    signals: Counter[str] = field(default_factory=Counter)
-    tool_calls: int = 0
-    tool_failures: int = 0
-
-    @property
-    def weighted_gap_sum(self) -> float:
-        return self.weight_halves / 2

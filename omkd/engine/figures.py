@@ -1,18 +1,196 @@
-"""The figures derived from a set of segments' gap counts, computed in one place.
+"""The figure catalogue: every additive per-skill figure declared once, and what is derived from it.
 
-The report (``omkd scan``, ``/api/v1/status``) and the daemon's window gauges show the same
-rates, tier, band and intervals for a skill; they all come from ``derive`` so they cannot
-drift apart.
+``SkillTotals`` is the catalogue. Each of its fields made with ``figure(...)`` is one additive
+figure: its metadata says how one segment adds to it (``of``), and where it is shown — an all-time
+Prometheus counter (``counter``: name and help, counted as monotone growth by the live fold), a
+window gauge per skill (``gauge``), a top-level field of ``SkillHealth`` of the same name
+(``report``). Everything per figure is derived from these fields: ``SkillTotals.add``, the all-time
+``SkillCounters`` record (its fields are the counter figures), the live fold's growth counting
+(``grow``, ``reaches``), the exporter's per-skill rows and the report's fields. A new figure is one
+field here, one count where it happens (``Segment.tallies[name] += 1`` for a figure the segment
+does not already hold, read with ``tally(name)``) and, when reported, one ``SkillHealth`` field with a
+default (``docs/extending.md``).
+
+The report (``omkd scan``, ``/api/v1/status``) and the daemon's window gauges show the same rates,
+tier, band and intervals for a skill; they all come from ``derive`` so they cannot drift apart.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final
+import dataclasses
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
 
 from omkd.engine import health, stats
 from omkd.engine.counters import GapCounts
 from omkd.engine.intervals import rate_interval
+from omkd.engine.plain import add_into
+
+if TYPE_CHECKING:
+    from omkd.engine.summary import SegmentSummary
+
+FIGURE: Final = "figure"
+"""Field metadata key of a catalogue figure (a ``Figure``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """What one catalogue field is: how a segment adds to it, and where it is shown."""
+
+    of: Callable[[SegmentSummary], float]
+    """The segment's share of the figure (never negative)."""
+    counter: tuple[str, str] | None = None
+    """An all-time counter per skill: (metric name without ``_total``, help)."""
+    gauge: tuple[str, str] | None = None
+    """A window gauge per skill: (metric name, help)."""
+    report: bool = False
+    """Shown as the ``SkillHealth`` field of the same name (which has a default)."""
+
+
+def figure(
+    of: Callable[[SegmentSummary], float],
+    *,
+    counter: tuple[str, str] | None = None,
+    gauge: tuple[str, str] | None = None,
+    report: bool = False,
+    default: float = 0,
+) -> Any:
+    """A catalogue field (see the module's docstring)."""
+    return field(default=default, metadata={FIGURE: Figure(of, counter, gauge, report)})
+
+
+def tally(name: str) -> Callable[[SegmentSummary], float]:
+    """A figure counted into ``Segment.tallies[name]`` where it happens."""
+    return lambda segment: segment.tally(name)
+
+
+def _bump(counter: Counter[str], keys: Iterable[str], sign: int) -> None:
+    for key in keys:
+        total = counter[key] + sign
+        if total:
+            counter[key] = total
+        else:
+            del counter[key]
+
+
+@dataclass(slots=True)
+class SkillTotals(GapCounts):
+    """Running sums over the counted segments of one skill (or of all, for overall): the catalogue.
+
+    ``add`` keeps them with sign +1 or -1, so a live fold can replace a segment whose figures grew;
+    every rate is derived from the sums when asked, so a ratio is always of totals, never an
+    average of ratios.
+    """
+
+    tool_calls: int = figure(lambda s: s.tool_calls, counter=("omkd_tool_calls", "Tool calls per skill."))
+    tool_answered: int = figure(lambda s: s.tool_answered)
+    tool_failures: int = figure(
+        lambda s: s.tool_failures,
+        counter=("omkd_tool_failures", "Failed tool calls per skill (cancelled calls excluded)."),
+        gauge=("omkd_window_tool_failures", "Failed tool calls in the window, per skill."),
+    )
+    tool_cancelled: int = figure(lambda s: s.tool_cancelled)
+    input_tokens: int = figure(lambda s: s.tokens[0])
+    output_tokens: int = figure(lambda s: s.tokens[1])
+    cache_read_tokens: int = figure(lambda s: s.tokens[2])
+    cache_creation_tokens: int = figure(lambda s: s.tokens[3])
+    duration: float = figure(lambda s: s.duration, default=0.0)
+    turns: int = figure(lambda s: s.turns)
+    user_given_misses: int = figure(lambda s: len(s.user_given))
+    # --- keyed counts (not catalogue figures: sets and breakdowns) ---
+    by_type: Counter[str] = field(default_factory=Counter)
+    sessions: Counter[str] = field(default_factory=Counter)
+    accessed: Counter[str] = field(default_factory=Counter)
+    cwds: Counter[str] = field(default_factory=Counter)
+
+    def add(self, segment: SegmentSummary, sign: int = 1) -> None:
+        self.count(segment.weight, sign)
+        for name, spec in CATALOGUE:
+            setattr(self, name, getattr(self, name) + sign * spec.of(segment))
+        _bump(self.by_type, (s.type for s in segment.signals), sign)
+        _bump(self.sessions, (segment.session_id or "-",), sign)
+        _bump(self.accessed, segment.accessed, sign)
+        if segment.cwd:
+            _bump(self.cwds, (segment.cwd,), sign)
+
+    def merge(self, other: SkillTotals) -> None:
+        """Add another skill's totals (skills sharing a metric label)."""
+        add_into(self, other)
+
+    @property
+    def tokens(self) -> tuple[int, int, int, int]:
+        return (self.input_tokens, self.output_tokens, self.cache_read_tokens, self.cache_creation_tokens)
+
+    @property
+    def comparable_calls(self) -> int:
+        """Answered calls that were not cancelled: the failure rate's denominator."""
+        return self.tool_answered - self.tool_cancelled
+
+    @property
+    def tool_failure_rate(self) -> float | None:
+        comparable = self.comparable_calls
+        return self.tool_failures / comparable if comparable else None
+
+
+CATALOGUE: Final[tuple[tuple[str, Figure], ...]] = tuple(
+    (spec.name, spec.metadata[FIGURE]) for spec in dataclasses.fields(SkillTotals) if FIGURE in spec.metadata
+)
+"""(field name, figure) of every catalogue figure, in declaration order."""
+COUNTED: Final = tuple((name, spec) for name, spec in CATALOGUE if spec.counter is not None)
+"""The figures kept as all-time counters (the fields of ``SkillCounters`` after the gap counts)."""
+GAUGED: Final = tuple((name, spec) for name, spec in CATALOGUE if spec.gauge is not None)
+REPORTED: Final = tuple(name for name, spec in CATALOGUE if spec.report)
+
+
+@dataclass(slots=True)
+class AllTimeCounts:
+    """Monotone totals of one skill since the state was created: they only ever rise. The gap
+    counts are fixed; ``SkillCounters`` adds one field per counter figure of the catalogue."""
+
+    segments: int = 0
+    gap_segments: int = 0
+    weight_halves: int = 0
+    """Twice the sum of segment weights (a segment's weight only rises: 0, 0.5, 1)."""
+    signals: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def weighted_gap_sum(self) -> float:
+        return self.weight_halves / 2
+
+    def figure(self, name: str) -> float:
+        """A counter figure's value (a field of ``SkillCounters``)."""
+        value: float = getattr(self, name)
+        return value
+
+    def grow(self, old: SegmentSummary | None, new: SegmentSummary) -> None:
+        """Count what ``new`` holds beyond ``old`` (the same segment counted before), figure by figure."""
+        for name, spec in COUNTED:
+            before = spec.of(old) if old is not None else 0
+            setattr(self, name, getattr(self, name) + max(0, spec.of(new) - before))
+
+
+def _skill_counters() -> type[AllTimeCounts]:
+    made = dataclasses.make_dataclass(
+        "SkillCounters", [(name, int, field(default=0)) for name, _ in COUNTED], bases=(AllTimeCounts,), slots=True
+    )
+    made.__module__ = __name__  # pickled by name: ``omkd.engine.figures.SkillCounters``
+    made.__doc__ = "All-time counters of one skill: the gap counts and each counter figure of the catalogue."
+    return made
+
+
+SkillCounters: Final = _skill_counters()
+
+
+def reaches(new: SegmentSummary, counted: SegmentSummary) -> bool:
+    """``new`` holds at least every counted figure of ``counted`` (its growth is counted from it)."""
+    return (
+        all(spec.of(new) >= spec.of(counted) for _, spec in COUNTED)
+        and len(new.signals) >= len(counted.signals)
+        and new.weight >= counted.weight
+    )
+
 
 LEVEL: Final = stats.DEFAULT_CONFIDENCE
 

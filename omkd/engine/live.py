@@ -14,23 +14,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from omkd.engine.counters import GapCounts, SkillCounters
+from omkd.engine.counters import GapCounts
+from omkd.engine.figures import AllTimeCounts, SkillCounters, reaches
 from omkd.engine.links import Link
 from omkd.engine.pipeline import Fold, kept_copy
 from omkd.engine.segment_book import SegmentBook
 from omkd.engine.summary import SegmentSummary
 from omkd.engine.timespec import day_of
 from omkd.engine.window import Window
-
-
-def _reaches(new: SegmentSummary, counted: SegmentSummary) -> bool:
-    """``new`` holds at least every counted figure of ``counted`` (its growth is counted from it)."""
-    return (
-        new.tool_calls >= counted.tool_calls
-        and new.tool_failures >= counted.tool_failures
-        and len(new.signals) >= len(counted.signals)
-        and new.weight >= counted.weight
-    )
 
 
 def _signal_counts(summary: SegmentSummary | None) -> Counter[str]:
@@ -47,7 +38,7 @@ class LiveFold:
         self.retention = retention
         self.rollup_days = rollup_days
         self.fold = Fold(Window(since=now - window_length), book)
-        self.counters: dict[str, SkillCounters] = {}
+        self.counters: dict[str, AllTimeCounts] = {}
         self.rollups: dict[tuple[int, str], GapCounts] = {}
         self.last_event_ts: float | None = None
         #: keys of segments changed or forgotten since the last checkpoint took them.
@@ -98,7 +89,7 @@ class LiveFold:
     def restore(
         self,
         segments: Iterable[SegmentSummary],
-        counters: dict[str, SkillCounters],
+        counters: dict[str, AllTimeCounts],
         rollups: dict[tuple[int, str], GapCounts],
         links: Iterable[Link] = (),
     ) -> None:
@@ -175,7 +166,7 @@ class LiveFold:
             return
         counted = self._counted.get(key, old)
         self._count(counted, summary)
-        if counted is not None and not _reaches(summary, counted):
+        if counted is not None and not reaches(summary, counted):
             self._counted[key] = counted
         else:
             self._counted.pop(key, None)
@@ -212,8 +203,7 @@ class LiveFold:
         old_signals = _signal_counts(old)
         for kind, count in _signal_counts(new).items():
             counters.signals[kind] += max(0, count - old_signals[kind])
-        counters.tool_calls += max(0, new.tool_calls - (old.tool_calls if old is not None else 0))
-        counters.tool_failures += max(0, new.tool_failures - (old.tool_failures if old is not None else 0))
+        counters.grow(old, new)
 
     def _rollup(self, summary: SegmentSummary | None, sign: int) -> None:
         if summary is None or summary.first_ts is None:

@@ -18,11 +18,11 @@ from typing import Final
 
 from omkd.engine import formats
 from omkd.engine.counters import PipelineCounters, StreamCounters
+from omkd.engine.figures import SkillTotals
 from omkd.engine.formats.claude_code import ClaudeCodeAdapter
 from omkd.engine.formats.codex import CodexAdapter
 from omkd.engine.formats.common import BAD_SHAPE, INVALID_JSON
 from omkd.engine.formats.gemini import GeminiAdapter
-from omkd.engine.health import SkillTotals
 from omkd.engine.lines import DEFAULT_MAX_LINE_BYTES, LineSplitter
 from omkd.engine.links import Link, LinkBook
 from omkd.engine.plain import copy_record

@@ -17,8 +17,8 @@ from typing import Final, NamedTuple, Protocol
 from omkd.engine import certainty, conventions, figures, health, patterns, skills
 from omkd.engine.certainty import Certainty
 from omkd.engine.counters import GapCounts, PipelineCounters
+from omkd.engine.figures import SkillTotals
 from omkd.engine.formats import CLAUDE_CODE
-from omkd.engine.health import SkillTotals
 from omkd.engine.hedge_judge import judge_identity
 from omkd.engine.pipeline import Fold
 from omkd.engine.plain import to_plain
@@ -263,6 +263,7 @@ def skill_health(
         certainty=certainty.assess(derived, days or []),
         markers=markers,
         projects=sorted(totals.cwds),
+        **{name: getattr(totals, name) for name in figures.REPORTED},
     )
 
 

@@ -9,7 +9,7 @@ be read later): their summaries carry the link keys by which the fold will learn
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Final
 
@@ -71,6 +71,15 @@ class SegmentSummary:
     end_line: int = 0
     agent: str = CLAUDE_CODE
     """The agent that wrote the stream (``formats.AGENTS``)."""
+    tallies: tuple[tuple[str, int], ...] = ()
+    """Counts of catalogue figures the segment holds no field for (``figures.tally``), by name."""
+
+    def tally(self, name: str) -> int:
+        """A tallied figure's count (0 when never counted)."""
+        for key, count in self.tallies:
+            if key == name:
+                return count
+        return 0
 
     def __getstate__(self) -> list[object]:
         return [getattr(self, f.name) for f in fields(self)]
@@ -97,6 +106,10 @@ class SegmentSummary:
             for g in self.signals
         ]  # fmt: skip
         plain["accessed"] = sorted(self.accessed)
+        if self.tallies:
+            plain["tallies"] = [list(pair) for pair in self.tallies]
+        else:
+            del plain["tallies"]  # a summary without tallies is saved as before they existed
         plain["v"] = PLAIN_VERSION
         return plain
 
@@ -117,6 +130,8 @@ class SegmentSummary:
         for name in ("user_given", "inherit"):
             if name in values:
                 values[name] = tuple(values[name])
+        if "tallies" in values:
+            values["tallies"] = tuple((str(key), int(count)) for key, count in values["tallies"])
         return cls(**values)
 
     @property
@@ -174,6 +189,8 @@ class Segment:
     """Hedging signals kept (with whether a refined verdict is awaited for it): the strongest
     settled one and every awaited one; the summary shows the strongest positive."""
     hedges_asked: int = 0
+    tallies: Counter[str] = field(default_factory=Counter)
+    """Catalogue figures counted where they happen (``figures.tally``), by name."""
     inherit: bool = False
     """The skill is the launching segment's, not known yet (a sub-agent's first stretch)."""
     tentative: bool = False
@@ -219,6 +236,7 @@ class Segment:
         self.user_given.extend(other.user_given)
         self.hedges.extend(other.hedges)
         self.hedges_asked += other.hedges_asked
+        self.tallies.update(other.tallies)
         self._prune_hedges()
         for timestamp in (other.first_ts, other.last_ts):
             self.touch(timestamp, other.end_line)
@@ -308,4 +326,5 @@ class Segment:
             start_line=self.start_line,
             end_line=self.end_line,
             agent=agent,
+            tallies=tuple(sorted((k, v) for k, v in self.tallies.items() if v)) if self.tallies else (),
         )
