@@ -37,9 +37,24 @@ UNCOMPARED: Final = ("reproducibility",)
 def scan(tree: Path, path: Path) -> bytes:
     env = {**os.environ, "PYTHONPATH": str(tree)}
     done = subprocess.run(
-        [sys.executable, "-m", "omkd", "scan", str(path), "--json", "--gap-limit", "0", "--jobs", "1",
-         "--home", "/nonexistent"],
-        cwd=NEUTRAL_CWD, env=env, capture_output=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "omkd",
+            "scan",
+            str(path),
+            "--json",
+            "--gap-limit",
+            "0",
+            "--jobs",
+            "1",
+            "--home",
+            "/nonexistent",
+        ],
+        cwd=NEUTRAL_CWD,
+        env=env,
+        capture_output=True,
+        check=False,
     )
     if done.returncode not in (0, 1, 3):
         raise SystemExit(f"omkd scan in {tree} failed ({done.returncode}): {done.stderr.decode()[-2000:]}")
@@ -68,8 +83,11 @@ def main() -> None:
     failed = False
     with tempfile.TemporaryDirectory(prefix="omkd-ref-") as scratch:
         tree = Path(scratch) / "tree"
-        subprocess.run(["git", "-C", str(REPO_ROOT), "worktree", "add", "--detach", str(tree), ref],
-                       check=True, capture_output=True)
+        subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "worktree", "add", "--detach", str(tree), ref],
+            check=True,
+            capture_output=True,
+        )
         try:
             for path in paths:
                 old, new = scan(tree, path), scan(REPO_ROOT, path)
@@ -79,9 +97,11 @@ def main() -> None:
                     b.pop(key, None)
                 found = differences(a, b)
                 byte_equal = old == new
-                print(f"{path}: {len(old):,} bytes against {len(new):,}; "
-                      f"{'byte for byte the same' if byte_equal else 'bytes differ'}; "
-                      f"{'same figures' if not found else f'{len(found)} differences'}")
+                print(
+                    f"{path}: {len(old):,} bytes against {len(new):,}; "
+                    f"{'byte for byte the same' if byte_equal else 'bytes differ'}; "
+                    f"{'same figures' if not found else f'{len(found)} differences'}"
+                )
                 for line in found[:20]:
                     print("   ", line)
                 failed |= bool(found)
@@ -91,8 +111,12 @@ def main() -> None:
 
 
 def _has_ref(name: str) -> bool:
-    return subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "--verify", "-q", name],
-                          capture_output=True, check=False).returncode == 0
+    return (
+        subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "rev-parse", "--verify", "-q", name], capture_output=True, check=False
+        ).returncode
+        == 0
+    )
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ from omkd.engine.pipeline import Fold, StreamProcessor
 from omkd.engine.report import build_report
 from tests import claude_lines as cl
 
+pytestmark = pytest.mark.engine
+
 # 2026-01-01T00:00:00Z in seconds since the epoch: 56 years of 365 days plus 14 leap days (1972..2024).
 TS_SECONDS = (56 * 365 + 14) * 86400.0
 

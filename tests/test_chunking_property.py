@@ -14,6 +14,8 @@ from omkd.engine.pipeline import Fold, StreamProcessor
 from omkd.engine.records import to_data
 from omkd.engine.report import build_report
 
+pytestmark = pytest.mark.engine
+
 # Small and medium real files across versions, with failed searches, a Skill call, sub-agent
 # streams, command frames and multi-byte text.
 FILES = [

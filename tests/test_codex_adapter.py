@@ -13,6 +13,8 @@ from omkd.engine.pipeline import Fold, StreamProcessor
 from omkd.engine.report import Report, SkillHealth, build_report
 from tests.agent_lines import Rollout, exec_stream
 
+pytestmark = pytest.mark.engine
+
 
 def fold_of(
     data: bytes, name: str = "2026/04/08/rollout-2026-04-08T08-27-18-019d6d46.jsonl"

@@ -9,6 +9,8 @@ import pytest
 from omkd.shell.knowledge import FileKnowledgeIndex
 from tests.transcript_builder import REJECTED, Transcript, health_of, report_of
 
+pytestmark = pytest.mark.engine
+
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:

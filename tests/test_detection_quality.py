@@ -18,6 +18,8 @@ from omkd.shell import quality
 from tests.conftest import REAL_FIXTURES
 from tests.transcript_builder import Transcript
 
+pytestmark = pytest.mark.engine
+
 LABELS = Path(__file__).parent / "data" / "tool_calls.jsonl"
 
 

@@ -19,6 +19,8 @@ from tests.transcript_builder import (
     signal_counts,
 )
 
+pytestmark = pytest.mark.engine
+
 
 def one_call(
     tool: str, tool_input: dict[str, Any], content: Any, is_error: object = ABSENT, detail: object = ABSENT

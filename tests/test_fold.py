@@ -15,6 +15,8 @@ from tests.transcript_builder import (
     signal_counts,
 )
 
+pytestmark = pytest.mark.engine
+
 
 def add_segments(t: Transcript, skill: str, kinds: Sequence[str]) -> None:
     """One skill segment per kind, each opened by a typed prompt and a Skill call.

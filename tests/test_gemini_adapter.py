@@ -16,6 +16,8 @@ from omkd.engine.pipeline import Fold, StreamProcessor
 from omkd.engine.report import Report, SkillHealth, build_report
 from tests.agent_lines import GeminiChat, tool_call
 
+pytestmark = pytest.mark.engine
+
 JSONL = "proj/chats/session-2026-06-09T08-50-55b29702.jsonl"
 DOCUMENT = "proj/chats/session-2025-10-27T19-55-981c87cb.json"
 

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from omkd.engine.lines import LineSplitter
 
+pytestmark = pytest.mark.engine
+
 SMALL_REAL = Path(
     "iansherr__claude-code-log/-Users-dain-workspace-danieldemmel-me-next/5ed31c36-bca8-40fd-8d24-f1a1f0af7901.jsonl"
 )

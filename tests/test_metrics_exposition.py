@@ -17,8 +17,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from omkd.daemon.metrics import DECLARED, ON_OCCURRENCE, Snapshot, WindowRow, render
-from omkd.engine.figures import derive
-from omkd.engine.health import SkillTotals
+from omkd.engine.figures import SkillTotals, derive
 from omkd.testing import DaemonProcess
 from tests import claude_lines as cl
 from tests.live_helpers import append, family, samples_of, session_bytes, skill_of, wait_lines

@@ -23,6 +23,8 @@ from omkd.engine.report import Report, build_report
 from omkd.shell.scan import scan
 from tests.conftest import REAL_FIXTURES
 
+pytestmark = pytest.mark.engine
+
 # Record types Claude Code writes (seen in real transcripts); any other type is "unknown".
 DOCUMENTED_TYPES = frozenset(
     {

@@ -16,6 +16,8 @@ from tests.transcript_builder import (
     signal_counts,
 )
 
+pytestmark = pytest.mark.engine
+
 SPEC_BUILTINS = (
     "clear", "exit", "quit", "help", "fast", "effort", "model", "plugin", "plugins", "stats", "doctor",
     "compact", "cost", "agents", "init", "config", "permissions", "resume", "continue", "memory", "mcp",

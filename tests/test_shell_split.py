@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from omkd.engine.shell import split_top_level, words
+
+pytestmark = pytest.mark.engine
 
 
 def walked(command: str) -> list[tuple[str, str]]:

@@ -24,6 +24,8 @@ from tests.transcript_builder import (
     signal_counts,
 )
 
+pytestmark = pytest.mark.engine
+
 PATH_NOT_FOUND = (
     "<tool_use_error>Path does not exist: /home/dev/shop/srcx. "
     "Note: your current working directory is /home/dev/shop.</tool_use_error>"

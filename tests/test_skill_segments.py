@@ -4,7 +4,11 @@ run through the Skill tool, warm-up and compaction agents. Hand-made transcripts
 
 from __future__ import annotations
 
+import pytest
+
 from tests.transcript_builder import Transcript, health_of, report_of, segments_by_skill
+
+pytestmark = pytest.mark.engine
 
 PLUGIN_DIR = "/home/dev/.claude/plugins/cache/claude-plugins-official/superpowers/6.1.1/skills/brainstorming"
 

@@ -26,6 +26,8 @@ from omkd.engine.stats import (
     trend_unstable,
 )
 
+pytestmark = pytest.mark.engine
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SPEC = REPO_ROOT.parent / "shared" / "docs" / "spec.md"
 

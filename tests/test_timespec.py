@@ -6,6 +6,8 @@ import pytest
 
 from omkd.engine.timespec import parse_duration, parse_moment
 
+pytestmark = pytest.mark.engine
+
 
 @pytest.mark.parametrize(
     ("text", "seconds"), [("1h30m", 5400.0), ("90s", 90.0), ("2d12h", 216000.0), ("1.5h", 5400.0), ("250ms", 0.25)]

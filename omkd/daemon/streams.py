@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Final
 
 import orjson
 import structlog
@@ -18,15 +19,17 @@ from omkd import __version__
 from omkd.daemon.state import StateStore
 from omkd.daemon.tailer import TrackedFile
 from omkd.engine import stream_state
+from omkd.engine.detect import registry
 from omkd.engine.pipeline import StreamProcessor
 from omkd.engine.segment import SegmenterRules
 from omkd.engine.text_signals import Refiner
 
 log = structlog.get_logger("omkd.ingest")
 
-STREAM_STATE_VERSION = 4
-"""Bumped whenever an engine class a parser state holds changes shape: saved states of another
-version are not loaded (their files are read again from the start)."""
+STREAM_STATE_VERSION: Final = registry.state_version()
+"""Derived from the signal registry and the shapes of the engine classes a parser state holds
+(``detect/registry.py``): saved states of another version are not loaded (their files are read
+again from the start)."""
 
 
 def stream_fingerprint(rules_hash: str, max_line_bytes: int) -> str:

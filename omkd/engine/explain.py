@@ -25,7 +25,7 @@ SCHEMA_VERSION: Final = 2
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="ignore")
 
 
 class SegmentRow(_Model):

@@ -159,6 +159,10 @@ class AllTimeCounts:
     def weighted_gap_sum(self) -> float:
         return self.weight_halves / 2
 
+    if TYPE_CHECKING:  # the counter figures are fields of ``SkillCounters``, made from the catalogue
+
+        def __getattr__(self, name: str) -> int: ...
+
     def figure(self, name: str) -> float:
         """A counter figure's value (a field of ``SkillCounters``)."""
         value: float = getattr(self, name)

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from omkd.engine.detect import registry
+
 # --- Signal types and weights ------------------------------------------------------------------
 
 FAILED_SEARCH: Final = "failed_search"
@@ -18,12 +20,8 @@ REPEATED_FAILURE: Final = "repeated_failure"
 EXPLICIT_MARKER: Final = "explicit_marker"
 HEDGING: Final = "hedging"
 
-SIGNAL_WEIGHTS: Final[dict[str, float]] = {
-    FAILED_SEARCH: 1.0,
-    REPEATED_FAILURE: 1.0,
-    EXPLICIT_MARKER: 0.5,
-    HEDGING: 0.5,
-}
+SIGNAL_WEIGHTS: Final[dict[str, float]] = {kind.name: kind.weight for kind in registry.SIGNALS}
+"""Derived from the signal registry (``detect/registry.py``), where each signal is declared."""
 SIGNAL_TYPES: Final = tuple(SIGNAL_WEIGHTS)
 REPEATED_RUN: Final = 3
 """Failed searches by the same tool in a row that make a ``repeated_failure``."""

@@ -17,10 +17,12 @@ if TYPE_CHECKING:
 
 
 class Record:
-    """The base of the report's records: a parsed document may not carry unknown keys."""
+    """The base of the report's records. A parsed document's unknown keys are ignored, at every
+    level: an ``omkd status`` one version older than its daemon reads the fields it knows of a
+    document that has gained others (a field is only ever added with a default)."""
 
     __slots__ = ()
-    __pydantic_config__ = {"extra": "forbid"}  # noqa: RUF012 (read by pydantic, never changed)
+    __pydantic_config__ = {"extra": "ignore"}  # noqa: RUF012 (read by pydantic, never changed)
 
 
 RecordType = TypeVar("RecordType", bound=Record)

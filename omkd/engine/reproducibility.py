@@ -14,12 +14,14 @@ import dataclasses
 import enum
 import functools
 import hashlib
+import importlib
 import re
 from dataclasses import dataclass
 from typing import Any, Final
 
 from omkd import __version__
-from omkd.engine import cues, health, intervals, patterns, skills
+from omkd.engine import intervals, skills
+from omkd.engine.detect import registry
 from omkd.engine.records import Record
 from omkd.engine.segmenting import SegmenterRules
 
@@ -54,9 +56,7 @@ def rules_hash(rules: SegmenterRules, judge: str) -> str:
     """The hash of everything that decides a verdict: rule tables, configured rules, the judge.
     Cached: the tables do not change in a process, and every report (each /api/v1/status) asks."""
     document = {
-        "patterns": _tables(patterns),
-        "cues": _tables(cues),
-        "health": _tables(health),
+        **{module.rsplit(".", 1)[1]: _tables(importlib.import_module(module)) for module in registry.RULE_MODULES},
         "builtins": sorted(skills.BUILTIN_COMMANDS),
         "rules": _canonical(rules),
         "judge": judge,
