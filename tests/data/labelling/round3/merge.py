@@ -1,0 +1,87 @@
+"""Merge the round-3 labellers' files into the labelled sets of tests/data (a one-off; kept for the record).
+
+    python3 tests/data/labelling/round3/merge.py WORK_DIR
+
+WORK_DIR holds what ``sample.py`` drew (``calls.jsonl``, ``sentences.jsonl``, the ``*_design.jsonl``
+weights, ``overlap_ids.json``), the chunks given to the labellers and their ``out/*.labels.jsonl``.
+Rows labelled twice (the blind overlap) keep the first labeller's label; the second's is kept as
+``second_label`` and the agreement is printed (Cohen's kappa and raw agreement).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).resolve().parents[2]
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def kappa(pairs: list[tuple[Any, Any]]) -> tuple[float, float]:
+    n = len(pairs)
+    observed = sum(a == b for a, b in pairs) / n
+    first, second = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
+    expected = sum(first[k] * second[k] for k in first) / (n * n)
+    return observed, (observed - expected) / (1 - expected) if expected < 1 else 1.0
+
+
+def merge(work: Path, kind: str, chunks: list[str], label_keys: tuple[str, ...]) -> list[dict[str, Any]]:
+    drawn = {row["id"]: row for row in load(work / f"{kind}.jsonl")}
+    design = {row["id"]: row for row in load(work / f"{kind}_design.jsonl")}
+    merged: dict[str, dict[str, Any]] = {}
+    pairs: list[tuple[Any, Any]] = []
+    binary: list[tuple[Any, Any]] = []
+    for chunk in chunks:
+        for row in load(work / "out" / f"{chunk}.labels.jsonl"):
+            labels = {k: row[k] for k in (*label_keys, "reason", "doubt") if k in row}
+            if row["id"] in merged:
+                first = merged[row["id"]]
+                if first.get("labeller") == chunk:
+                    continue  # the same sentence drawn twice into one chunk
+                pairs.append((first[label_keys[0]], row[label_keys[0]]))
+                key = "is_uncertainty" if "is_uncertainty" in row else None
+                if key:
+                    binary.append((first[key], row[key]))
+                else:
+                    binary.append((first["label"] == "failed_search", row["label"] == "failed_search"))
+                first["second_label"] = {k: row[k] for k in (*label_keys, "reason") if k in row}
+                continue
+            base = {k: v for k, v in drawn[row["id"]].items() if k not in ("prompts_before", "text_before",
+                                                                            "calls_before", "result", "input")}
+            merged[row["id"]] = {**base, **labels, "stratum": design[row["id"]]["stratum"],
+                                 "weight": design[row["id"]]["weight"], "labeller": chunk}
+    if pairs:
+        raw, k = kappa(pairs)
+        braw, bk = kappa(binary)
+        print(f"{kind}: {len(pairs)} rows labelled twice, blind: {label_keys[0]} agreement {raw:.3f} "
+              f"(kappa {k:.3f}); positive/negative agreement {braw:.3f} (kappa {bk:.3f})")
+    return list(merged.values())
+
+
+def write(path: Path, rows: list[dict[str, Any]]) -> None:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    print(f"{path.relative_to(DATA.parent.parent)}: {len(rows)} rows")
+
+
+def main() -> None:
+    work = Path(sys.argv[1])
+    calls = merge(work, "calls", ["callsA", "callsB", "callsC"], ("label",))
+    write(DATA / "real2_tool_calls.jsonl", calls)
+    sentences = merge(work, "sentences", ["sentA", "sentB", "sentC", "sentD"], ("kind", "is_uncertainty", "lang"))
+    write(DATA / "real2_hedging_sentences.jsonl", sentences)
+    relabelled = load(work / "out" / "relabel.labels.jsonl")
+    old = {row["id"]: row for row in load(DATA / "hedging_sentences.jsonl")}
+    pairs = [(old[r["id"]]["is_uncertainty"], r["is_uncertainty"]) for r in relabelled]
+    raw, k = kappa(pairs)
+    print(f"relabelled real sentences: {len(pairs)}; old and new label agree on {raw:.3f} (kappa {k:.3f})")
+    write(DATA / "hedging_sentences_relabelled.jsonl", relabelled)
+
+
+if __name__ == "__main__":
+    main()
