@@ -52,15 +52,25 @@ def merge(work: Path, kind: str, chunks: list[str], label_keys: tuple[str, ...])
                     binary.append((first["label"] == "failed_search", row["label"] == "failed_search"))
                 first["second_label"] = {k: row[k] for k in (*label_keys, "reason") if k in row}
                 continue
-            base = {k: v for k, v in drawn[row["id"]].items() if k not in ("prompts_before", "text_before",
-                                                                            "calls_before", "result", "input")}
-            merged[row["id"]] = {**base, **labels, "stratum": design[row["id"]]["stratum"],
-                                 "weight": design[row["id"]]["weight"], "labeller": chunk}
+            base = {
+                k: v
+                for k, v in drawn[row["id"]].items()
+                if k not in ("prompts_before", "text_before", "calls_before", "result", "input")
+            }
+            merged[row["id"]] = {
+                **base,
+                **labels,
+                "stratum": design[row["id"]]["stratum"],
+                "weight": design[row["id"]]["weight"],
+                "labeller": chunk,
+            }
     if pairs:
         raw, k = kappa(pairs)
         braw, bk = kappa(binary)
-        print(f"{kind}: {len(pairs)} rows labelled twice, blind: {label_keys[0]} agreement {raw:.3f} "
-              f"(kappa {k:.3f}); positive/negative agreement {braw:.3f} (kappa {bk:.3f})")
+        print(
+            f"{kind}: {len(pairs)} rows labelled twice, blind: {label_keys[0]} agreement {raw:.3f} "
+            f"(kappa {k:.3f}); positive/negative agreement {braw:.3f} (kappa {bk:.3f})"
+        )
     return list(merged.values())
 
 

@@ -177,7 +177,7 @@ def sentences(text: str) -> list[str]:
 def main() -> None:
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(SEED)  # noqa: S311 (a reproducible sample, not a secret)
+    rng = random.Random(SEED)
     calls: dict[tuple[str, str, bool], list[dict[str, Any]]] = defaultdict(list)
     sents: dict[tuple[str, str, str, bool], list[dict[str, Any]]] = defaultdict(list)
     files = sorted(p for p in ROOT.rglob("*") if p.is_file() and formats.is_transcript(str(p)))
@@ -295,7 +295,7 @@ def main() -> None:
                 ).hexdigest()[:10]
             )
         (out / f"{name}.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
-        print(name, len(rows))  # noqa: T201 (a one-off script reports what it drew)
+        print(name, len(rows))
     pop = {"/".join(map(str, k)): len(v) for k, v in calls.items()}
     (out / "call_strata.json").write_bytes(orjson.dumps(pop, option=orjson.OPT_INDENT_2))
     spop = {"/".join(map(str, k)): len(v) for k, v in sents.items()}
