@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from omkd.engine.events import AgentLink, CommandInvoked, Compaction, Event, ToolCall, ToolResult, UserPrompt, tokens_of
+from omkd.engine.fold import Fold
 from omkd.engine.formats.claude_code import ClaudeCodeAdapter
-from omkd.engine.pipeline import Fold, StreamProcessor
-from omkd.engine.report import build_report
+from omkd.engine.report.build import build_report
+from omkd.engine.stream import StreamProcessor
 from tests import claude_lines as cl
 
 pytestmark = pytest.mark.engine

@@ -22,9 +22,10 @@ from omkd.daemon.config import Config
 from omkd.daemon.ingest import READ_STEP, Ingest
 from omkd.daemon.state import Checkpoint, StateStore
 from omkd.daemon.stored_segments import StoredSegments
-from omkd.engine.pipeline import Fold
+from omkd.engine.fold import Fold
 from omkd.engine.records import to_data
-from omkd.engine.report import build_report, count_gaps
+from omkd.engine.report.build import build_report
+from omkd.engine.report.gaps import count_gaps
 from omkd.engine.segment_book import SegmentBook
 from omkd.engine.signals import Signal
 from omkd.engine.summary import SegmentSummary

@@ -24,7 +24,7 @@ from omkd.daemon.ingest import READ_STEP, Ingest
 from omkd.daemon.scheduler import ReadScheduler
 from omkd.daemon.state import StateStore
 from omkd.engine.records import to_data
-from omkd.engine.report import build_report
+from omkd.engine.report.build import build_report
 from omkd.shell.scan import discover, scan
 from omkd.testing import DaemonProcess, ManualClock
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from omkd.cli import main
 from omkd.engine.intervals import rate_interval
-from omkd.engine.report import Report
+from omkd.engine.report.schema import Report
 from tests.transcript_builder import Transcript, health_of, report_of
 
 DAY = 86_400.0

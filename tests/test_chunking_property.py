@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from omkd.engine.pipeline import Fold, StreamProcessor
+from omkd.engine.fold import Fold
 from omkd.engine.records import to_data
-from omkd.engine.report import build_report
+from omkd.engine.report.build import build_report
+from omkd.engine.stream import StreamProcessor
 
 pytestmark = pytest.mark.engine
 

@@ -536,7 +536,7 @@ def test_an_80_column_terminal_keeps_the_skill_names(tmp_path: Path) -> None:
     from rich.console import Console
 
     from omkd.cli import render
-    from omkd.engine.report import build_report
+    from omkd.engine.report.build import build_report
     from omkd.shell.scan import scan
 
     path = transcript(tmp_path / "p" / f"{cl.SESSION}.jsonl", [("superpowers:brainstorming", "miss")] * 6)

@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 from omkd.engine import formats
+from omkd.engine.fold import Fold
 from omkd.engine.formats.codex import parse_output, shell_command, unwrap_shell
-from omkd.engine.pipeline import Fold, StreamProcessor
-from omkd.engine.report import Report, SkillHealth, build_report
+from omkd.engine.report.build import build_report
+from omkd.engine.report.schema import Report, SkillHealth
+from omkd.engine.stream import StreamProcessor
 from tests.agent_lines import Rollout, exec_stream
 
 pytestmark = pytest.mark.engine

@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 from omkd.engine import formats
+from omkd.engine.fold import Fold
 from omkd.engine.formats.gemini import shell_output
-from omkd.engine.pipeline import Fold, StreamProcessor
-from omkd.engine.report import Report, SkillHealth, build_report
+from omkd.engine.report.build import build_report
+from omkd.engine.report.schema import Report, SkillHealth
+from omkd.engine.stream import StreamProcessor
 from tests.agent_lines import GeminiChat, tool_call
 
 pytestmark = pytest.mark.engine

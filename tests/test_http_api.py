@@ -25,7 +25,7 @@ from click.testing import CliRunner, Result
 from omkd.api import SKILLS_TOTAL_HEADER
 from omkd.cli import main, remote
 from omkd.engine import records
-from omkd.engine.report import Report
+from omkd.engine.report.schema import Report
 from omkd.testing import DaemonProcess
 from tests import claude_lines as cl
 from tests.live_helpers import append, omkd, session_bytes, wait_lines

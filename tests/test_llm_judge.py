@@ -13,8 +13,8 @@ import pytest
 
 from omkd.daemon.config import Config, parse_config
 from omkd.engine import hedge_prompt
-from omkd.engine.pipeline import Fold
-from omkd.engine.report import build_report
+from omkd.engine.fold import Fold
+from omkd.engine.report.build import build_report
 from omkd.shell.llm_judge import CACHE_FILE, LlmRefiner, VerdictCache, open_refiner
 from omkd.shell.scan import scan
 from omkd.testing import DaemonProcess

@@ -19,7 +19,8 @@ from omkd.engine.events import Event, ToolCall, UserPrompt
 from omkd.engine.formats.claude_code import ClaudeCodeAdapter
 from omkd.engine.lines import LineSplitter
 from omkd.engine.records import to_data
-from omkd.engine.report import Report, build_report
+from omkd.engine.report.build import build_report
+from omkd.engine.report.schema import Report
 from omkd.shell.scan import scan
 from tests.conftest import REAL_FIXTURES
 

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from omkd.engine import records
-from omkd.engine.report import Report, build_report
+from omkd.engine.report.build import build_report
+from omkd.engine.report.schema import Report
 from omkd.shell.scan import discover, scan
 
 pytestmark = pytest.mark.engine

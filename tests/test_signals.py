@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from omkd.engine.calls import MAX_PROMPT_CHARS, CallTracker
 from omkd.engine.explain import StreamExplainer
-from omkd.engine.pipeline import StreamProcessor
 from omkd.engine.segment import SegmenterRules
+from omkd.engine.stream import StreamProcessor
 from tests.transcript_builder import (
     ABSENT,
     REJECTED,

@@ -16,9 +16,10 @@ from omkd.daemon.snapshot import DECODE_STEP, Taken, read_window, take_window
 from omkd.daemon.state import StateStore
 from omkd.daemon.stored_segments import StoredSegments
 from omkd.daemon.views import Views
-from omkd.engine.pipeline import Fold
+from omkd.engine.fold import Fold
 from omkd.engine.records import to_data
-from omkd.engine.report import build_report, select_gaps
+from omkd.engine.report.build import build_report
+from omkd.engine.report.gaps import select_gaps
 from omkd.engine.segment import SegmenterRules
 from omkd.engine.signals import Signal
 from omkd.engine.summary import SegmentSummary

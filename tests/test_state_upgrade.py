@@ -127,7 +127,7 @@ def test_parser_states_are_plain_data_that_continue_the_stream(real_fixtures: Pa
     checkpoint offset, goes on as if it had never stopped: the same summaries and counters as one
     reading, for every agent's format."""
     from omkd.engine import stream_state
-    from omkd.engine.pipeline import StreamProcessor
+    from omkd.engine.stream import StreamProcessor
 
     names = [
         "marot__spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl",  # Claude Code, a Skill and sub-agents
@@ -143,7 +143,7 @@ def test_parser_states_are_plain_data_that_continue_the_stream(real_fixtures: Pa
         part = StreamProcessor(name)
         part.feed(data[: len(data) // 2])
         saved = stream_state.dumps(part)
-        assert saved.startswith(b'{"$o":"omkd.engine.pipeline:StreamProcessor"'), name
+        assert saved.startswith(b'{"$o":"omkd.engine.stream:StreamProcessor"'), name
         restored = stream_state.loads(saved)
         restored.feed(data[part.consumed :])  # the checkpoint offset: a partial line is read again
         assert (restored.close(), restored.counters) == expected, name

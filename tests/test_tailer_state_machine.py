@@ -25,9 +25,10 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition,
 from omkd.daemon.config import Config, parse_config
 from omkd.daemon.ingest import Ingest
 from omkd.daemon.state import StateStore
-from omkd.engine.pipeline import Fold, StreamProcessor, StreamRead
+from omkd.engine.fold import Fold
 from omkd.engine.records import to_data
-from omkd.engine.report import build_report
+from omkd.engine.report.build import build_report
+from omkd.engine.stream import StreamProcessor, StreamRead
 from tests import claude_lines as cl
 from tests.conftest import REAL_FIXTURES
 

@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
-from omkd.engine.pipeline import Fold, StreamProcessor
-from omkd.engine.report import GapEntry, KnowledgeIndex, Report, SkillHealth, build_report
+from omkd.engine.fold import Fold
+from omkd.engine.report.build import KnowledgeIndex, build_report
+from omkd.engine.report.schema import GapEntry, Report, SkillHealth
 from omkd.engine.segment import SegmenterRules
+from omkd.engine.stream import StreamProcessor
 
 START: Final = datetime(2026, 2, 12, 14, 0, 0, tzinfo=UTC)
 CWD: Final = "/home/dev/shop"

@@ -16,7 +16,8 @@ import orjson
 from omkd.cli import render
 from omkd.engine import formats, gates
 from omkd.engine.records import to_data
-from omkd.engine.report import Report, restrict
+from omkd.engine.report.build import restrict
+from omkd.engine.report.schema import Report
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -14,7 +14,7 @@ from typing import Final
 from omkd.cli import render
 from omkd.engine import skills
 from omkd.engine.gates import GateFailure
-from omkd.engine.report import Report, SkillHealth
+from omkd.engine.report.schema import Report, SkillHealth
 
 PATTERNS_SHOWN: Final = 10
 MAX_CHARS: Final = 65_000

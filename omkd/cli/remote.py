@@ -17,7 +17,7 @@ from omkd.api import DEFAULT_PORT, SKILLS_PAGE, SKILLS_TOTAL_HEADER
 from omkd.cli import render
 from omkd.cli.gating import EXIT_INPUT, GateOptions, apply_gates, check_usage, gate_options, publish
 from omkd.engine import formats, patterns, records, skills
-from omkd.engine.report import Report
+from omkd.engine.report.schema import Report
 
 DEFAULT_URL = f"http://127.0.0.1:{DEFAULT_PORT}"
 TIMEOUT_SECONDS = 10.0

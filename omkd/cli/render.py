@@ -12,7 +12,7 @@ from rich.text import Text
 from omkd.engine import formats, gates, skills, stats
 from omkd.engine.certainty import Interval
 from omkd.engine.gates import GateFailure, Regression
-from omkd.engine.report import Report, SkillHealth
+from omkd.engine.report.schema import Report, SkillHealth
 
 PIPE_WIDTH = 160
 UNDERPOWERED_SHOWN = 12

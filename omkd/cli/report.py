@@ -24,7 +24,7 @@ from omkd.cli.options import home_option, kb_option, since_option, until_option
 from omkd.cli.remote import fetch, fetch_status
 from omkd.engine import records
 from omkd.engine.html_report import Change, InstalledSkill, PageInputs, render
-from omkd.engine.report import GapEntry, Report, SkillHealth
+from omkd.engine.report.schema import GapEntry, Report, SkillHealth
 from omkd.shell.knowledge import FileKnowledgeIndex, installed_skills, skill_files
 from omkd.shell.knowledge_history import knowledge_changes
 

@@ -21,7 +21,8 @@ from omkd.cli.gating import EXIT_INPUT, GateOptions, apply_gates, check_usage, g
 from omkd.cli.options import home_option, kb_option, since_option, until_option
 from omkd.engine import gates
 from omkd.engine.hedge_judge import judge_identity
-from omkd.engine.report import Report, build_report
+from omkd.engine.report.build import build_report
+from omkd.engine.report.schema import Report
 from omkd.engine.segmenting import SegmenterRules
 from omkd.engine.timespec import parse_moment
 from omkd.engine.window import Window
@@ -31,7 +32,7 @@ from omkd.shell.scan import SKIP_REASONS, ScanInputError, Skipped, Source, disco
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-    from omkd.engine.pipeline import Fold
+    from omkd.engine.fold import Fold
     from omkd.shell.llm_judge import LlmRefiner
 
 PROGRESS_AFTER_SECONDS = 0.5

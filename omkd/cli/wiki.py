@@ -16,7 +16,7 @@ import click
 from omkd.cli.gating import EXIT_GATE, EXIT_INPUT
 from omkd.cli.options import home_option, kb_option, since_option, until_option
 from omkd.engine import patterns, records
-from omkd.engine.report import GapEntry
+from omkd.engine.report.schema import GapEntry
 from omkd.engine.wiki import entries
 from omkd.engine.wiki.entries import Occurrence, WikiState
 from omkd.shell.knowledge import FileKnowledgeIndex
@@ -35,7 +35,7 @@ def _from_paths(
 
 def _from_daemon(url: str, index: FileKnowledgeIndex) -> tuple[list[Occurrence], dict[str, frozenset[str]]]:
     from omkd.cli.remote import fetch
-    from omkd.engine.report import agents_of
+    from omkd.engine.report.build import agents_of
 
     roots = [Path(root) for root in fetch(url, "/api/v1/status", [("limit", "1")])["watermark"]["roots"]]
     answer = fetch(url, "/api/v1/gaps", [("type", patterns.FAILED_SEARCH), ("limit", "10000")])

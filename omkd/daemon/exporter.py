@@ -18,7 +18,7 @@ from omkd.engine import figures
 from omkd.engine.figures import AllTimeCounts, SkillCounters, SkillTotals
 from omkd.engine.labels import CappedLabels
 from omkd.engine.plain import add_into
-from omkd.engine.report import KnowledgeIndex, agents_of, knowledge_of, open_segments
+from omkd.engine.report.build import KnowledgeIndex, agents_of, knowledge_of, open_segments
 from omkd.shell.knowledge_watch import BaseFigures
 from omkd.shell.llm_judge import LlmStats
 

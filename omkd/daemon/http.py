@@ -26,7 +26,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from omkd.api import MAX_GAPS, SKILLS_PAGE, SKILLS_TOTAL_HEADER
 from omkd.engine import formats, patterns
 from omkd.engine.records import fields_data, to_data
-from omkd.engine.report import GapEntry, Report
+from omkd.engine.report.schema import GapEntry, Report
 from omkd.engine.timespec import parse_moment
 
 WHOLE_NUMBER: Final = re.compile(r"[0-9]{1,9}")

@@ -30,9 +30,9 @@ from omkd.engine.counters import PipelineCounters
 from omkd.engine.figures import AllTimeCounts
 from omkd.engine.hedge_judge import HedgeVerdict, judge_identity
 from omkd.engine.live import LiveFold
-from omkd.engine.pipeline import StreamProcessor
 from omkd.engine.plain import copy_record
 from omkd.engine.reproducibility import rules_hash
+from omkd.engine.stream import StreamProcessor
 from omkd.engine.window import Window
 from omkd.shell.llm_judge import open_refiner
 

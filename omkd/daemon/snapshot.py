@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from omkd.daemon.stored_segments import StoredSegments
-from omkd.engine.pipeline import Fold
+from omkd.engine.fold import Fold
 from omkd.engine.segment_book import HeldBook
 
 DECODE_STEP: Final = 256

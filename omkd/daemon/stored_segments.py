@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from omkd.daemon.state import StateStore, summary_of
-from omkd.engine.report import count_gaps
+from omkd.engine.report.gaps import count_gaps
 from omkd.engine.segment_book import SegmentBook
 from omkd.engine.summary import SegmentSummary
 from omkd.engine.window import Window

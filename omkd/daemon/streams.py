@@ -20,8 +20,8 @@ from omkd.daemon.state import StateStore
 from omkd.daemon.tailer import TrackedFile
 from omkd.engine import stream_state
 from omkd.engine.detect import registry
-from omkd.engine.pipeline import StreamProcessor
 from omkd.engine.segment import SegmenterRules
+from omkd.engine.stream import StreamProcessor
 from omkd.engine.text_signals import Refiner
 
 log = structlog.get_logger("omkd.ingest")

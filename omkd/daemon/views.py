@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING
 
 from omkd.daemon.snapshot import read_window, take_window
 from omkd.daemon.stored_segments import StoredSegments
-from omkd.engine import report as reports
 from omkd.engine.plain import copy_record
-from omkd.engine.report import GapEntry, Report
+from omkd.engine.report.build import build_report, restrict
+from omkd.engine.report.gaps import count_gaps, select_gaps
+from omkd.engine.report.schema import GapEntry, Report
 
 if TYPE_CHECKING:
     from omkd.daemon.daemon import Daemon
@@ -67,7 +68,7 @@ class Views:
                 self._built = (at, built)
         if not skills and not agents:
             return built
-        return reports.restrict(built, set(skills) or None, set(agents or ()) or None)
+        return restrict(built, set(skills) or None, set(agents or ()) or None)
 
     def _build(self, roots: list[str], open_after: float) -> Awaitable[Report]:
         """The status report of this moment: everything it reads is taken now (the window too:
@@ -80,9 +81,7 @@ class Views:
 
         async def build() -> Report:
             fold = await window.read()
-            return reports.build_report(
-                fold, roots, index, open_after=open_after, counters=counters, rules=rules, judge=judge
-            )
+            return build_report(fold, roots, index, open_after=open_after, counters=counters, rules=rules, judge=judge)
 
         return build()
 
@@ -96,6 +95,6 @@ class Views:
         if isinstance(book, StoredSegments):  # counted in the store, not decoded
             older = book.count_outside_gaps(fold.window, skill, kind, since, agent)
         else:
-            older = reports.count_gaps(book.outside(fold.window), skill, kind, since, agent)
+            older = count_gaps(book.outside(fold.window), skill, kind, since, agent)
         inside = await read_window(fold, with_signals=True)
-        return reports.select_gaps(inside.in_window(), skill, kind, since, limit, agent), older
+        return select_gaps(inside.in_window(), skill, kind, since, limit, agent), older

@@ -19,8 +19,8 @@ import structlog
 from omkd.daemon.clock import Clock
 from omkd.daemon.config import Config
 from omkd.daemon.snapshot import read_window
-from omkd.engine.pipeline import Fold
-from omkd.engine.report import KnowledgeIndex
+from omkd.engine.fold import Fold
+from omkd.engine.report.build import KnowledgeIndex
 from omkd.shell import wiki, wiki_prose
 from omkd.shell.llm_judge import LlmSettings
 

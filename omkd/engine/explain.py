@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict
 
 from omkd.engine.cues import Candidate
 from omkd.engine.events import ToolCall
+from omkd.engine.fold import Fold
 from omkd.engine.hedge_judge import HedgeVerdict
-from omkd.engine.pipeline import Fold
 from omkd.engine.summary import Segment
 
 SCHEMA_VERSION: Final = 2

@@ -19,7 +19,7 @@ from typing import Any, Final
 from omkd.engine import intervals, stats
 from omkd.engine.binomial import exact_lower_bound, rate_exceeds
 from omkd.engine.records import to_data
-from omkd.engine.report import Report, SkillHealth
+from omkd.engine.report.schema import Report, SkillHealth
 
 BASELINE_SCHEMA: Final = 2
 GATED_TIERS: Final = frozenset({"low", "high"})

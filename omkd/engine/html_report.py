@@ -24,7 +24,7 @@ from omkd.engine import patterns
 from omkd.engine.figures import LEVEL
 from omkd.engine.health import BANDS
 from omkd.engine.intervals import rate_interval
-from omkd.engine.report import GapEntry, Report, SkillHealth
+from omkd.engine.report.schema import GapEntry, Report, SkillHealth
 from omkd.engine.stats import NUDGE_MESSAGE
 
 GAPS_SHOWN: Final = 50

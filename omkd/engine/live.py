@@ -16,8 +16,8 @@ from collections.abc import Iterable
 
 from omkd.engine.counters import GapCounts
 from omkd.engine.figures import AllTimeCounts, SkillCounters, reaches
+from omkd.engine.fold import Fold, kept_copy
 from omkd.engine.links import Link
-from omkd.engine.pipeline import Fold, kept_copy
 from omkd.engine.segment_book import SegmentBook
 from omkd.engine.summary import SegmentSummary
 from omkd.engine.timespec import day_of

@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from omkd.engine.explain import Explanation, StreamExplainer, explanation
+from omkd.engine.fold import Fold
 from omkd.engine.links import LinkBook
-from omkd.engine.pipeline import Fold, StreamProcessor
 from omkd.engine.segment import SegmenterRules
+from omkd.engine.stream import StreamProcessor
 from omkd.shell.scan import Source, scan_file
 
 

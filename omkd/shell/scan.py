@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from omkd.engine import formats
-from omkd.engine.pipeline import Fold, StreamProcessor, StreamRead
+from omkd.engine.fold import Fold
 from omkd.engine.segment import SegmenterRules
+from omkd.engine.stream import StreamProcessor, StreamRead
 from omkd.engine.window import Window
 
 if TYPE_CHECKING:

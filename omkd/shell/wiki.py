@@ -24,8 +24,9 @@ from typing import Final
 
 import orjson
 
-from omkd.engine import report
-from omkd.engine.pipeline import Fold
+from omkd.engine.fold import Fold
+from omkd.engine.report.build import KnowledgeIndex, agents_of, knowledge_of
+from omkd.engine.report.gaps import gap_entries
 from omkd.engine.wiki import entries, pages
 from omkd.engine.wiki.entries import Change, Occurrence
 from omkd.engine.wiki.lint import Problem, lint
@@ -142,16 +143,14 @@ class WikiDirectory:
 
 
 def from_fold(
-    fold: Fold, index: report.KnowledgeIndex, path_of: Callable[[str], str]
+    fold: Fold, index: KnowledgeIndex, path_of: Callable[[str], str]
 ) -> tuple[list[Occurrence], dict[str, frozenset[str]]]:
     """The failed searches of the fold's window, and the knowledge files of each row that has any
     (those coverage counts: the projects the row ran in, and the user's)."""
-    found = entries.occurrences(report.gap_entries(fold.gapped_in_window()), path_of)
+    found = entries.occurrences(gap_entries(fold.gapped_in_window()), path_of)
     rows = {o.row for o in found}
     knowledge = {
-        row: report.knowledge_of(totals, index, report.agents_of([row]))
-        for row, totals in fold.skills.items()
-        if row in rows
+        row: knowledge_of(totals, index, agents_of([row])) for row, totals in fold.skills.items() if row in rows
     }
     return found, knowledge
 

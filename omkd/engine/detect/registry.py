@@ -73,7 +73,7 @@ RULE_MODULES: Final = tuple(dict.fromkeys([m for s in SIGNALS for m in s.rules] 
 STATE_BASE: Final = 5
 """The parser state's encoding (``stream_state.py``); the rest of the stamp is derived."""
 STATE_MODULES: Final = (
-    "omkd.engine.pipeline",
+    "omkd.engine.stream",
     "omkd.engine.segment",
     "omkd.engine.summary",
     "omkd.engine.calls",
@@ -107,7 +107,8 @@ BY_NAME: Final = {kind.name: kind for kind in SIGNALS}
 
 
 def _shape(module_name: str) -> list[str]:
-    """The fields (dataclass fields or slots) of each class a module defines, by qualified name."""
+    """The fields (dataclass fields or slots) of each class a module defines, by module and name (a
+    saved state names its classes so: a class that moves to another module changes the stamp)."""
     module = importlib.import_module(module_name)
     shapes = []
     for name in sorted(vars(module)):
@@ -118,7 +119,7 @@ def _shape(module_name: str) -> list[str]:
             fields = [f.name for f in dataclasses.fields(value)]
         else:
             fields = list(getattr(value, "__slots__", ()))
-        shapes.append(f"{name}({','.join(fields)})")
+        shapes.append(f"{module_name}:{name}({','.join(fields)})")
     return shapes
 
 

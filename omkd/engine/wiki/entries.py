@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from omkd.engine import patterns, skills
-from omkd.engine.report import GapEntry
+from omkd.engine.report.schema import GapEntry
 from omkd.engine.wiki.slugs import flat
 
 STATE_VERSION: Final = 1

@@ -1,41 +1,47 @@
-"""The report: SkillHealth per skill and overall, the gap inventory, and the watermark.
+"""The report built from a fold: a ``SkillHealth`` per skill and overall, the gap inventory, the
+failed-search patterns, the watermark; and a report restricted to some skills or agents.
 
-One schema serves ``omkd scan --json`` and the daemon's ``/api/v1/status``. Bump
-``SCHEMA_VERSION`` on any change that could break a reader.
+The records are ``schema.py``'s; the gap inventory's entries, ``gaps.py``'s.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import posixpath
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Final, NamedTuple, Protocol
+from typing import Final, Protocol
 
 from omkd.engine import certainty, conventions, figures, health, patterns, skills
-from omkd.engine.certainty import Certainty
 from omkd.engine.counters import GapCounts, PipelineCounters
 from omkd.engine.figures import SkillTotals
+from omkd.engine.fold import Fold
 from omkd.engine.formats import CLAUDE_CODE
 from omkd.engine.hedge_judge import judge_identity
-from omkd.engine.pipeline import Fold
 from omkd.engine.plain import to_plain
-from omkd.engine.records import Record
-from omkd.engine.reproducibility import Reproducibility, reproducibility
+from omkd.engine.report.gaps import gap_entries
+from omkd.engine.report.schema import (
+    OVERALL,
+    SCHEMA_VERSION,
+    ConventionReport,
+    CoverageReport,
+    FailedSearchPattern,
+    PipelineReport,
+    Report,
+    SkillHealth,
+    TokenReport,
+    ToolReport,
+    Watermark,
+    iso,
+)
+from omkd.engine.reproducibility import reproducibility
 from omkd.engine.segmenting import SegmenterRules
-from omkd.engine.signals import Signal
 from omkd.engine.summary import SegmentSummary
 
-SCHEMA_VERSION: Final = 1
-"""Fields are added without a bump; renaming or removing one bumps it."""
 WATERMARK_STATEMENT: Final = (
     "These figures describe only the traces observed in this window; "
     "they do not measure the completeness of the knowledge base."
 )
 NEVER_ACCESSED_SHOWN: Final = 50
-OVERALL: Final = "__overall__"
 
 
 class KnowledgeIndex(Protocol):
@@ -56,160 +62,6 @@ class NoKnowledge:
 
     def asks_markers(self, cwd: str | None) -> bool | None:
         return None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CoverageReport(Record):
-    accessed: int
-    files: int
-    ratio: float | None
-    never_accessed: list[str]
-    never_accessed_total: int
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolReport(Record):
-    calls: int
-    answered: int
-    failures: int
-    cancelled: int
-    failure_rate: float | None
-    stability: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TokenReport(Record):
-    input: int
-    output: int
-    cache_read: int
-    cache_creation: int
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SkillHealth(Record):
-    skill: str
-    agent: str | None
-    """The agent that ran it (``claude_code``, ``codex``, ``gemini``); None on the overall row."""
-    segments: int
-    open_segments: int
-    sessions: int
-    gap_segments: int
-    half_weight_segments: int
-    """Gap segments whose strongest signal is weak (0.5); the others weigh 1."""
-    gap_rate: float
-    weighted_gap_rate: float
-    soft_share: float
-    soft_share_warning: bool
-    by_type: dict[str, int]
-    user_given_misses: int
-    confidence: str
-    health: str
-    health_indicative: bool
-    tools: ToolReport
-    tokens: TokenReport
-    duration_seconds: float
-    turns: int
-    coverage: CoverageReport
-    certainty: Certainty
-    markers: str = conventions.UNKNOWN
-    """Whether the projects the skill ran in ask the agent for uncertainty markers: ``asked``,
-    ``not asked`` (a marker rate of 0 then means nothing), ``partly asked``, ``unknown``."""
-    projects: list[str] = dataclasses.field(default_factory=list)
-    """The working directories its segments ran in (where its knowledge files are looked for)."""
-
-    @property
-    def row(self) -> str:
-        """The key of its figures (``skills.row_key``; baselines are keyed by it)."""
-        return skills.row_key(self.skill, self.agent) if self.agent is not None else self.skill
-
-    @property
-    def label(self) -> str:
-        """Its name for a person: the skill, with its agent when that is not Claude Code."""
-        return skills.row_label(self.skill, self.agent)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ConventionReport(Record):
-    """Whether one project's instructions ask for the markers (``omkd conventions``)."""
-
-    cwd: str
-    asked: bool
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FailedSearchPattern(Record):
-    skill: str
-    agent: str
-    tool: str
-    pattern: str
-    count: int
-    last_seen: str | None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Watermark(Record):
-    roots: list[str]
-    window_from: str | None
-    window_to: str | None
-    sessions: int
-    segments: int
-    fingerprint: str
-    statement: str
-
-
-@dataclass(slots=True, kw_only=True)
-class PipelineReport(PipelineCounters, Record):
-    """``PipelineCounters`` as reported, every field of it, with what fell outside the window."""
-
-    segments_outside_window: int = 0
-    newest_outside_window: str | None = None
-    """The newest event of the segments outside the window (ISO-8601): how far back the history is."""
-    skipped_files: dict[str, int] = dataclasses.field(default_factory=dict)
-    """``omkd scan``: files below a PATH that were not read, by reason (``not_regular``: a FIFO,
-    a device or a socket named ``*.jsonl``; ``symlink_loop``; ``dangling``; ``unreadable``)."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class GapEntry(Record):
-    skill: str
-    agent: str
-    session_id: str
-    stream: str
-    """The transcript's file name."""
-    file: str
-    """The transcript's path relative to the root it was found under."""
-    line: int
-    """The line of the transcript where the gap was found (1-based)."""
-    cwd: str | None
-    """The project directory the agent worked in."""
-    segment: str
-    turn: int
-    type: str
-    weight: float
-    timestamp: str | None
-    context: str
-    evidence: dict[str, object]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Report(Record):
-    schema_version: int
-    watermark: Watermark
-    overall: SkillHealth
-    skills: list[SkillHealth]
-    top_failed_searches: list[FailedSearchPattern]
-    gaps: list[GapEntry]
-    pipeline: PipelineReport
-    conventions: list[ConventionReport] = dataclasses.field(default_factory=list)
-    """Per project directory transcripts ran in: does it ask for uncertainty markers."""
-    reproducibility: Reproducibility | None = None
-    """What the figures were computed by: version, rules hash, judge, window, methods."""
-
-
-def iso(timestamp: float | None) -> str | None:
-    if timestamp is None:
-        return None
-    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def skill_health(
@@ -302,95 +154,6 @@ def pipeline_report(
 def newest_outside(fold: Fold) -> float | None:
     """The newest event of the segments the fold keeps outside its window."""
     return fold.segments.newest_outside(fold.window)
-
-
-def gap_entries(segments: Iterable[SegmentSummary], limit: int | None = None) -> list[GapEntry]:
-    """Every signal of these segments, newest first (the newest ``limit`` of them; None: all)."""
-    return [_gap_entry(row.segment, row.signal) for row in _newest_first(segments)[:limit]]
-
-
-class _GapRow(NamedTuple):
-    """A gap before its entry is built (only the entries kept are: building one costs more than
-    sorting it)."""
-
-    timestamp: float
-    key: str
-    turn: int
-    place: int
-    """Its place among the segment's signals."""
-    segment: SegmentSummary
-    signal: Signal
-
-
-def _newest_first(segments: Iterable[SegmentSummary]) -> list[_GapRow]:
-    rows = [
-        _GapRow(signal.timestamp or 0.0, segment.key, signal.turn, n, segment, signal)
-        for segment in segments
-        for n, signal in enumerate(segment.signals)
-    ]
-    rows.sort(key=lambda e: (-e.timestamp, e.key, e.turn, e.place))
-    return rows
-
-
-def _gap_entry(segment: SegmentSummary, signal: Signal) -> GapEntry:
-    return GapEntry(
-        skill=segment.skill,
-        agent=segment.agent,
-        session_id=segment.session_id or "-",
-        stream=posixpath.basename(segment.stream),
-        file=segment.stream,
-        line=signal.line,
-        cwd=segment.cwd,
-        segment=segment.key,
-        turn=signal.turn,
-        type=signal.type,
-        weight=signal.weight,
-        timestamp=iso(signal.timestamp),
-        context=signal.context,
-        evidence=signal.evidence,
-    )
-
-
-def _chosen(segments: Iterable[SegmentSummary], skill: str | None, agent: str | None) -> list[SegmentSummary]:
-    return [
-        s for s in segments if s.signals and (skill is None or s.skill == skill) and (agent is None or s.agent == agent)
-    ]
-
-
-def select_gaps(
-    segments: Iterable[SegmentSummary],
-    skill: str | None,
-    kind: str | None,
-    since: float | None,
-    limit: int,
-    agent: str | None = None,
-) -> list[GapEntry]:
-    """The newest ``limit`` gaps, optionally of one skill, one agent, one type, and at or after ``since``."""
-    rows = _newest_first(_chosen(segments, skill, agent))
-    if kind is not None:
-        rows = [row for row in rows if row.signal.type == kind]
-    if since is not None:
-        cutoff = iso(since) or ""
-        rows = [row for row in rows if (stamp := iso(row.signal.timestamp)) is not None and stamp >= cutoff]
-    return [_gap_entry(row.segment, row.signal) for row in rows[:limit]]
-
-
-def count_gaps(
-    segments: Iterable[SegmentSummary],
-    skill: str | None,
-    kind: str | None,
-    since: float | None,
-    agent: str | None = None,
-) -> int:
-    """How many gaps ``select_gaps`` would choose without a limit (none of them built)."""
-    cutoff = iso(since) if since is not None else None
-    return sum(
-        1
-        for segment in _chosen(segments, skill, agent)
-        for signal in segment.signals
-        if (kind is None or signal.type == kind)
-        and (cutoff is None or ((stamp := iso(signal.timestamp)) is not None and stamp >= cutoff))
-    )
 
 
 def top_failed_searches(segments: list[SegmentSummary], limit: int) -> list[FailedSearchPattern]:

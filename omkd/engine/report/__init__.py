@@ -1,0 +1,1 @@
+"""The report: its JSON contract (``schema``), its build from a fold (``build``), the gap inventory (``gaps``)."""
