@@ -25,7 +25,6 @@ LONGER: Final[dict[str, str]] = {
     "omkd.daemon.tailer": _SPLIT,
     "omkd.daemon.metrics": "the metrics table: " + _SPLIT,
     "omkd.daemon.config": "moves to omkd/config.py: " + _SPLIT,
-    "omkd.engine.html_report": "to become omkd/render/ (issue 24)",
     "omkd.engine.segment": "the segmenter (issue 24: detectors move to engine/detect/)",
     "omkd.engine.formats.codex": "the Codex adapter: its records' shapes (issue 24)",
     "omkd.shell.llm_judge": "the LLM judge's clients (issue 24)",

@@ -9,12 +9,14 @@ HTML (a pattern such as ``a|b`` or ``<img src=x>`` cannot break the table or inj
 from __future__ import annotations
 
 import html
-from typing import Final
+from typing import Any, Final
 
 from omkd.cli import render
 from omkd.engine import skills
 from omkd.engine.gates import GateFailure
 from omkd.engine.report.schema import Report, SkillHealth
+from omkd.render import columns
+from omkd.render.columns import Band, Column
 
 PATTERNS_SHOWN: Final = 10
 MAX_CHARS: Final = 65_000
@@ -35,10 +37,25 @@ def _rate(value: float, lower: float, upper: float) -> str:
     return f"{100 * value:.1f} % [{100 * lower:.1f}–{100 * upper:.1f}]"
 
 
-def _band(skill: SkillHealth) -> str:
-    if skill.health_indicative:
-        return f"({skill.health}?)"
-    return skill.health if skill.certainty.health_confident else f"{skill.health}~"
+def _band(value: Band) -> str:
+    if value.indicative:
+        return f"({value.health}?)"
+    return value.health if value.confident else f"{value.health}~"
+
+
+def _cell(column: Column, skill: SkillHealth, overall: bool) -> str:
+    """One cell of the skill table: the column's value as Markdown shows its kind."""
+    value: Any = column.read(skill)
+    kind = column.kind
+    if kind == columns.NAME:
+        return "**overall**" if overall else text(value)
+    if kind == columns.AGENT:
+        return text(value or "")
+    if kind == columns.RATE:
+        return _rate(value.value, value.interval.lower, value.interval.upper)
+    if kind == columns.BAND:
+        return _band(value)
+    return str(value)
 
 
 def summary(
@@ -88,25 +105,13 @@ def _document(
         if gated:
             lines += ["", text(gated)]
         lines.append("")
-    head = ["skill", *(["agent"] if agents else []), "segments", "gap rate", "weighted", "tier", "band"]
+    shown = columns.chosen(columns.MARKDOWN, () if agents else ("agent",))
     lines += [
-        "| " + " | ".join(head) + " |",
-        "|" + "|".join("---:" if h in ("segments",) else "---" for h in head) + "|",
+        "| " + " | ".join(column.header for column in shown) + " |",
+        "|" + "|".join("---:" if column.kind == columns.COUNT else "---" for column in shown) + "|",
     ]
     for skill in [*report.skills[:skills_shown], report.overall]:
-        sure = skill.certainty
-        name = "**overall**" if skill is report.overall else text(skill.skill)
-        cells = [name, *([text(skill.agent or "")] if agents else [])]
-        cells += [
-            str(skill.segments),
-            _rate(skill.gap_rate, sure.gap_rate_interval.lower, sure.gap_rate_interval.upper),
-            _rate(
-                skill.weighted_gap_rate, sure.weighted_gap_rate_interval.lower, sure.weighted_gap_rate_interval.upper
-            ),
-            skill.confidence,
-            _band(skill),
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append("| " + " | ".join(_cell(column, skill, skill is report.overall) for column in shown) + " |")
     hidden = len(report.skills) - skills_shown
     if hidden:
         noun = "skill" if hidden == 1 else "skills"

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
 from rich.console import Console
 from rich.table import Table
@@ -12,7 +11,9 @@ from rich.text import Text
 from omkd.engine import formats, gates, skills, stats
 from omkd.engine.certainty import Interval
 from omkd.engine.gates import GateFailure, Regression
-from omkd.engine.report.schema import Report, SkillHealth
+from omkd.engine.report.schema import CoverageReport, Report, SkillHealth
+from omkd.render import columns
+from omkd.render.columns import Band, Column
 
 PIPE_WIDTH = 160
 UNDERPOWERED_SHOWN = 12
@@ -27,25 +28,24 @@ def percent(value: float | None) -> str:
     return "—" if value is None else gates.percent(value)
 
 
-def band(skill: SkillHealth) -> Text:
+def band(value: Band) -> Text:
     """Hard colour only when confident; indicative otherwise, and ``(red?)`` when underpowered."""
-    if skill.health_indicative:
-        return Text(f"({skill.health}?)", style="dim")
-    if not skill.certainty.health_confident:
-        return Text(f"{skill.health}~", style=BAND_STYLES[skill.health].replace("bold ", ""))
-    return Text(skill.health, style=BAND_STYLES[skill.health])
+    if value.indicative:
+        return Text(f"({value.health}?)", style="dim")
+    if not value.confident:
+        return Text(f"{value.health}~", style=BAND_STYLES[value.health].replace("bold ", ""))
+    return Text(value.health, style=BAND_STYLES[value.health])
 
 
 def with_interval(value: float, interval: Interval) -> Text:
     return Text(f"{100 * value:.1f} % [{100 * interval.lower:.1f}–{100 * interval.upper:.1f}]")
 
 
-def tier(skill: SkillHealth) -> Text:
-    return Text(skill.confidence, style="dim" if skill.confidence == "underpowered" else "")
+def tier(value: str) -> Text:
+    return Text(value, style="dim" if value == "underpowered" else "")
 
 
-def coverage(skill: SkillHealth) -> str:
-    cov = skill.coverage
+def coverage(cov: CoverageReport) -> str:
     if cov.files == 0:
         return "—"
     return f"{percent(cov.ratio)} ({cov.accessed}/{cov.files})"
@@ -73,41 +73,43 @@ def shows_intervals(width: int | None) -> bool:
     return width is None or width >= INTERVALS_FROM
 
 
+def cell(column: Column, skill: SkillHealth, overall: bool, intervals: bool) -> str | Text:
+    """One cell of the skill table: the column's value as the terminal shows its kind."""
+    value: Any = column.read(skill)
+    kind = column.kind
+    if kind == columns.NAME:
+        return Text("overall", style="bold") if overall else Text(value)
+    if kind == columns.AGENT:
+        return Text(value or "")
+    if kind == columns.RATE:
+        return with_interval(value.value, value.interval) if intervals else percent(value.value)
+    if kind == columns.TIER:
+        return tier(value)
+    if kind == columns.BAND:
+        return band(value)
+    if kind == columns.COVERAGE:
+        return coverage(value)
+    return str(value)
+
+
 def skill_table(report: Report, width: int | None = None) -> Table:
     table = Table(title="Skill health", title_justify="left")
-    agents = several_agents(report)
-    dropped = {name for name, below in DROPPED_WHEN_NARROW if width is not None and width < below}
+    dropped = [name for name, below in DROPPED_WHEN_NARROW if width is not None and width < below]
+    if not several_agents(report):
+        dropped.append("agent")
     intervals = shows_intervals(width)
-
-    def gap(s: SkillHealth) -> str | Text:
-        return with_interval(s.gap_rate, s.certainty.gap_rate_interval) if intervals else percent(s.gap_rate)
-
-    def weighted(s: SkillHealth) -> str | Text:
-        rate = s.weighted_gap_rate
-        return with_interval(rate, s.certainty.weighted_gap_rate_interval) if intervals else percent(rate)
-
-    cells: dict[str, Callable[[SkillHealth], str | Text]] = {
-        "segments": lambda s: str(s.segments),
-        "gap rate": gap,
-        "weighted": weighted,
-        "tier": tier,
-        "band": band,
-        "coverage": coverage,
-        "stability": lambda s: s.tools.stability,
-    }
-    shown = [name for name in cells if name not in dropped]
-    table.add_column("skill", justify="left", min_width=SKILL_MIN_WIDTH, overflow="fold")
-    if agents:
-        table.add_column("agent", justify="left", no_wrap=True)
+    shown = columns.chosen(columns.TERMINAL, dropped)
     for column in shown:
-        table.add_column(column, justify="left" if column in ("tier", "band", "stability") else "right", no_wrap=True)
+        if column.kind == columns.NAME:
+            table.add_column(column.header, justify="left", min_width=SKILL_MIN_WIDTH, overflow="fold")
+        elif column.kind == columns.AGENT:
+            table.add_column(column.header, justify="left", no_wrap=True)
+        else:
+            table.add_column(column.header, justify="right" if column.right else "left", no_wrap=True)
     rows = [*report.skills, report.overall]
     for skill in rows:
-        name = Text("overall", style="bold") if skill is report.overall else Text(skill.skill)
-        first = (name, Text(skill.agent or "")) if agents else (name,)
         table.add_row(
-            *first,
-            *(cells[column](skill) for column in shown),
+            *(cell(column, skill, skill is report.overall, intervals) for column in shown),
             end_section=skill is rows[-2] if len(rows) > 1 else False,
         )
     return table

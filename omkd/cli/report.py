@@ -1,6 +1,6 @@
 """``omkd report``: the report as one self-contained HTML file, from transcripts or a daemon.
 
-The page itself is ``engine/html_report.py``; here the report is read (``omkd scan``'s reading of
+The page itself is ``render/html.py``; here the report is read (``omkd scan``'s reading of
 PATHs, or a running daemon's ``/api/v1/status`` and ``/api/v1/gaps``), each skill's knowledge
 changes are found (git history, mtimes) and the installed skills listed, then the file written
 atomically.
@@ -23,8 +23,9 @@ from omkd.cli.gating import EXIT_INPUT
 from omkd.cli.options import home_option, kb_option, since_option, until_option
 from omkd.cli.remote import fetch, fetch_status
 from omkd.engine import records
-from omkd.engine.html_report import Change, InstalledSkill, PageInputs, render
 from omkd.engine.report.schema import GapEntry, Report, SkillHealth
+from omkd.render.chart import Change
+from omkd.render.html import InstalledSkill, PageInputs, render
 from omkd.shell.knowledge import FileKnowledgeIndex, installed_skills, skill_files
 from omkd.shell.knowledge_history import knowledge_changes
 

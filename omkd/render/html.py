@@ -13,41 +13,27 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from html import escape
 from pathlib import PurePosixPath as Path
-from typing import Final
+from typing import Any, Final
 
 from omkd.engine import patterns
-from omkd.engine.figures import LEVEL
 from omkd.engine.health import BANDS
-from omkd.engine.intervals import rate_interval
 from omkd.engine.report.schema import GapEntry, Report, SkillHealth
 from omkd.engine.stats import NUDGE_MESSAGE
+from omkd.render import columns
+from omkd.render.chart import Change, chart, day_points, iso_day, marked, pct
+from omkd.render.columns import Band, Column
 
 GAPS_SHOWN: Final = 50
 """Newest gaps listed per skill (the rest counted)."""
 PATTERNS_SHOWN: Final = 10
-CHART_WIDTH: Final = 640
-CHART_HEIGHT: Final = 220
-_PAD_LEFT, _PAD_RIGHT, _PAD_TOP, _PAD_BOTTOM = 44, 12, 12, 36
-_EPOCH: Final = date(1970, 1, 1).toordinal()
 
 Row = tuple[str, str | None]
 """A skill as (name, agent): how the page keys what it shows."""
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    """A change of a skill's knowledge files, as its chart marks it."""
-
-    timestamp: float
-    commit: str
-    """Short hash; empty for a change known by a file's mtime."""
-    subject: str
-    files: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,22 +54,6 @@ class PageInputs:
     installed: list[InstalledSkill] = field(default_factory=list)
 
 
-def _day(iso_day: str) -> int:
-    return date.fromisoformat(iso_day).toordinal() - _EPOCH
-
-
-def _day_of(timestamp: float) -> int:
-    return datetime.fromtimestamp(timestamp, UTC).date().toordinal() - _EPOCH
-
-
-def _iso(day: int) -> str:
-    return date.fromordinal(day + _EPOCH).isoformat()
-
-
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f} %"
-
-
 def slug(skill: SkillHealth) -> str:
     """An id for the skill's section: readable letters and digits, and a hash of (agent, skill)
     that keeps two names cleaned alike apart."""
@@ -92,130 +62,18 @@ def slug(skill: SkillHealth) -> str:
     return f"skill-{cleaned}-{hashlib.blake2b(text.encode(), digest_size=6).hexdigest()}"
 
 
-# --- the chart ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class DayPoint:
-    day: int
-    segments: int
-    gap_rate: float
-    weighted: float
-    gap_band: tuple[float, float]
-    weighted_band: tuple[float, float]
-
-
-def day_points(skill: SkillHealth) -> list[DayPoint]:
-    """Each day with segments: its rates and their intervals (at the report's level). A report
-    without the days' segment counts (a daemon of an earlier omkd) gives the rates alone: each
-    day's interval is then its rate (``segments`` 0), never a band made up."""
-    trend = skill.certainty.trend
-    counts: list[int | None] = list(trend.daily_segments)
-    if len(counts) != len(trend.days):
-        counts = [None] * len(trend.days)
-    points = []
-    for iso_day, n, rate, weighted in zip(
-        trend.days, counts, trend.daily_gap_rate, trend.daily_weighted_gap_rate, strict=True
-    ):
-        if n is None:
-            points.append(DayPoint(_day(iso_day), 0, rate, weighted, (rate, rate), (weighted, weighted)))
-            continue
-        gaps = min(n, round(rate * n))
-        weight_sum = min(float(n), max(0.0, weighted * n))
-        gap_band, weighted_band = rate_interval(gaps, n, LEVEL), rate_interval(weight_sum, n, LEVEL)
-        points.append(DayPoint(_day(iso_day), n, rate, weighted, gap_band, weighted_band))
-    return points
-
-
-def _polyline(points: Iterable[tuple[float, float]]) -> str:
-    return " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
-
-
-def marked(changes: Sequence[Change], points: Sequence[DayPoint]) -> list[tuple[Change, int]]:
-    """The changes a chart of ``points`` marks (from the day before its first to the day after its
-    last), with their UTC day; numbered in this order on the chart and in the list."""
-    if not points:
-        return []
-    first, last = points[0].day, points[-1].day
-    return [(c, d) for c in changes if first - 1 <= (d := _day_of(c.timestamp)) <= last + 1]
-
-
-def chart(skill: SkillHealth, points: Sequence[DayPoint], marks: Sequence[tuple[Change, int]], title_id: str) -> str:
-    """Daily gap rate and weighted gap rate with their interval bands, and a marker per change."""
-    if not points:
-        return '<p class="note">No day with segments in the window: nothing to draw.</p>'
-    first, last = points[0].day, points[-1].day
-    lo = min([first, *(d for _, d in marks)])
-    hi = max([last, *(d for _, d in marks)])
-    span = max(1, hi - lo)
-    inner_w = CHART_WIDTH - _PAD_LEFT - _PAD_RIGHT
-    inner_h = CHART_HEIGHT - _PAD_TOP - _PAD_BOTTOM
-
-    def x(day: float) -> float:
-        return _PAD_LEFT + inner_w * (day - lo) / span if hi > lo else _PAD_LEFT + inner_w / 2
-
-    def y(rate: float) -> float:
-        return _PAD_TOP + inner_h * (1 - rate)
-
-    parts = [
-        f'<svg class="chart" viewBox="0 0 {CHART_WIDTH} {CHART_HEIGHT}" role="img" '
-        f'aria-labelledby="{title_id}" xmlns="http://www.w3.org/2000/svg">',
-        f'<title id="{title_id}">Daily gap rate and weighted gap rate of {escape(skill.skill)}, with '
-        f"{LEVEL:.0%} intervals; {len(marks)} knowledge change(s) marked</title>",
-    ]
-    parts.extend(
-        f'<line class="grid" x1="{_PAD_LEFT}" x2="{CHART_WIDTH - _PAD_RIGHT}" y1="{y(tick):.1f}" y2="{y(tick):.1f}"/>'
-        f'<text class="axis" x="{_PAD_LEFT - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">{tick:.0%}</text>'
-        for tick in (0.0, 0.25, 0.5, 0.75, 1.0)
-    )
-    series: list[tuple[str, str, list[tuple[float, float, float]]]] = [  # the gap rate drawn on top
-        ("weighted gap rate", "weighted", [(p.weighted, *p.weighted_band) for p in points]),
-        ("gap rate", "gap", [(p.gap_rate, *p.gap_band) for p in points]),
-    ]
-    for name, cls, values in series:
-        upper = [(x(p.day), y(v[2])) for p, v in zip(points, values, strict=True)]
-        lower = [(x(p.day), y(v[1])) for p, v in zip(points, values, strict=True)][::-1]
-        line = _polyline((x(p.day), y(v[0])) for p, v in zip(points, values, strict=True))
-        parts.append(f'<polygon class="band {cls}" points="{_polyline(upper + lower)}">'
-                     f"<title>{name}: {LEVEL:.0%} interval</title></polygon>"
-                     f'<polyline class="line {cls}" points="{line}"/>')  # fmt: skip
-        for p, (rate, _, _) in zip(points, values, strict=True):
-            cx, cy = x(p.day), y(rate)
-            label = escape(f"{_iso(p.day)}: {name} {_pct(rate)} of {p.segments} segment(s)")
-            if cls == "gap":
-                parts.append(
-                    f'<circle class="point gap" cx="{cx:.1f}" cy="{cy:.1f}" r="3.5"><title>{label}</title></circle>'
-                )
-            else:
-                parts.append(f'<rect class="point weighted" x="{cx - 3.5:.1f}" y="{cy - 3.5:.1f}" width="7" height="7">'
-                             f"<title>{label}</title></rect>")  # fmt: skip
-    for n, (change, day) in enumerate(marks, 1):
-        cx = x(day)
-        what = f"{change.commit} {change.subject}".strip()
-        parts.append(f'<g class="change"><line x1="{cx:.1f}" x2="{cx:.1f}" y1="{_PAD_TOP}" y2="{y(0):.1f}"/>'
-                     f'<text x="{cx + 3:.1f}" y="{_PAD_TOP + 10}">{n}</text>'
-                     f"<title>{escape(f'{_iso(day)}: {what}')}</title></g>")  # fmt: skip
-    parts.extend(
-        f'<text class="axis" x="{x(day):.1f}" y="{CHART_HEIGHT - 18}" text-anchor="middle">{_iso(day)[5:]}</text>'
-        for day in sorted({first, last, *(d for _, d in marks)})
-    )
-    parts.append(f'<text class="axis" x="{_PAD_LEFT}" y="{CHART_HEIGHT - 4}">UTC days, {_iso(lo)} to {_iso(hi)}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
-
-
 # --- sections -----------------------------------------------------------------------------------
 
 
-def _band(skill: SkillHealth) -> str:
-    indicative = " (indicative)" if skill.health_indicative else ""
-    band = escape(skill.health)  # a daemon's document is read as it comes
-    chip = skill.health if skill.health in BANDS else "unknown"
+def _band(value: Band) -> str:
+    indicative = " (indicative)" if value.indicative else ""
+    band = escape(value.health)  # a daemon's document is read as it comes
+    chip = value.health if value.health in BANDS else "unknown"
     return f'<span class="band-chip {chip}">{band}</span>{indicative}'
 
 
 def _rate_cell(rate: float, lower: float, upper: float) -> str:
-    return f"<span class='rate'>{_pct(rate)}</span> <span class='ci'>[{_pct(lower)},&nbsp;{_pct(upper)}]</span>"
+    return f"<span class='rate'>{pct(rate)}</span> <span class='ci'>[{pct(lower)},&nbsp;{pct(upper)}]</span>"
 
 
 def _when(iso: str | None) -> str:
@@ -231,34 +89,40 @@ def _watermark(report: Report, source: str) -> str:
             f"read from {escape(source)}.</p>")  # fmt: skip
 
 
+SHOWN: Final = columns.chosen(columns.HTML)
+"""The table's columns (the skill's is the row's header cell)."""
+
+
+def _cell(column: Column, skill: SkillHealth, link: bool) -> str:
+    """One cell of the skill table: the column's value as the page shows its kind."""
+    value: Any = column.read(skill)
+    kind = column.kind
+    if kind == columns.NAME:
+        name = escape(value)
+        return f'<a href="#{slug(skill)}">{name}</a>' if link else f"<strong>{name}</strong>"
+    if kind == columns.AGENT:
+        return escape(value or "all")
+    if kind == columns.COUNT:
+        return f"<span class='num'>{value}</span>"
+    if kind == columns.RATE:
+        return _rate_cell(value.value, value.interval.lower, value.interval.upper)
+    if kind == columns.BAND:
+        return _band(value)
+    if kind == columns.COVERAGE:
+        return f"{value.accessed}/{value.files} ({pct(value.ratio)})" if value.files else "–"
+    return escape(value)
+
+
 def _skill_row(skill: SkillHealth, link: bool) -> str:
-    c = skill.certainty
-    name = escape(skill.skill)
-    cell = f'<a href="#{slug(skill)}">{name}</a>' if link else f"<strong>{name}</strong>"
-    coverage = skill.coverage
-    covered = f"{coverage.accessed}/{coverage.files} ({_pct(coverage.ratio)})" if coverage.files else "–"
-    gap, weighted = c.gap_rate_interval, c.weighted_gap_rate_interval
-    cells = [
-        escape(skill.agent or "all"),
-        f"<span class='num'>{skill.segments}</span>",
-        _rate_cell(skill.gap_rate, gap.lower, gap.upper),
-        _rate_cell(skill.weighted_gap_rate, weighted.lower, weighted.upper),
-        escape(skill.confidence),
-        _band(skill),
-        covered,
-        escape(skill.tools.stability),
-    ]
-    return f"<tr><th scope='row'>{cell}</th>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+    first, *rest = (_cell(column, skill, link) for column in SHOWN)
+    return f"<tr><th scope='row'>{first}</th>" + "".join(f"<td>{c}</td>" for c in rest) + "</tr>"
 
 
 def _head(*names: str) -> str:
     return "<thead><tr>" + "".join(f"<th scope='col'>{name}</th>" for name in names) + "</tr></thead>"
 
 
-_TABLE_HEAD: Final = _head(
-    "Skill", "Agent", "Segments", f"Gap rate [{LEVEL:.0%} interval]", f"Weighted gap rate [{LEVEL:.0%} interval]",
-    "Tier", "Band", "Knowledge files read", "Tools",
-)  # fmt: skip
+_TABLE_HEAD: Final = _head(*(column.title for column in SHOWN))
 
 
 def _top_patterns(gaps: Sequence[GapEntry]) -> list[tuple[str, str, int, str]]:
@@ -302,7 +166,7 @@ def _skill_section(skill: SkillHealth, report: Report, inputs: PageInputs, gaps:
     html.append(chart(skill, points, marks, f"{ident}-chart"))
     if points:
         rows = "".join(
-            f"<tr><td>{_iso(p.day)}</td><td class='num'>{p.segments}</td>"
+            f"<tr><td>{iso_day(p.day)}</td><td class='num'>{p.segments}</td>"
             f"<td class='num'>{_rate_cell(p.gap_rate, *p.gap_band)}</td>"
             f"<td class='num'>{_rate_cell(p.weighted, *p.weighted_band)}</td></tr>"
             for p in points
