@@ -9,7 +9,7 @@ import pytest
 
 from omkd.engine import formats
 from omkd.engine.fold import Fold
-from omkd.engine.formats.codex import parse_output, shell_command, unwrap_shell
+from omkd.engine.formats.codex_output import parse_output, shell_command, unwrap_shell
 from omkd.engine.report.build import build_report
 from omkd.engine.report.schema import Report, SkillHealth
 from omkd.engine.stream import StreamProcessor

@@ -15,7 +15,7 @@ from omkd.engine import conventions, cues
 from omkd.engine.agreement import Cells, krippendorff_alpha
 from omkd.engine.cues import Candidate, Net
 from omkd.engine.hedge_judge import embedded_judge
-from omkd.engine.segment import SegmenterRules
+from omkd.engine.segmenting import SegmenterRules
 from omkd.shell.knowledge import FileKnowledgeIndex
 from tests.conftest import REAL_FIXTURES
 from tests.live_helpers import omkd

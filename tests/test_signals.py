@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from omkd.engine.calls import MAX_PROMPT_CHARS, CallTracker
 from omkd.engine.explain import StreamExplainer
-from omkd.engine.segment import SegmenterRules
+from omkd.engine.segmenting import SegmenterRules
 from omkd.engine.stream import StreamProcessor
 from tests.transcript_builder import (
     ABSENT,

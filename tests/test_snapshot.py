@@ -20,7 +20,7 @@ from omkd.engine.fold import Fold
 from omkd.engine.records import to_data
 from omkd.engine.report.build import build_report
 from omkd.engine.report.gaps import select_gaps
-from omkd.engine.segment import SegmenterRules
+from omkd.engine.segmenting import SegmenterRules
 from omkd.engine.signals import Signal
 from omkd.engine.summary import SegmentSummary
 from omkd.engine.window import Window

@@ -20,7 +20,7 @@ from typing import Any, Final
 from omkd.engine.fold import Fold
 from omkd.engine.report.build import KnowledgeIndex, build_report
 from omkd.engine.report.schema import GapEntry, Report, SkillHealth
-from omkd.engine.segment import SegmenterRules
+from omkd.engine.segmenting import SegmenterRules
 from omkd.engine.stream import StreamProcessor
 
 START: Final = datetime(2026, 2, 12, 14, 0, 0, tzinfo=UTC)

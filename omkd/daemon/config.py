@@ -19,7 +19,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter,
 from omkd.api import DEFAULT_PORT
 from omkd.engine import skills
 from omkd.engine.lines import DEFAULT_MAX_LINE_BYTES
-from omkd.engine.segment import SegmenterRules
+from omkd.engine.segmenting import SegmenterRules
 from omkd.engine.timespec import parse_duration
 
 _SIZE = re.compile(r"^\s*(\d+)\s*(B|KiB|MiB|GiB|KB|MB|GB)?\s*$")

@@ -16,7 +16,7 @@ from omkd.daemon.tailer import HEAD_BYTES, MARKER_BYTES, digest, head_length
 from omkd.engine import stream_state
 from omkd.engine.counters import StreamCounters
 from omkd.engine.links import Link
-from omkd.engine.segment import SegmenterRules
+from omkd.engine.segmenting import SegmenterRules
 from omkd.engine.stream import StreamProcessor
 from omkd.engine.summary import SegmentSummary
 

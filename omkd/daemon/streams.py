@@ -20,7 +20,7 @@ from omkd.daemon.state import StateStore
 from omkd.daemon.tailer import TrackedFile
 from omkd.engine import stream_state
 from omkd.engine.detect import registry
-from omkd.engine.segment import SegmenterRules
+from omkd.engine.segmenting import SegmenterRules
 from omkd.engine.stream import StreamProcessor
 from omkd.engine.text_signals import Refiner
 

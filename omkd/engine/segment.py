@@ -3,9 +3,9 @@
 ``StreamSegmenter`` is a state machine fed one event at a time, in file order. It never looks
 ahead, so the figures after N lines are the same in one pass or as a live tail in any chunking.
 
-A segment opened by a ``Skill`` call or a command frame is *tentative* until its launch is
-confirmed: a launch that fails (an error result, ``<local-command-stderr>``) is undone and its
-records stay in the segment that was current. A plugin skill called by its bare name takes its
+Where segments begin and end — cuts, and a launch that stays *tentative* until confirmed and is
+undone when it fails — is ``SegmentLifecycle`` (``segment_lifecycle.py``); here, what each event
+does. A plugin skill called by its bare name takes its
 qualified name from the body it injects (or Claude Code's ``attributionSkill``) before it is
 handed out. A sub-agent stream starts in the skill of the segment that launched it: until the
 fold learns which one (``links``), its first segments carry the keys to learn it by.
@@ -36,23 +36,26 @@ from omkd.engine.events import (
     UserPrompt,
     tokens_of,
 )
-from omkd.engine.formats import CLAUDE_CODE
-from omkd.engine.hedge_judge import HedgeVerdict
 from omkd.engine.lineage import Lineage
-from omkd.engine.links import Link
+from omkd.engine.segment_lifecycle import SegmentLifecycle
 from omkd.engine.segmenting import Observer, SegmenterRules, StreamContext
-from omkd.engine.skills import plugin_of, same_skill
+from omkd.engine.skills import plugin_of
 from omkd.engine.summary import RecentMessages, Segment, SegmentSummary
 from omkd.engine.text_signals import Refiner, TextSignals
 
-__all__ = ["SegmenterRules", "StreamSegmenter"]
+__all__ = ["SegmentSummary", "StreamSegmenter"]
+"""``SegmentSummary`` is named here for the summaries omkd 0.1.0 pickled as
+``omkd.engine.segment.SegmentSummary`` (its home then): a state it wrote is read back through this
+name (``daemon/state.py``'s ``summary_of``; ``tests/test_state_upgrade.py``). Import it from
+``summary``."""
 
 LAUNCH_TOOLS: Final = frozenset({"Task", "Agent"})
 """Tools that launch a sub-agent (``Task`` up to 2.1.4x, ``Agent`` after)."""
 
 
-class StreamSegmenter:
-    """Segments of one stream. ``take_changed`` hands out the segments that changed."""
+class StreamSegmenter(SegmentLifecycle):
+    """Segments of one stream, fed its events in file order. ``take_changed`` hands out the
+    segments that changed (``SegmentLifecycle``)."""
 
     def __init__(
         self,
@@ -80,11 +83,9 @@ class StreamSegmenter:
         self.calls = CallTracker(context, rules.extra_search_tools)
         self._messages = RecentMessages()
         self._turn = 0
-        self._changed: dict[int, Segment] = {}
-        self._previous: Segment | None = None
-        """The segment a tentative one was cut from (it takes it back if the launch fails)."""
-        self._launch: str | None = None
-        """The call id of the tentative segment's ``Skill`` call ("" for a command frame)."""
+        self._changed = {}
+        self._previous = None
+        self._launch = None
         self._launched = False
         self._replaced: tuple[str, str, str] | None = None
         """(skill replaced, message id, call id) of the last ``Skill`` call: Claude Code stamps the
@@ -93,112 +94,6 @@ class StreamSegmenter:
         self._dry: StreamSegmenter | None = None
         self.current = self._open(skills.GENERAL, "stream start")
         self.current.inherit = role == "subagent"
-
-    def rebind(self, context: StreamContext) -> None:
-        """Read the stream through another adapter (its format is known now: before any event)."""
-        self._context = context
-        self.lineage.rebind(context)
-
-    # --- segment lifecycle -------------------------------------------------------------------
-
-    def _open(self, skill: str, rule: str) -> Segment:
-        segment = Segment(self.stream, self.role, self._ordinal, skill)
-        self._ordinal += 1
-        segment.session_id = self._context.session_id
-        segment.cwd = self._context.cwd
-        segment.started_by = rule
-        if self.observer is not None:
-            self.observer.segment_started(segment, rule, self._context.line)
-        return segment
-
-    def _cut(self, skill: str, rule: str) -> Segment:
-        closing = self.current
-        if closing.tentative:  # cut before its launch was answered: it stands
-            closing.tentative = False
-            self._previous = self._launch = None
-        closing.open = False
-        if self.observer is not None:
-            self.observer.segment_ended(closing, rule, self._context.line)
-        if closing.counts:
-            self._changed[closing.ordinal] = closing
-        self.current = self._open(skill, rule)
-        return closing
-
-    def _switch(self, raw: str, rule: str, launch: str | None = None) -> None:
-        """A record names a skill: a new segment when it is another one (tentative for a launch)."""
-        name = skills.normalise(raw)
-        if not skills.is_valid(name):
-            self.counters.invalid_skill_names += 1
-            return
-        if self._builtin(name):
-            name = skills.GENERAL  # a built-in run as a skill: Claude Code's own knowledge
-        current = self.current
-        if name == current.skill and not current.inherit:
-            return
-        if rule == "attributionSkill" and same_skill(name, current.skill) and not current.inherit:
-            if ":" in name and ":" not in current.skill and not current.emitted:
-                current.skill = name  # the qualified name of the plugin skill called by its bare name
-            return
-        self._settle()
-        previous = self._cut(name, rule)
-        if launch is not None and name != skills.GENERAL:
-            self.current.tentative = True
-            self._previous, self._launch, self._launched = previous, launch, False
-
-    def _settle(self) -> None:
-        """The tentative segment's launch is confirmed (anything but its failure came next)."""
-        if self.current.tentative:
-            self.current.tentative = False
-            self._changed[self.current.ordinal] = self.current
-        self._previous = self._launch = None
-
-    def _undo_launch(self, why: str) -> None:
-        """The launch failed: its records go back to the segment it was cut from."""
-        failed, previous = self.current, self._previous
-        self._previous = self._launch = None
-        if previous is None or not failed.tentative:
-            return
-        previous.absorb(failed)
-        previous.open = True
-        self.calls.repoint(failed, previous)
-        self.texts.repoint(failed, previous)
-        self._changed.pop(failed.ordinal, None)
-        self._changed[previous.ordinal] = previous
-        self.current = previous
-        if self.observer is not None:
-            self.observer.segment_undone(failed, previous, why, self._context.line)
-
-    def refine(self, key: str, verdict: HedgeVerdict | None) -> None:
-        """A refined hedging verdict arrived: the segments it changes are handed out again."""
-        for segment in self.texts.refine(key, verdict):
-            if segment.counts:
-                self._changed[segment.ordinal] = segment
-
-    def take_changed(self) -> list[SegmentSummary]:
-        """Summaries of the counted segments that changed since the last call."""
-        stream_key = self._context.stream_key or self.stream
-        inherit = self.lineage.inherit_keys(stream_key)
-        agent = self._context.agent
-        changed = []
-        for segment in self._changed.values():
-            if segment.counts and not segment.tentative:
-                segment.emitted = True
-                changed.append(segment.summary(stream_key, inherit, agent))
-        self._changed = {k: s for k, s in self._changed.items() if s.tentative}
-        return changed
-
-    def take_links(self) -> list[Link]:
-        return self.lineage.take_links()
-
-    def close(self) -> list[SegmentSummary]:
-        """The stream ended (idle, deleted, end of a batch read): close its open segment.
-
-        Closing changes no figure; pending calls are forgotten.
-        """
-        self._settle()
-        self._cut(skills.GENERAL, "end of stream")
-        self.calls.pending.clear()
-        return self.take_changed()
 
     # --- events --------------------------------------------------------------------------------
 
@@ -246,10 +141,6 @@ class StreamSegmenter:
             self._cut(skills.GENERAL, "typed prompt")
         self._touch(self.current, event.timestamp)
 
-    def _builtin(self, name: str) -> bool:
-        """One of Claude Code's built-in commands (other agents' skills of that name are skills)."""
-        return self._context.agent == CLAUDE_CODE and name.lower() in self._rules.builtin_commands
-
     def _command(self, event: CommandInvoked) -> None:
         name = skills.normalise(event.name)
         if self._builtin(name):
@@ -274,10 +165,6 @@ class StreamSegmenter:
         pending = self.calls.pending.get(event.call_id)
         if pending is not None:
             self.lineage.agent(event, pending.segment)
-
-    def _touch(self, segment: Segment, timestamp: float | None) -> None:
-        segment.touch(timestamp, self._context.line)
-        self._changed[segment.ordinal] = segment
 
     def _attribution(self, raw: str | None, message_id: str) -> None:
         if not raw:

@@ -20,8 +20,8 @@ from omkd.engine.formats.common import BAD_SHAPE, INVALID_JSON
 from omkd.engine.formats.gemini import GeminiAdapter
 from omkd.engine.lines import DEFAULT_MAX_LINE_BYTES, LineSplitter
 from omkd.engine.links import Link
-from omkd.engine.segment import SegmenterRules, StreamSegmenter
-from omkd.engine.segmenting import Observer
+from omkd.engine.segment import StreamSegmenter
+from omkd.engine.segmenting import Observer, SegmenterRules
 from omkd.engine.summary import SegmentSummary
 from omkd.engine.text_signals import Refiner
 

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from omkd.engine.explain import Explanation, StreamExplainer, explanation
 from omkd.engine.fold import Fold
 from omkd.engine.links import LinkBook
-from omkd.engine.segment import SegmenterRules
+from omkd.engine.segmenting import SegmenterRules
 from omkd.engine.stream import StreamProcessor
 from omkd.shell.scan import Source, scan_file
 

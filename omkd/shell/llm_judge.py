@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 import structlog
 
@@ -29,12 +29,12 @@ from omkd.engine.counters import metric
 from omkd.engine.cues import Candidate
 from omkd.engine.hedge_judge import HedgeVerdict
 from omkd.engine.timespec import day_of
+from omkd.shell.llm_clients import AnthropicChat, ChatClient, OpenAIChat, Reply
 
 log = structlog.get_logger("omkd.llm")
 
 CACHE_FILE: Final = "verdicts.db"
 MAX_QUEUED: Final = 10_000
-MAX_REPLY_TOKENS: Final = 120
 
 Deliver = Callable[[str, HedgeVerdict | None], None]
 
@@ -113,68 +113,6 @@ class VerdictCache:
 
     def close(self) -> None:
         self._db.close()
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    text: str
-    input_tokens: int
-    output_tokens: int
-
-
-class ChatClient(Protocol):
-    async def complete(self, system: str, user: str, timeout: float) -> Reply: ...
-    async def close(self) -> None: ...
-
-
-class OpenAIChat:
-    """An OpenAI-compatible chat-completions endpoint, through the official ``openai`` client."""
-
-    def __init__(self, model: str, base_url: str | None, api_key: str | None) -> None:
-        from openai import AsyncOpenAI
-
-        # a local server needs no key, but the client insists on one
-        self._client = AsyncOpenAI(api_key=api_key or "not-needed", base_url=base_url, max_retries=0)
-        self._model = model
-
-    async def complete(self, system: str, user: str, timeout: float) -> Reply:
-        response = await self._client.chat.completions.create(
-            model=self._model,
-            messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-            temperature=0,
-            max_tokens=MAX_REPLY_TOKENS,
-            timeout=timeout,
-        )
-        text = response.choices[0].message.content if response.choices else None
-        usage = response.usage
-        return Reply(text or "", usage.prompt_tokens if usage else 0, usage.completion_tokens if usage else 0)
-
-    async def close(self) -> None:
-        await self._client.close()
-
-
-class AnthropicChat:
-    """The Anthropic messages API, through the official ``anthropic`` client."""
-
-    def __init__(self, model: str, base_url: str | None, api_key: str | None) -> None:
-        from anthropic import AsyncAnthropic
-
-        self._client = AsyncAnthropic(api_key=api_key or "not-needed", base_url=base_url, max_retries=0)
-        self._model = model
-
-    async def complete(self, system: str, user: str, timeout: float) -> Reply:
-        response = await self._client.messages.create(
-            model=self._model,
-            system=system,
-            messages=[{"role": "user", "content": user}],
-            max_tokens=MAX_REPLY_TOKENS,
-            timeout=timeout,
-        )
-        text = "".join(getattr(block, "text", "") for block in response.content)
-        return Reply(text, response.usage.input_tokens, response.usage.output_tokens)
-
-    async def close(self) -> None:
-        await self._client.close()
 
 
 @dataclass(frozen=True, slots=True)

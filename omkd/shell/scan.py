@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 
 from omkd.engine import formats
 from omkd.engine.fold import Fold
-from omkd.engine.segment import SegmenterRules
+from omkd.engine.segmenting import SegmenterRules
 from omkd.engine.stream import StreamProcessor, StreamRead
 from omkd.engine.window import Window
 

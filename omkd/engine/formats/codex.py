@@ -10,9 +10,8 @@ A rollout (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``, 0.40 to 0.154 seen)
   ``reasoning`` summaries (as thinking) are the agent's words. The ``event_msg`` mirrors of
   the same messages (``user_message``, ``agent_message``) are skipped, or each counts twice.
 - ``function_call`` / ``custom_tool_call`` / ``tool_search_call`` and their outputs, paired by
-  ``call_id``. There is no error flag: the exit code is read from the output (0.40's JSON
-  ``metadata.exit_code``, later ``Process exited with code N`` or ``Exit code: N`` headers), and
-  the output given to the rules is the command's own, without those headers.
+  ``call_id``. There is no error flag: the exit code is read from the output, and the output
+  given to the rules is the command's own, without its headers (``codex_output.py``).
 - ``web_search_call`` records the query and never its result: skipped (and counted), since
   whether it found anything cannot be known.
 - ``compacted`` lines are compactions (the ``context_compacted`` event beside each is the same one).
@@ -27,7 +26,6 @@ message or a tool output): it counts one turn, as one Claude Code message does.
 from __future__ import annotations
 
 import re
-import shlex
 from typing import Any, Final
 
 import orjson
@@ -35,6 +33,14 @@ import orjson
 from omkd.engine.counters import StreamCounters
 from omkd.engine.events import AssistantText, CommandInvoked, Compaction, Event, ToolCall, ToolResult, UserPrompt
 from omkd.engine.formats import CODEX
+from omkd.engine.formats.codex_output import (
+    SANDBOXED_EXIT,
+    SESSION_ID,
+    parse_output,
+    shell_command,
+    still_running,
+    unwrap_shell,
+)
 from omkd.engine.formats.common import BAD_SHAPE, MAX_TYPE_CHARS, AdapterBase, bounded, parse_timestamp
 
 NOT_TYPED: Final = (
@@ -49,110 +55,8 @@ NOT_TYPED: Final = (
 )
 """User-role texts Codex writes itself, not typed by the person."""
 SKILL_INJECTION: Final = re.compile(r"^\s*<skill>\s*<name>\s*([^<]+?)\s*</name>")
-_EXIT_HEADER: Final = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)\s*$", re.MULTILINE)
-_OUTPUT_MARK: Final = "\nOutput:\n"
-_SANDBOXED_EXIT: Final = re.compile(
-    r"^failed in sandbox \S+ with execution error: sandbox denied exec error, exit code: (-?\d+), "
-    r"stdout: (.*?), stderr: (.*)$",
-    re.DOTALL,
-)
-"""Codex 0.40's report of a command that exited non-zero inside the sandbox (it ran; the words
-"sandbox denied" are Codex's guess): the exit code and the command's own stdout and stderr."""
-_HEADER_LINES: Final = 6
-"""The header lines Codex puts between the command and ``Output:`` (chunk, wall time, exit code,
-token counts), looked at from the end: a command of several lines comes before them."""
-FAILED_PREFIXES: Final = ("exec_command failed for", "failed in sandbox", "aborted by user", "patch rejected by user")
-"""Outputs that say the call did not run to completion (no exit code header)."""
 QUIET_TYPES: Final = frozenset({"session_meta", "turn_context", "world_state"})
 SKIPPED_EVENTS: Final = "event_msg"
-
-
-def shell_command(arguments: dict[str, Any]) -> str | None:
-    """The command line of a shell call: ``cmd`` (exec_command), ``command`` as a string or an
-    argv (``["bash", "-lc", "…"]``: the script is the argument after ``-c``/``-lc``)."""
-    for key in ("cmd", "command"):
-        value = arguments.get(key)
-        if isinstance(value, str):
-            return value
-        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            for flag in ("-lc", "-c", "/c", "-Command"):
-                if flag in value[:-1]:
-                    return str(value[value.index(flag) + 1])
-            return shlex.join(value)
-    return None
-
-
-_SHELLS: Final = frozenset({"bash", "zsh", "sh", "dash", "pwsh", "powershell", "powershell.exe", "cmd.exe"})
-
-
-def unwrap_shell(command: str) -> str:
-    """The script of ``bash -lc '…'`` (how ``codex exec --json`` writes a command), else the command."""
-    if not command.startswith(tuple(_SHELLS)) and not command.startswith("/"):
-        return command
-    try:
-        argv = shlex.split(command)
-    except ValueError:
-        return command
-    if len(argv) == 3 and argv[0].rsplit("/", 1)[-1] in _SHELLS and argv[1] in ("-lc", "-c", "-Command", "/c"):
-        return argv[2]
-    return command
-
-
-RUNNING: Final = "Process running with session ID"
-_SESSION: Final = re.compile(r"Process running with session ID (\d+)")
-"""An ``exec_command`` output written while the command still runs: not its answer. That comes as
-an ``exec_command_end`` event (0.118 and before), or as the output of the ``write_stdin`` poll of
-its session that ends it (``Process exited with code N``)."""
-
-
-def still_running(output: str) -> bool:
-    """The output was written while its command ran (in its headers: after a command of any length)."""
-    mark = output.find(_OUTPUT_MARK)
-    head = output[:mark] if mark >= 0 else output[:400]
-    return RUNNING in "\n".join(head.split("\n")[-_HEADER_LINES:])
-
-
-def parse_output(output: object) -> tuple[bool, str, int | None]:
-    """(failed, the tool's own output, exit code) of a Codex tool output (``result_of`` adds what
-    the output tells apart)."""
-    if isinstance(output, dict):
-        text = output.get("output")
-        return False, text if isinstance(text, str) else "", None
-    if not isinstance(output, str):
-        return False, "", None
-    if output.startswith("{"):
-        try:
-            decoded = orjson.loads(output)
-        except orjson.JSONDecodeError:
-            decoded = None
-        if isinstance(decoded, dict) and isinstance(decoded.get("output"), str):
-            metadata = decoded.get("metadata")
-            code = metadata.get("exit_code") if isinstance(metadata, dict) else None
-            if isinstance(code, int) and not isinstance(code, bool):
-                return code != 0, decoded["output"], code
-            return False, decoded["output"], None
-    mark = output.find(_OUTPUT_MARK)
-    head = output if mark < 0 else output[:mark]
-    if mark >= 0 and head.startswith(("Command:", "Chunk ID:", "Wall time:", "Exit code:")):
-        # the headers after ``Command:`` (which may span lines: a here-document) end the head
-        found = _EXIT_HEADER.search("\n".join(head.split("\n")[-_HEADER_LINES:]))
-        body = output[mark + len(_OUTPUT_MARK) :]
-        if found is not None:
-            code = int(found.group(1))
-            return code != 0, body, code
-        return False, body, None
-    if mark < 0 and head.count("\n") <= _HEADER_LINES:
-        found = _EXIT_HEADER.search(head)
-        if found is not None:
-            code = int(found.group(1))
-            return code != 0, "", code
-    sandboxed = _SANDBOXED_EXIT.match(output)
-    if sandboxed is not None:
-        # 0.40 under Seatbelt reports every non-zero exit so: the command ran and exited with N
-        return True, sandboxed.group(2) + sandboxed.group(3), int(sandboxed.group(1))
-    if output.startswith(FAILED_PREFIXES) or (output.startswith("Wall time:") and "aborted by user" in output):
-        return True, output, None
-    return False, output, None
 
 
 class CodexAdapter(AdapterBase):
@@ -267,7 +171,7 @@ class CodexAdapter(AdapterBase):
                 return self._poll_answer(call_id, polled, output, timestamp)
             if isinstance(output, str) and still_running(output):
                 self._running.add(call_id)
-                session = _SESSION.search(output)
+                session = SESSION_ID.search(output)
                 if session is not None:
                     self._sessions[session.group(1)] = call_id
                     self._partial[call_id] = parse_output(output)[1]
@@ -275,7 +179,7 @@ class CodexAdapter(AdapterBase):
                 return []
             failed, text, code = parse_output(output)
             detail: dict[str, object] | None = {"exit_code": code} if code is not None else None
-            sandboxed = _SANDBOXED_EXIT.match(output) if isinstance(output, str) else None
+            sandboxed = SANDBOXED_EXIT.match(output) if isinstance(output, str) else None
             if sandboxed is not None:
                 detail = {"exit_code": code, "stdout": sandboxed.group(2)}
             return [ToolResult(timestamp, call_id, failed, text, detail)]
