@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from omkd.engine import judge, patterns
+from omkd.engine import judge, patterns, removals
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.signals import Outcome, Signal, Verdict, collapse
 from omkd.engine.summary import Segment
@@ -32,6 +32,7 @@ NOT_A_SEARCH: Final = "not_a_search"
 TOOL_FAULT: Final = "tool_fault"
 CANCELLED: Final = "cancelled"
 HARNESS_REFUSED: Final = "harness_refused"
+VERIFY_ABSENCE: Final = "verify_absence"
 
 
 class CallObserver(Protocol):
@@ -122,11 +123,17 @@ class CallTracker:
         elif outcome is Outcome.OK:
             for path in judge.read_paths(call):
                 segment.accessed.add(absolute(path, cwd))
+            _remember_removals(segment, call)
         else:
             if result.is_error:
                 segment.tool_failures += 1
             if outcome is Outcome.MISSED:
-                if verdict.user_given and self._user_gave(call, verdict, cwd):
+                if (segment.removed_texts or segment.removed_paths) and removals.confirms_removal(
+                    removals.search_literals(call), segment.removed_texts, segment.removed_paths
+                ):
+                    segment.tallies[VERIFY_ABSENCE] += 1
+                    name = VERIFY_ABSENCE
+                elif verdict.user_given and self._user_gave(call, verdict, cwd):
                     segment.user_given.append(verdict.search_key)
                     name = USER_GIVEN
                 else:
@@ -200,6 +207,15 @@ class CallTracker:
 _ASCII_WORD: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _JOINS_BEFORE: Final = _ASCII_WORD | frozenset("./\\")
 """What continues a name on its left (the tail of a longer path or word) or on its right."""
+
+
+def _remember_removals(segment: Segment, call: ToolCall) -> None:
+    """What a successful write removed: a later search for it that finds nothing confirms the edit."""
+    texts, paths = removals.removed_by(call)
+    if texts:
+        segment.removed_texts = (segment.removed_texts + texts)[-removals.KEPT_EDITS :]
+    if paths:
+        segment.removed_paths = (segment.removed_paths + paths)[-2 * removals.KEPT_EDITS :]
 
 
 def _mentions(prompt: str, name: str) -> bool:
