@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from omkd.engine import judge, patterns, removals
+from omkd.engine import judge, patterns, removals, search_pattern, shell_rules
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.signals import Outcome, Signal, Verdict, collapse
 from omkd.engine.summary import Segment
@@ -138,14 +138,18 @@ class CallTracker:
                     name = USER_GIVEN
                 else:
                     failed_tool = call.tool
-                    name = self._failed_search(segment, pending, result, verdict.search_key, line)
+                    name = self._failed_search(segment, pending, result, verdict.search_key, line, cwd)
         segment.note_outcome(failed_tool, pending.turn, result.timestamp, line)
         if observer is not None:
             observer.call_judged(call, pending.line, name, verdict.rule, line, segment)
         return pending, verdict
 
-    def _failed_search(self, segment: Segment, pending: PendingCall, result: ToolResult, key: str, line: int) -> str:
-        identity = (pending.call.tool, key)
+    def _failed_search(
+        self, segment: Segment, pending: PendingCall, result: ToolResult, key: str, line: int, cwd: str | None
+    ) -> str:
+        call = pending.call
+        pattern = search_pattern.pattern_of(call, key, judge.unwrapped(call.tool), cwd)
+        identity = (call.tool, pattern)
         if identity == segment.last_kept_miss:
             segment.deduplicated += 1
             return DEDUPLICATED
@@ -156,8 +160,8 @@ class CallTracker:
                 patterns.FAILED_SEARCH,
                 pending.turn,
                 result.timestamp,
-                collapse(f"{pending.call.tool} {key} -> {answer}"),
-                {"tool": pending.call.tool, "pattern": key},
+                collapse(f"{call.tool} {key} -> {answer}"),
+                _evidence(call.tool, pattern, key),
                 line,
             )
         )
@@ -207,6 +211,15 @@ class CallTracker:
 _ASCII_WORD: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _JOINS_BEFORE: Final = _ASCII_WORD | frozenset("./\\")
 """What continues a name on its left (the tail of a longer path or word) or on its right."""
+
+
+def _evidence(tool: str, pattern: str, key: str) -> dict[str, str]:
+    """A failed search's evidence: its pattern (§6) and, where that is not all of it, the full command
+    or path it came from."""
+    if pattern == key:
+        return {"tool": tool, "pattern": pattern}
+    whole = "command" if judge.unwrapped(tool) in shell_rules.SHELL_TOOLS else "path"
+    return {"tool": tool, "pattern": pattern, whole: key}
 
 
 def _remember_removals(segment: Segment, call: ToolCall) -> None:
