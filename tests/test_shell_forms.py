@@ -186,3 +186,16 @@ def test_powershell_error_record_lines_are_part_of_the_not_found_message() -> No
 def test_a_webfetch_404_answered_as_plain_text_is_a_miss() -> None:
     text = "The server returned HTTP 404 Not Found.\n\nThe response body was not retrieved."
     assert overall_signals(one_call("WebFetch", {"url": "https://docs.acme.dev/retry", "prompt": "x"}, text)) == MISS
+
+
+def test_each_probe_of_a_loop_whose_fallback_printed_is_a_miss() -> None:
+    """``for f in …; do cat "$f" || echo "(missing)"; done``: a line equal to the fallback's text is a probe that
+    missed, whatever the others found (spec §3.1, the loop question decided)."""
+    command = 'for f in docs/retry.md docs/backoff.md; do cat "$f" || echo "(missing)"; done'
+    assert bash(command, "# Retry\nretry three times\n(missing)") == MISS
+
+
+def test_a_probe_inside_an_if_is_read_and_its_else_message_alone_is_a_miss() -> None:
+    command = "if [ -f config/retry.yaml ]; then cat config/retry.yaml; else echo 'no retry config'; fi"
+    assert bash(command, "no retry config") == MISS
+    assert bash(command, "retries: 3") == {}

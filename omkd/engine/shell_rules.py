@@ -89,7 +89,10 @@ SHELL_RULE: Final = ShellRule(
         "syntax error: unexpected end of file",
     ),
 )
-SHELL_WRAPPERS: Final = frozenset({"sudo", "doas", "command", "time", "nice", "env", "xargs", "("})
+SHELL_WRAPPERS: Final = frozenset(
+    {"sudo", "doas", "command", "time", "nice", "env", "xargs", "("}
+    | {"do", "then", "else", "if", "elif", "while", "until", "!", "{"}  # a command inside a loop or branch
+)
 """Words before the program that run it: skipped to find the program (``command -v`` aside)."""
 SHELL_READERS: Final = frozenset({"cat", "head", "tail", "sed", "less"})
 """Programs that read a file, for coverage: a successful run accesses its operands."""
