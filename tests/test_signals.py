@@ -189,11 +189,11 @@ def test_glob_with_hits_is_not_a_failed_search() -> None:
     ],
 )
 def test_read_of_a_missing_path_is_a_failed_search(content: str) -> None:
-    """Read errors of the not-found kind are gaps, with the path as the pattern."""
+    """Read errors of the not-found kind are gaps, with the path as the pattern (the cwd removed, §6)."""
     path = "/home/dev/shop/config/retry.yaml"
     report = report_of(one_call("Read", {"file_path": path}, content, True, f"Error: {content}"))
     assert signal_counts(report.overall) == {"failed_search": 1}
-    assert gaps_of(report)[0].evidence == {"tool": "Read", "pattern": path}
+    assert gaps_of(report)[0].evidence == {"tool": "Read", "pattern": "config/retry.yaml", "path": path}
 
 
 @pytest.mark.parametrize(
@@ -357,17 +357,43 @@ NO_MATCH = bash_detail(interpretation="No matches found")
 def test_shell_probe_that_finds_nothing_is_a_failed_search(
     command: str, content: str, is_error: object, detail: object
 ) -> None:
-    """A search or probe command that errs, reports 'No matches found' or prints nothing is a gap."""
+    """A search or probe command that errs, reports 'No matches found' or prints nothing is a gap: its
+    pattern is what it looked for (spec §6), the command stays in the evidence."""
     report = report_of(one_call("Bash", {"command": command}, content, is_error, detail))
     assert signal_counts(report.overall) == {"failed_search": 1}
-    assert gaps_of(report)[0].evidence == {"tool": "Bash", "pattern": command}
+    assert gaps_of(report)[0].evidence == {"tool": "Bash", "pattern": LOOKED_FOR[command], "command": command}
+
+
+LOOKED_FOR = {
+    "grep -rn retry_policy src/": "retry_policy",
+    "rg retry_policy": "retry_policy",
+    "rg -l retry_policy src": "retry_policy",
+    "ag retry_policy": "retry_policy",
+    "ack retry_policy": "retry_policy",
+    "find . -name 'retry*.yaml'": "retry*.yaml",
+    "fd retry": "retry",
+    "locate retry.yaml": "retry.yaml",
+    "ls config/retry": "config/retry",
+    "ls docs/retry": "docs/retry",
+    "test -e config/retry.yaml": "config/retry.yaml",
+    "test -d config/retry": "config/retry",
+    "[ -f config/retry.yaml ]": "config/retry.yaml",
+    "cat config/retry.yaml": "config/retry.yaml",
+    "cd src && grep -rn retry_policy .": "retry_policy",
+    "grep -rn retry_policy src/ | head -20": "retry_policy",
+}
+"""What each command of the test above looked for, written by hand from spec §6."""
 
 
 def test_powershell_probe_that_finds_nothing_is_a_failed_search() -> None:
     """PowerShell probes are judged like Bash ones."""
     report = report_of(one_call("PowerShell", {"command": "rg retry_policy"}, "Exit code 1", True, ABSENT))
     assert signal_counts(report.overall) == {"failed_search": 1}
-    assert gaps_of(report)[0].evidence == {"tool": "PowerShell", "pattern": "rg retry_policy"}
+    assert gaps_of(report)[0].evidence == {
+        "tool": "PowerShell",
+        "pattern": "retry_policy",
+        "command": "rg retry_policy",
+    }
 
 
 @pytest.mark.parametrize(

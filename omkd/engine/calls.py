@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from omkd.engine import judge, patterns
+from omkd.engine import judge, patterns, removals, search_pattern, shell_rules
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.signals import Outcome, Signal, Verdict, collapse
 from omkd.engine.summary import Segment
@@ -32,6 +32,7 @@ NOT_A_SEARCH: Final = "not_a_search"
 TOOL_FAULT: Final = "tool_fault"
 CANCELLED: Final = "cancelled"
 HARNESS_REFUSED: Final = "harness_refused"
+VERIFY_ABSENCE: Final = "verify_absence"
 
 
 class CallObserver(Protocol):
@@ -122,23 +123,33 @@ class CallTracker:
         elif outcome is Outcome.OK:
             for path in judge.read_paths(call):
                 segment.accessed.add(absolute(path, cwd))
+            _remember_removals(segment, call)
         else:
             if result.is_error:
                 segment.tool_failures += 1
             if outcome is Outcome.MISSED:
-                if verdict.user_given and self._user_gave(call, verdict, cwd):
+                if (segment.removed_texts or segment.removed_paths) and removals.confirms_removal(
+                    removals.search_literals(call), segment.removed_texts, segment.removed_paths
+                ):
+                    segment.tallies[VERIFY_ABSENCE] += 1
+                    name = VERIFY_ABSENCE
+                elif verdict.user_given and self._user_gave(call, verdict, cwd):
                     segment.user_given.append(verdict.search_key)
                     name = USER_GIVEN
                 else:
                     failed_tool = call.tool
-                    name = self._failed_search(segment, pending, result, verdict.search_key, line)
+                    name = self._failed_search(segment, pending, result, verdict.search_key, line, cwd)
         segment.note_outcome(failed_tool, pending.turn, result.timestamp, line)
         if observer is not None:
             observer.call_judged(call, pending.line, name, verdict.rule, line, segment)
         return pending, verdict
 
-    def _failed_search(self, segment: Segment, pending: PendingCall, result: ToolResult, key: str, line: int) -> str:
-        identity = (pending.call.tool, key)
+    def _failed_search(
+        self, segment: Segment, pending: PendingCall, result: ToolResult, key: str, line: int, cwd: str | None
+    ) -> str:
+        call = pending.call
+        pattern = search_pattern.pattern_of(call, key, judge.unwrapped(call.tool), cwd)
+        identity = (call.tool, pattern)
         if identity == segment.last_kept_miss:
             segment.deduplicated += 1
             return DEDUPLICATED
@@ -149,8 +160,8 @@ class CallTracker:
                 patterns.FAILED_SEARCH,
                 pending.turn,
                 result.timestamp,
-                collapse(f"{pending.call.tool} {key} -> {answer}"),
-                {"tool": pending.call.tool, "pattern": key},
+                collapse(f"{call.tool} {key} -> {answer}"),
+                _evidence(call.tool, pattern, key),
                 line,
             )
         )
@@ -200,6 +211,24 @@ class CallTracker:
 _ASCII_WORD: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _JOINS_BEFORE: Final = _ASCII_WORD | frozenset("./\\")
 """What continues a name on its left (the tail of a longer path or word) or on its right."""
+
+
+def _evidence(tool: str, pattern: str, key: str) -> dict[str, str]:
+    """A failed search's evidence: its pattern (§6) and, where that is not all of it, the full command
+    or path it came from."""
+    if pattern == key:
+        return {"tool": tool, "pattern": pattern}
+    whole = "command" if judge.unwrapped(tool) in shell_rules.SHELL_TOOLS else "path"
+    return {"tool": tool, "pattern": pattern, whole: key}
+
+
+def _remember_removals(segment: Segment, call: ToolCall) -> None:
+    """What a successful write removed: a later search for it that finds nothing confirms the edit."""
+    texts, paths = removals.removed_by(call)
+    if texts:
+        segment.removed_texts = (segment.removed_texts + texts)[-removals.KEPT_EDITS :]
+    if paths:
+        segment.removed_paths = (segment.removed_paths + paths)[-2 * removals.KEPT_EDITS :]
 
 
 def _mentions(prompt: str, name: str) -> bool:

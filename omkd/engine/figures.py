@@ -99,6 +99,8 @@ class SkillTotals(GapCounts):
     duration: float = figure(lambda s: s.duration, default=0.0)
     turns: int = figure(lambda s: s.turns)
     user_given_misses: int = figure(lambda s: len(s.user_given))
+    verified_absent: int = figure(tally("verify_absence"), report=True)
+    """Searches that found nothing right after the agent removed what they looked for: not gaps."""
     # --- keyed counts (not catalogue figures: sets and breakdowns) ---
     by_type: Counter[str] = field(default_factory=Counter)
     sessions: Counter[str] = field(default_factory=Counter)

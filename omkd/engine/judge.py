@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from omkd.engine import patterns, shell
+from omkd.engine import patterns, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.signals import Outcome, Verdict, collapse
 
@@ -85,10 +85,14 @@ def judge(call: ToolCall, result: ToolResult, extra_search_tools: frozenset[str]
         return Verdict(Outcome.CANCELLED, rule="cancelled")
     if result.is_error and _head_has(result, patterns.REFUSED_TEXTS):
         return Verdict(Outcome.REFUSED, rule="harness_refused")
+    if patterns.REFUSED_ANY_CASE.match(result.text.lstrip()[:40]) or (
+        result.is_error and patterns.REFUSED_ANY_CASE.search(result.text[: patterns.NOT_GAP_SEARCH_CHARS])
+    ):
+        return Verdict(Outcome.REFUSED, rule="harness_refused.input_validation")
     found = rule_for(call.tool, extra_search_tools)
     if found is not None:
         return _judge_search(call, result, *found)
-    if unwrapped(call.tool) in patterns.SHELL_TOOLS:
+    if unwrapped(call.tool) in shell_rules.SHELL_TOOLS:
         return _judge_shell(call, result)
     return Verdict(Outcome.FAILED if result.is_error else Outcome.OK, rule="not_a_search")
 
@@ -96,13 +100,18 @@ def judge(call: ToolCall, result: ToolResult, extra_search_tools: frozenset[str]
 def _judge_search(call: ToolCall, result: ToolResult, name: str, rule: patterns.SearchRule) -> Verdict:
     key = first_input(call, rule.input_keys) if rule.input_keys else collapse(str(call.input), 200)
     given = rule.user_given
+    if patterns.REGEX_FAULT_TEXT in result.text[: patterns.NOT_GAP_SEARCH_CHARS]:
+        return Verdict(Outcome.FAILED, key, rule=f"{name}.regex_fault")
     if result.is_error:
         if rule.fault_errors and _head_has(result, rule.fault_errors):
             return Verdict(Outcome.FAILED, key, rule=f"{name}.fault")
         if not rule.miss_errors or any(needle in result.text for needle in rule.miss_errors):
             return Verdict(Outcome.MISSED, key, given, rule=f"{name}.error")
         return Verdict(Outcome.FAILED, key, rule=f"{name}.fault")
-    if rule.empty_prefixes and result.text.startswith(rule.empty_prefixes):
+    empty = bool(rule.empty_prefixes and result.text.startswith(rule.empty_prefixes))
+    if (empty or _empty_count(rule, result)) and name == "Grep" and _unrunnable(key):
+        return Verdict(Outcome.FAILED, key, rule="Grep.regex_unsupported")
+    if empty:
         return Verdict(Outcome.MISSED, key, given, rule=f"{name}.empty_text")
     if _empty_count(rule, result):
         return Verdict(Outcome.MISSED, key, given, rule=f"{name}.zero_count")
@@ -115,14 +124,24 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
     command = call.input.get("command")
     if not isinstance(command, str):
         return Verdict(Outcome.FAILED if result.is_error else Outcome.OK, rule="not_a_search")
-    rule = patterns.SHELL_RULE
+    rule = shell_rules.SHELL_RULE
     parsed = shell.parse(command)
-    if not parsed.searches and not parsed.tests:
+    if not parsed.searches and not parsed.tests and not parsed.probes and not parsed.http:
         return Verdict(Outcome.FAILED if result.is_error else Outcome.OK, rule="not_a_search")
     key = collapse(command, 200)
     output, code = shell.output_of(result.text, result.is_error, result.detail)
     if any(text in output for text in rule.syntax_errors):
         return Verdict(Outcome.FAILED, key, rule="shell.syntax_error")
+    if patterns.REGEX_FAULT_TEXT in output or any(_stage_unrunnable(stage) for stage in parsed.searches):
+        return Verdict(Outcome.FAILED, key, rule="shell.regex_unsupported")
+    if any(shell_forms.probe_missed(probe, output) for _, probe in parsed.probes) and not (
+        len(parsed.probes) > 1 and shell_forms.answered(parsed.probes, output)
+    ):  # probes of alternatives (``powershell --version; pwsh --version``) are one question
+        return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.probe_not_found")
+    if parsed.http and shell_forms.http_missed(output):
+        return Verdict(Outcome.MISSED, key, patterns.URL_GIVEN, rule="shell.http_not_found")
+    if not parsed.searches and not parsed.tests:  # probes and HTTP clients only: answered otherwise
+        return Verdict(Outcome.FAILED if result.is_error else Outcome.OK, key, rule="shell.probe_answered")
     lines = shell.output_lines(output)
     if parsed.fallbacks and any(line in parsed.fallbacks for line in lines):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.fallback")
@@ -154,6 +173,18 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
 NAME_OR_PATH = patterns.NAME_GIVEN
 
 
+def _unrunnable(pattern: str) -> bool:
+    """A pattern ripgrep cannot run (look-around, back-references): a fault, whatever the answer."""
+    return bool(patterns.LOOK_AROUND.search(pattern))
+
+
+def _stage_unrunnable(stage: shell.Stage) -> bool:
+    """An ``rg`` stage without a PCRE2 engine whose pattern it cannot run."""
+    if stage.program != "rg" or any(a in patterns.PCRE_FLAGS or a.startswith("--engine=pcre") for a in stage.args):
+        return False
+    return any(_unrunnable(a) for a in stage.args if not a.startswith("-"))
+
+
 def _stdout_empty(result: ToolResult) -> bool:
     """The result says apart what the command wrote on stdout (``detail["stdout"]``), and it is empty."""
     detail = result.detail
@@ -169,9 +200,9 @@ def read_paths(call: ToolCall) -> list[str]:
     if tool == "Read":
         path = first_input(call, patterns.PATH_KEYS)
         return [path] if path else []
-    if tool in patterns.SHELL_TOOLS:
+    if tool in shell_rules.SHELL_TOOLS:
         command = call.input.get("command")
-        if isinstance(command, str) and any(reader in command for reader in patterns.SHELL_READERS):
+        if isinstance(command, str) and any(reader in command for reader in shell_rules.SHELL_READERS):
             return shell.reads(command)
     return []
 
@@ -181,7 +212,7 @@ def skill_file_read(call: ToolCall) -> str | None:
     tool = unwrapped(call.tool)
     if tool == "Read":
         candidates = [first_input(call, patterns.PATH_KEYS)]
-    elif tool in patterns.SHELL_TOOLS and isinstance(call.input.get("command"), str):
+    elif tool in shell_rules.SHELL_TOOLS and isinstance(call.input.get("command"), str):
         command: str = call.input["command"]
         if "SKILL.md" not in command:
             return None
@@ -203,7 +234,7 @@ def search_targets(call: ToolCall) -> list[str]:
         return _literal(first_input(call, ("pattern",)).replace("\\", "/").rsplit("/", 1)[-1])
     if tool == "Grep":
         return _literal(first_input(call, ("pattern",)))
-    if tool in patterns.SHELL_TOOLS:
+    if tool in shell_rules.SHELL_TOOLS:
         command = call.input.get("command")
         return [t for name in shell.parse(command).targets for t in _literal(name)] if isinstance(command, str) else []
     return []

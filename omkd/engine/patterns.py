@@ -56,6 +56,16 @@ REFUSED_TEXTS: Final = (
     "Sandbox(Denied",  # Codex CLI: the sandbox would not start the command
 )
 """The harness refused to run the call: a tool fault (counted as a failure), never a gap."""
+REFUSED_ANY_CASE: Final = re.compile(r"input ?validation ?error", re.IGNORECASE)
+"""Any ``Input validation error`` (any case, any wording after it) is a harness refusal."""
+REGEX_FAULT_TEXT: Final = "regex parse error"
+"""ripgrep could not compile the pattern: a fault of the search, in any output, never a miss."""
+LOOK_AROUND: Final = re.compile(r"\(\?<?[=!]|\\[1-9]")
+"""Look-around (``(?=``, ``(?!``, ``(?<=``, ``(?<!``) and back-references (``\\1``…): ripgrep (behind
+Claude Code's Grep and ``rg`` without ``-P``) cannot run them, and some Claude Code versions answer
+such a pattern with a plain "No matches found": a fault, not a miss."""
+PCRE_FLAGS: Final = frozenset({"-P", "--pcre2", "--engine=pcre2", "--engine", "--perl-regexp"})
+"""Flags that give ``rg``/``grep`` an engine that runs look-around."""
 NOT_GAP_SEARCH_CHARS: Final = 400
 """These texts come first in a result: only its head is searched."""
 SEARCH_FAULTS: Final = ("spawn ", "EACCES", "EPERM", "ETIMEDOUT", "timed out")
@@ -131,6 +141,8 @@ SEARCH_RULES: Final[dict[str, SearchRule]] = {
     "WebFetch": SearchRule(
         input_keys=("url",),
         miss_errors=("status code 404", "status code 410"),
+        # newer Claude Code answers a 404 as a plain result, not an error
+        empty_prefixes=("The server returned HTTP 404", "The server returned HTTP 410"),
         user_given=URL_GIVEN,
     ),
     "list_directory": SearchRule(
@@ -168,87 +180,6 @@ MCP_SEARCH_WORDS: Final = ("search", "query", "retriev", "lookup", "find")
 """MCP tools (``mcp__<server>__<tool>``) whose tool name says they search."""
 MCP_SEARCH_RULE: Final = SearchRule(input_keys=(), empty_result_is_miss=True)
 """Configured search tools and MCP search tools: an error, or an empty result, is a miss."""
-
-# --- shell commands ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ShellRule:
-    """When a shell command is a search or probe, and how it reports finding nothing.
-
-    A command is a search when ANY of its simple commands (each stage of a pipeline, each
-    part of a ``&&`` / ``||`` / ``;`` list) is one. ``programs``: a run of one of these is a
-    search; ``subcommands``: a program that searches only with this first argument (``git
-    grep``, ``command -v``); ``path_programs``: a search only with a path operand (``ls`` alone
-    lists the cwd; ``sed -n '1,200p' FILE``, ``head``, ``tail`` read it, as Codex reads files),
-    and never with one of ``editing_flags`` (``sed -i`` edits). ``test_programs`` with one of
-    ``test_flags`` probe for existence: their exit status is the answer, so only a hidden fallback
-    or an error makes them a miss. ``line_selectors`` exit with one of ``no_lines_codes`` when no
-    line matched (their errors exit 2): a command whose exit status is theirs and is that code found
-    nothing, whatever else was printed.
-    ``empty_outputs``: outputs meaning the search printed nothing. ``no_match``: the
-    ``returnCodeInterpretation`` Claude Code gives grep's exit code 1. ``not_found_lines``:
-    an output made only of such lines is the search programs' own "not there" (Claude Code
-    does not mark these runs as errors). ``not_run_codes``: exit codes of a shell that could not
-    run the program at all (a tool fault). ``fallbacks``: the programs whose literal text a
-    command prints itself: ``… || echo TEXT`` after a search hides its miss when TEXT is printed,
-    and an output made only of the command's own headers means its searches printed nothing.
-    ``syntax_errors``: the shell's own complaints (the agent's typo, not a missing thing).
-    """
-
-    programs: frozenset[str]
-    subcommands: frozenset[tuple[str, str]]
-    path_programs: frozenset[str]
-    editing_flags: frozenset[str]
-    test_programs: frozenset[str]
-    test_flags: frozenset[str]
-    empty_outputs: frozenset[str]
-    no_match: str
-    not_found_lines: re.Pattern[str]
-    exit_code_line: re.Pattern[str]
-    not_run_codes: frozenset[int]
-    line_selectors: frozenset[str]
-    no_lines_codes: frozenset[int]
-    fallbacks: frozenset[str]
-    syntax_errors: tuple[str, ...]
-
-
-SHELL_TOOLS: Final = frozenset({"Bash", "PowerShell"})
-SHELL_RULE: Final = ShellRule(
-    programs=frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "locate", "which", "type"}),
-    subcommands=frozenset({("git", "grep"), ("command", "-v")}),
-    path_programs=frozenset(
-        {"ls", "cat", "head", "tail", "sed", "dir", "Get-ChildItem", "Test-Path", "Get-Content", "stat", "tree"}
-    ),
-    editing_flags=frozenset({"-i", "--in-place"}),
-    test_programs=frozenset({"test", "[", "[["}),
-    test_flags=frozenset({"-e", "-f", "-d"}),
-    empty_outputs=frozenset({"", "(Bash completed with no output)"}),
-    no_match="No matches found",
-    not_found_lines=re.compile(
-        r"^(?:.*: No such file or directory(?: \(os error 2\))?"
-        r"|.*: cannot access .*: No such file or directory"
-        r"|which: no \S+ in \(.*\)"
-        r"|(?:.*: )?\S+: not found"
-        r"|.*Cannot find path .* because it does not exist\.?)$"
-    ),
-    exit_code_line=re.compile(r"^Exit code (\d+)$"),
-    not_run_codes=frozenset({126, 127}),
-    line_selectors=frozenset({"grep", "egrep", "fgrep", "rg"}),
-    no_lines_codes=frozenset({1}),
-    fallbacks=frozenset({"echo", "printf"}),
-    syntax_errors=(
-        "unexpected EOF while looking for matching",
-        "syntax error near unexpected token",
-        "syntax error: unexpected end of file",
-    ),
-)
-SHELL_WRAPPERS: Final = frozenset({"sudo", "command", "time", "nice", "env", "xargs", "("})
-"""Words before the program that run it: skipped to find the program (``command -v`` aside)."""
-SHELL_READERS: Final = frozenset({"cat", "head", "tail", "sed", "less"})
-"""Programs that read a file, for coverage: a successful run accesses its operands."""
-SKILL_FILE_READERS: Final = frozenset({"cat", "head", "sed"})
-"""Shell reads of a SKILL.md that open the skill's segment (the fallback signal)."""
 
 # --- explicit_marker ---------------------------------------------------------------------------
 

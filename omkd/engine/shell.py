@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
-from omkd.engine import patterns
+from omkd.engine import shell_forms, shell_rules
 
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SHELL_WORD = re.compile(r"""(?:[^\s'"]+|'[^']*'|"(?:\\.|[^"\\])*")+""")
@@ -49,6 +49,10 @@ class ParsedCommand:
     """The literal texts the command echoes itself (headers, separators, fallbacks)."""
     targets: list[str] = field(default_factory=list)
     """Names the searches looked for: ``find -name X``, ``ls X``, ``which X``…"""
+    probes: list[tuple[Stage, shell_rules.ProbeRule]] = field(default_factory=list)
+    """Package, module and tool probes (``pip show X``, ``python -c "import X"``, ``X --version``)."""
+    http: list[Stage] = field(default_factory=list)
+    """HTTP clients on a URL (``curl``, ``wget``…): a 404 or 410 is a miss."""
 
 
 def strip_heredocs(command: str) -> str:
@@ -115,7 +119,7 @@ def stage_of(text: str) -> Stage:
     found = _without_redirections(words(text))
     while found and found[0] == "(":
         found = found[1:]
-    while found and (found[0] in patterns.SHELL_WRAPPERS or _ENV_ASSIGNMENT.match(found[0])):
+    while found and (found[0] in shell_rules.SHELL_WRAPPERS or _ENV_ASSIGNMENT.match(found[0])):
         if found[0] == "command" and len(found) > 1 and found[1] == "-v":
             break
         found = found[1:]
@@ -130,7 +134,7 @@ def operands(args: list[str]) -> list[str]:
 
 
 def _is_search(stage: Stage) -> bool:
-    rule = patterns.SHELL_RULE
+    rule = shell_rules.SHELL_RULE
     if stage.program in rule.programs:
         return True
     if stage.args and (stage.program, stage.args[0]) in rule.subcommands:
@@ -141,7 +145,7 @@ def _is_search(stage: Stage) -> bool:
 
 
 def _is_test(stage: Stage) -> bool:
-    rule = patterns.SHELL_RULE
+    rule = shell_rules.SHELL_RULE
     return stage.program in rule.test_programs and any(a in rule.test_flags for a in stage.args)
 
 
@@ -149,7 +153,7 @@ def _targets(stage: Stage) -> list[str]:
     args = stage.args
     if stage.program == "find":
         return [args[i + 1] for i, a in enumerate(args[:-1]) if a in _NAME_FLAGS]
-    if stage.program in patterns.SHELL_RULE.path_programs:
+    if stage.program in shell_rules.SHELL_RULE.path_programs:
         return [posixpath.basename(a.rstrip("/")) for a in operands(args)]
     if stage.program in _TARGET_PROGRAMS or (stage.program == "command" and args[:1] == ["-v"]):
         return [a for a in operands(args) if a != "-v"]
@@ -163,36 +167,88 @@ def parse(command: str) -> ParsedCommand:
     The result is shared: do not change it.
     """
     parsed = ParsedCommand()
-    element: list[Stage] = []
+    _parse_into(parsed, command, 0)
+    return parsed
+
+
+MAX_CARRIED: Final = 3
+"""Carried commands inside carried commands followed this deep (``ssh h "bash -lc '…'"``)."""
+
+
+def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> None:
+    element: list[tuple[Stage, str]] = []
     probing = False
     """An element before holds a search or probe (a fallback after it hides its miss)."""
     for operator, text in split_top_level(strip_heredocs(command)):
         stage = stage_of(text)
+        inner = _carried(stage, text) if depth < MAX_CARRIED else None
+        if inner is not None:  # ``ssh HOST "CMD"``, ``bash -lc '…'``: judged as the command it carries
+            if element:
+                probing = _close(parsed, element) or probing
+                element = []
+            before = _lookups(parsed)
+            _parse_into(parsed, inner, depth + 1)
+            probing = probing or _lookups(parsed) > before
+            continue
         if operator == "|":
-            element.append(stage)
+            element.append((stage, text))
         else:
             if element:
-                parsed.elements.append(element)
-                probing = probing or any(_is_search(s) or _is_test(s) for s in element)
-            element = [stage]
-        if _is_search(stage):
-            parsed.searches.append(stage)
-            parsed.targets.extend(_targets(stage))
-        elif _is_test(stage):
-            parsed.tests.append(stage)
+                probing = _close(parsed, element) or probing
+            element = [(stage, text)]
         echoed = _echoed(stage, text) if operator != "|" else None
         if echoed is not None:
             parsed.echoes.append(echoed)
             if operator == "||" and probing:
                 parsed.fallbacks.append(echoed)
     if element:
-        parsed.elements.append(element)
-    return parsed
+        _close(parsed, element)
+
+
+def _lookups(parsed: ParsedCommand) -> int:
+    """Searches, tests and probes so far (an HTTP client's miss is only its 404: a fallback after it
+    says the service is down, not that something is missing)."""
+    return len(parsed.searches) + len(parsed.tests) + len(parsed.probes)
+
+
+def _carried(stage: Stage, text: str) -> str | None:
+    if stage.program not in shell_rules.CARRIERS:
+        return None
+    raw = shell_forms.raw_words(text)
+    at = next((i for i, w in enumerate(raw) if posixpath.basename(w.strip("'\"(")) == stage.program), None)
+    return None if at is None else shell_forms.carried(stage.program, raw[at + 1 :])
+
+
+def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> bool:
+    """Take one pipeline's stages; True when it holds a search, probe or test. A pipeline whose last
+    stage acts (``| xargs kill``, ``> file``, ``| Set-Content``) looked only to pick what to act on."""
+    parsed.elements.append([stage for stage, _ in element])
+    last, last_text = element[-1]
+    if shell_forms.acts(last.program, last_text) or any(shell_forms.filters_out(s.program, s.args) for s, _ in element):
+        return False  # it picked what to act on, or only filtered out: an empty output is no miss
+    found = False
+    for stage, text in element:
+        if shell_forms.reads_harness_output(stage.args):
+            continue
+        if _is_search(stage):
+            parsed.searches.append(stage)
+            parsed.targets.extend(_targets(stage))
+            found = True
+        elif _is_test(stage):
+            parsed.tests.append(stage)
+            found = True
+        elif shell_forms.is_http_client(stage.program):
+            parsed.http.append(stage)
+        elif (probe := shell_forms.probe_of(stage.program, stage.args, text)) is not None:
+            parsed.probes.append((stage, probe))
+            parsed.targets.extend(shell_forms.probed(stage.program, stage.args, probe))
+            found = True
+    return found
 
 
 def _echoed(stage: Stage, text: str) -> str | None:
     """What an ``echo``/``printf`` of a literal prints (None for anything with a variable in it)."""
-    if stage.program not in patterns.SHELL_RULE.fallbacks or "$" in text or "`" in text:
+    if stage.program not in shell_rules.SHELL_RULE.fallbacks or "$" in text or "`" in text:
         return None
     words = [a for a in stage.args if not (stage.program == "echo" and a in ("-e", "-n"))]
     return " ".join(words).replace("\\n", "").strip()
@@ -208,7 +264,7 @@ def output_of(text: str, is_error: bool, detail: object = None) -> tuple[str, in
             return text, code
     if is_error:
         first, _, rest = text.partition("\n")
-        found = patterns.SHELL_RULE.exit_code_line.match(first.strip())
+        found = shell_rules.SHELL_RULE.exit_code_line.match(first.strip())
         if found:
             return rest, int(found.group(1))
         if text.strip() == "Error":
@@ -224,12 +280,15 @@ def ends_in(parsed: ParsedCommand, programs: frozenset[str]) -> bool:
 
 
 def output_lines(output: str) -> list[str]:
+    """The output's non-blank lines, PowerShell's error records under a message left out."""
+    if "char:" in output:
+        output = shell_rules.POWERSHELL_ERROR_RECORD.sub("", output)
     return [stripped for line in output.splitlines() if (stripped := line.strip())]
 
 
 def only_not_found(lines: list[str]) -> bool:
     """The lines are nothing but the search programs' own "no such file" lines."""
-    return bool(lines) and all(patterns.SHELL_RULE.not_found_lines.match(line) for line in lines)
+    return bool(lines) and all(shell_rules.SHELL_RULE.not_found_lines.match(line) for line in lines)
 
 
 def reads(command: str) -> list[str]:
@@ -237,7 +296,7 @@ def reads(command: str) -> list[str]:
     paths: list[str] = []
     for element in parse(command).elements:
         stage = element[0]
-        if stage.program not in patterns.SHELL_READERS:
+        if stage.program not in shell_rules.SHELL_READERS:
             continue
         files = [a for a in operands(stage.args) if not a.isdigit()]
         if stage.program == "sed" and files and "-e" not in stage.args:
@@ -256,4 +315,4 @@ def skill_file_operands(command: str) -> list[str]:
     if not elements:
         return []
     stage = elements[-1][0]
-    return operands(stage.args) if stage.program in patterns.SKILL_FILE_READERS else []
+    return operands(stage.args) if stage.program in shell_rules.SKILL_FILE_READERS else []

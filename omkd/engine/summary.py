@@ -191,6 +191,10 @@ class Segment:
     hedges_asked: int = 0
     tallies: Counter[str] = field(default_factory=Counter)
     """Catalogue figures counted where they happen (``figures.tally``), by name."""
+    removed_texts: list[tuple[str, str]] = field(default_factory=list)
+    """(old, new) texts of the segment's latest successful edits (``removals``: verify_absence)."""
+    removed_paths: list[str] = field(default_factory=list)
+    """Paths the segment's writes deleted or moved away (``removals``)."""
     inherit: bool = False
     """The skill is the launching segment's, not known yet (a sub-agent's first stretch)."""
     tentative: bool = False
@@ -237,6 +241,8 @@ class Segment:
         self.hedges.extend(other.hedges)
         self.hedges_asked += other.hedges_asked
         self.tallies.update(other.tallies)
+        self.removed_texts = (self.removed_texts + other.removed_texts)[-32:]
+        self.removed_paths = (self.removed_paths + other.removed_paths)[-64:]
         self._prune_hedges()
         for timestamp in (other.first_ts, other.last_ts):
             self.touch(timestamp, other.end_line)

@@ -25,7 +25,7 @@ from omkd.shell.scan import Source
 
 CALL_LABELS: Final = frozenset(
     {"failed_search", "found", "not_a_search", "cancelled", "harness_refused", "syntax_error", "user_given"}
-    | {"other_error"}
+    | {"other_error", "verify_absence", "tool_fault"}
 )
 POSITIVE_VERDICTS: Final = frozenset({"failed_search", "deduplicated"})
 FAMILIES: Final = ("Bash", "Read", "Grep", "Glob", "WebFetch", "WebSearch")

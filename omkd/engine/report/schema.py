@@ -83,6 +83,8 @@ class SkillHealth(Record):
     ``not asked`` (a marker rate of 0 then means nothing), ``partly asked``, ``unknown``."""
     projects: list[str] = dataclasses.field(default_factory=list)
     """The working directories its segments ran in (where its knowledge files are looked for)."""
+    verified_absent: int = 0
+    """Searches that found nothing and confirmed a removal the agent had just made (not gaps)."""
 
     @property
     def row(self) -> str:

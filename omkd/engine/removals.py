@@ -1,0 +1,164 @@
+"""Checking that a removal is complete is not a gap (spec §3.1 ``verify_absence``).
+
+When, earlier in the same segment, the agent removed or renamed something — an edit whose
+``old_string`` holds the search's literal target (≥ 4 characters) and whose ``new_string`` does not,
+or a file it deleted or moved — a search for it that finds nothing confirms the edit. This module
+says what a successful write removed (kept on the segment, bounded) and whether a miss looked for
+it.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Final
+
+from omkd.engine import shell, shell_rules
+from omkd.engine.events import ToolCall
+
+MIN_TARGET: Final = 4
+KEPT_EDITS: Final = 32
+"""Edits remembered per segment (the newest)."""
+KEPT_CHARS: Final = 8192
+"""Characters kept of each side of an edit."""
+EDIT_TOOLS: Final = frozenset({"Edit", "replace", "edit_file", "str_replace"})
+PATCH_TOOLS: Final = frozenset({"apply_patch"})
+DELETING: Final = frozenset({"rm", "unlink", "rmdir", "Remove-Item", "del", "rd"})
+MOVING: Final = frozenset({"mv", "Move-Item", "ren", "Rename-Item"})
+_REGEX_SYNTAX: Final = re.compile(r"[\\^$.*+?()\[\]{}|]")
+_ALTERNATION: Final = re.compile(r"\\?\|")
+_SED_SUBSTITUTION: Final = re.compile(r"^s(.)(.+?)\1(.*?)\1[gI0-9]*$")
+_GREP_FAMILY: Final = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "git"})
+
+
+def _name(tool: str) -> str:
+    return tool.rsplit("__", 1)[-1] if tool.startswith("mcp__") else tool
+
+
+def removed_by(call: ToolCall) -> tuple[list[tuple[str, str]], list[str]]:
+    """(old, new) text pairs an edit replaced, and the paths it deleted or moved away."""
+    tool = _name(call.tool)
+    data = call.input
+    if tool in EDIT_TOOLS:
+        old, new = data.get("old_string"), data.get("new_string")
+        return (
+            [(old[:KEPT_CHARS], new[:KEPT_CHARS] if isinstance(new, str) else "")] if isinstance(old, str) else []
+        ), []
+    if tool == "MultiEdit":
+        edits = data.get("edits")
+        pairs = [
+            (e["old_string"][:KEPT_CHARS], str(e.get("new_string", ""))[:KEPT_CHARS])
+            for e in (edits if isinstance(edits, list) else [])
+            if isinstance(e, dict) and isinstance(e.get("old_string"), str)
+        ]
+        return pairs, []
+    if tool in PATCH_TOOLS:
+        text = data.get("input") or data.get("patch")
+        return _patch(text) if isinstance(text, str) else ([], [])
+    if tool in shell_rules.SHELL_TOOLS or tool in ("exec_command", "shell", "shell_command", "run_shell_command"):
+        command = data.get("command") or data.get("cmd")
+        if isinstance(command, list):
+            command = " ".join(str(word) for word in command)
+        return _shell(command) if isinstance(command, str) else ([], [])
+    return [], []
+
+
+def _patch(text: str) -> tuple[list[tuple[str, str]], list[str]]:
+    removed_lines: list[str] = []
+    added_lines: list[str] = []
+    paths: list[str] = []
+    updating = ""
+    for line in text.splitlines():
+        if line.startswith("*** Delete File:"):
+            paths.append(line.partition(":")[2].strip())
+        elif line.startswith("*** Update File:"):
+            updating = line.partition(":")[2].strip()
+        elif line.startswith("*** Move to:") and updating:
+            paths.append(updating)
+        elif line.startswith("-") and not line.startswith("---"):
+            removed_lines.append(line[1:])
+        elif line.startswith("+") and not line.startswith("+++"):
+            added_lines.append(line[1:])
+    pairs = [("\n".join(removed_lines)[:KEPT_CHARS], "\n".join(added_lines)[:KEPT_CHARS])] if removed_lines else []
+    if "*** Begin Patch" not in text and not pairs and not paths:
+        return [], []
+    return pairs, paths
+
+
+def _shell(command: str) -> tuple[list[tuple[str, str]], list[str]]:
+    if "*** Begin Patch" in command:
+        return _patch(command)
+    pairs: list[tuple[str, str]] = []
+    paths: list[str] = []
+    for element in shell.parse(command).elements:
+        for stage in element:
+            program, args = stage.program, stage.args
+            if program == "git" and args[:1] in (["rm"], ["mv"]):
+                program, args = args[0], args[1:]
+            files = shell.operands(args)
+            if program in DELETING:
+                paths.extend(files)
+            elif program in MOVING and len(files) >= 2:
+                paths.extend(files[:-1])
+            elif program in ("sed", "perl") and any(a.startswith("-i") or a == "-pi" for a in args):
+                for word in files:
+                    found = _SED_SUBSTITUTION.match(word)
+                    if found:
+                        pairs.append((found.group(2), found.group(3)))
+    return pairs, paths
+
+
+def literals(pattern: str) -> list[str]:
+    """The alternatives of a search pattern that hold no regex syntax, of ``MIN_TARGET`` characters or more."""
+    found = []
+    for part in _ALTERNATION.split(pattern):
+        plain = re.sub(r"\\([^\w\s])", r"\1", part)  # an escaped punctuation mark is itself
+        if len(plain) >= MIN_TARGET and not _REGEX_SYNTAX.search(plain.replace(".", "")):
+            found.append(plain)
+    return found
+
+
+def search_literals(call: ToolCall) -> list[str]:
+    """What a search looked for, as literals: a Grep/grep pattern's plain alternatives, a Glob's or
+    ``find -name``'s name without its wildcards, a path read or listed."""
+    tool = _name(call.tool)
+    data = call.input
+    if tool in ("Grep", "grep_search", "search_file_content"):
+        pattern = data.get("pattern")
+        return literals(pattern) if isinstance(pattern, str) else []
+    if tool in ("Glob", "glob"):
+        pattern = data.get("pattern")
+        if not isinstance(pattern, str):
+            return []
+        name = posixpath.basename(pattern.replace("\\", "/"))
+        return [p for p in re.split(r"[*?\[\]{}]+", name) if len(p) >= MIN_TARGET]
+    if tool in ("Read", "read_file", "list_directory", "LS"):
+        path = data.get("file_path") or data.get("path") or data.get("dir_path")
+        return [path] if isinstance(path, str) and path else []
+    command = data.get("command") or data.get("cmd")
+    if not isinstance(command, str):
+        return []
+    parsed = shell.parse(command)
+    found: list[str] = []
+    for stage in parsed.searches:
+        if stage.program in _GREP_FAMILY:
+            args = stage.args[1:] if stage.program == "git" else stage.args
+            pattern = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-e", "--regexp")), None)
+            pattern = pattern or next(iter(shell.operands(args)), None)
+            found.extend(literals(pattern) if pattern else [])
+    found.extend(t.strip("*") for t in parsed.targets if len(t.strip("*")) >= MIN_TARGET)
+    return found
+
+
+def confirms_removal(targets: list[str], edits: list[tuple[str, str]], paths: list[str]) -> bool:
+    """Some target was in an edit's old text and not in its new text, or names a removed path."""
+    for target in targets:
+        for old, new in edits:
+            if target in old and target not in new:
+                return True
+        name = posixpath.basename(target.replace("\\", "/").rstrip("/"))
+        for path in paths:
+            gone = posixpath.basename(path.replace("\\", "/").rstrip("/"))
+            if target == path or (len(name) >= MIN_TARGET and name == gone):
+                return True
+    return False

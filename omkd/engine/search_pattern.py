@@ -1,0 +1,119 @@
+"""What a failed search looked for (spec §6): its pattern, never the whole command.
+
+The same missing thing searched in different ways groups together: a Grep's or Glob's pattern; a
+read path with the home directory written ``~`` and the project's cwd removed; a URL without its
+query; a query; for a shell command, the target of its search stage — a ``grep``/``rg`` pattern
+(options dropped), a ``find -name`` operand, ``which X``'s X, the path of ``ls``/``cat``/``test -e`` —
+with cwd and home normalised. ``cd … &&`` prefixes, ``echo`` headers, redirections and ``|| echo``
+fallbacks are never part of it. The full command stays in the evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from omkd.engine import shell, shell_forms, shell_rules
+from omkd.engine.events import ToolCall
+
+_HOME: Final = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root|[A-Za-z]:[\\/]Users[\\/][^\\/]+)(?=[\\/]|$)")
+_HOME_WORDS: Final = ("$HOME", "${HOME}")
+_GREP_FAMILY: Final = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack"})
+_VALUE_FLAGS: Final = frozenset(
+    {"-A", "-B", "-C", "-m", "-g", "--glob", "-t", "--type", "-T", "--type-not", "--include", "--exclude",
+     "--exclude-dir", "-f", "--max-count", "--context", "--after-context", "--before-context", "--max-depth",
+     "-d", "--color", "--colour", "-M", "--max-columns", "-j", "--threads", "--sort", "--iglob"}
+)  # fmt: skip
+_NAME_FLAGS: Final = frozenset({"-name", "-iname", "-path", "-ipath", "-regex", "-iregex"})
+_TARGET_PROGRAMS: Final = frozenset({"which", "type", "where", "where.exe", "locate"})
+
+
+def normalised(path: str, cwd: str | None) -> str:
+    """``~`` for the home directory, the cwd removed, a leading ``./`` dropped."""
+    for word in _HOME_WORDS:
+        if path.startswith(word):
+            path = "~" + path[len(word) :]
+    if cwd:
+        base = cwd.rstrip("/\\")
+        if path == base:
+            return "."
+        for sep in ("/", "\\"):
+            if path.startswith(base + sep):
+                return path[len(base) + 1 :]
+    home = _HOME.match(path)
+    if home:
+        path = "~" + path[home.end() :]
+    return path.removeprefix("./")
+
+
+def _stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
+    program, args = stage.program, stage.args
+    if program == "git" and args[:1] == ["grep"]:
+        program, args = "grep", args[1:]
+    if program in _GREP_FAMILY:
+        for i, arg in enumerate(args[:-1]):
+            if arg in ("-e", "--regexp"):
+                return args[i + 1]
+        skip = False
+        for arg in args:
+            if skip:
+                skip = False
+                continue
+            if arg in _VALUE_FLAGS:
+                skip = True
+                continue
+            if arg.startswith("-") and len(arg) > 1:
+                continue
+            return arg
+        return None
+    if program in ("find", "fd"):
+        names = [args[i + 1] for i, a in enumerate(args[:-1]) if a in _NAME_FLAGS]
+        if names:
+            return " ".join(names)
+        operands = shell.operands(args)
+        return normalised(operands[-1], cwd) if program == "fd" and operands else None
+    if program in _TARGET_PROGRAMS or (program == "command" and args[:1] == ["-v"]):
+        operands = [a for a in shell.operands(args) if a != "-v"]
+        return operands[0] if operands else None
+    operands = [a for a in shell.operands(args) if not a.isdigit() and a not in ("]", "]]")]
+    if program == "sed" and operands:
+        operands = operands[1:]  # the script
+    return normalised(operands[0], cwd) if operands else None
+
+
+def shell_pattern(command: str, cwd: str | None) -> str:
+    """The targets of a shell command's searches and probes (several joined by `` | ``)."""
+    parsed = shell.parse(command)
+    found: list[str] = []
+    for stage in parsed.searches + parsed.tests:
+        target = _stage_pattern(stage, cwd)
+        if target and target not in found:
+            found.append(target)
+    for stage, probe in parsed.probes:
+        for target in shell_forms.probed(stage.program, stage.args, probe):
+            if target not in found:
+                found.append(target)
+    for stage in parsed.http:
+        url = next((a for a in stage.args if "://" in a), None)
+        if url:
+            found.append(url.split("?", 1)[0])
+    if found:
+        return " | ".join(found)
+    first = next(iter(parsed.searches + parsed.tests), None)
+    if first is not None:
+        return " ".join([first.program, *shell.operands(first.args)[:1]])
+    return command.strip()[:80]
+
+
+def pattern_of(call: ToolCall, search_key: str, tool: str, cwd: str | None) -> str:
+    """The failed search's pattern (``tool``: the tool it is judged as)."""
+    if tool in shell_rules.SHELL_TOOLS:
+        command = call.input.get("command")
+        return shell_pattern(command, cwd) if isinstance(command, str) else search_key
+    if tool in ("Read", "list_directory"):
+        return normalised(search_key, cwd)
+    if tool == "Glob":
+        return search_key
+    if tool == "WebFetch":
+        return search_key.split("?", 1)[0]
+    return search_key

@@ -1,0 +1,173 @@
+"""Shell forms beyond the short list (spec §3.1): carried commands, probes, HTTP clients, stages that act.
+
+``shell.parse`` asks these of each simple command: whether it carries another command to run
+(``ssh HOST "CMD"``, ``bash -lc '…'``: that command is parsed in its place), whether it is a package,
+module or tool probe (``pip show X``) or an HTTP client, and whether a pipeline acts on what its
+search picked (``… | xargs kill``, ``> file``) or only filters out (``grep -v``). The rule rows are
+``shell_rules.CARRIERS``, ``PROBES``, ``HTTP_CLIENTS``, ``INVERTED``, ``ACTING_PROGRAMS``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Sequence
+from typing import Final
+
+from omkd.engine import shell_rules
+
+_RAW_WORD: Final = re.compile(r"""(?:[^\s'"]+|'[^']*'|"(?:\\.|[^"\\])*")+""")
+_FILE_REDIRECT: Final = re.compile(r"""^(?:&|1)?>>?(.*)$""")
+_NOT_FILES: Final = frozenset({"/dev/null", "NUL", "$null", "nul", "/dev/stdout", "/dev/stderr"})
+_SEARCH_FAMILY: Final = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "Select-String", "sls"})
+
+
+def _unquoted(word: str) -> str:
+    if len(word) >= 2 and word[0] == word[-1] and word[0] in "'\"":
+        return word[1:-1]
+    return word.replace("'", "").replace('"', "")
+
+
+def carried(program: str, raw_args: list[str]) -> str | None:
+    """The command a carrier runs (its words as written, outer quotes removed), or None."""
+    rule = shell_rules.CARRIERS.get(program)
+    if rule is None:
+        return None
+    args = raw_args
+    at = 0
+    for word in rule.before:
+        while at < len(args) and args[at] != word:
+            at += 2 if args[at] in rule.value_flags else 1
+        if at >= len(args):
+            return None
+        at += 1
+    if rule.after_dashes:
+        rest = args[args.index("--", at) + 1 :] if "--" in args[at:] else []
+        return " ".join(rest) or None
+    if rule.command_flags or rule.shell_flags:
+        for index in range(at, len(args)):
+            flag = args[index]
+            if flag in rule.command_flags or (
+                rule.shell_flags and flag.startswith("-") and not flag.startswith("--") and "c" in flag[1:]
+            ):
+                if index + 1 >= len(args):
+                    return None
+                if rule.shell_flags:  # bash -c CMD [NAME ARGS…]: only CMD is the command
+                    return _unquoted(args[index + 1])
+                return " ".join(_unquoted(a) for a in args[index + 1 :])
+        return None
+    skipped = 0
+    while at < len(args):
+        word = args[at]
+        if word == "--":
+            at += 1
+            break
+        if word.startswith("-"):
+            at += 2 if word in rule.value_flags else 1
+            continue
+        if skipped < rule.operands_before:
+            skipped += 1
+            at += 1
+            continue
+        break
+    rest = args[at:]
+    if len(rest) == 1:
+        return _unquoted(rest[0])
+    return " ".join(rest) or None
+
+
+def raw_words(text: str) -> list[str]:
+    return _RAW_WORD.findall(text)
+
+
+def probe_of(program: str, args: list[str], text: str) -> shell_rules.ProbeRule | None:
+    """The probe rule a stage is run by, if any (``pip show X``, ``X --version``…)."""
+    if not args:
+        return None
+    for rule in shell_rules.PROBES:
+        if rule.programs and program not in rule.programs:
+            continue
+        if args[0] not in rule.first or (rule.needs and rule.needs not in text):
+            continue
+        if not rule.programs and program in _SEARCH_FAMILY:
+            continue
+        return rule
+    return None
+
+
+_IMPORTED: Final = re.compile(r"\b(?:import|from)\s+([A-Za-z_][\w.]*)")
+
+
+def probed(program: str, args: list[str], rule: shell_rules.ProbeRule) -> list[str]:
+    """What a probe looked for: the package or module named, or the program whose version it asked."""
+    if not rule.programs:
+        return [program]
+    if rule.needs == "import":
+        return [m.group(1) for arg in args for m in _IMPORTED.finditer(arg)]
+    return [a for a in args[1:] if not a.startswith("-")][:3]
+
+
+def is_http_client(program: str) -> bool:
+    return program in shell_rules.HTTP_CLIENTS
+
+
+def filters_out(program: str, args: list[str]) -> bool:
+    """A search stage that only filters out (``grep -v``, ``Select-String -NotMatch``)."""
+    if program not in _SEARCH_FAMILY:
+        return False
+    for arg in args:
+        if arg in shell_rules.INVERTED:
+            return True
+        if arg.startswith("-") and not arg.startswith("--") and len(arg) > 2 and "v" in arg[1:] and arg[1:].isalpha():
+            return True  # combined short flags: -iv, -rnv
+    return False
+
+
+def acts(program: str, text: str) -> bool:
+    """The stage acts: an acting program, or its output redirected into a file (not ``2>``, not /dev/null)."""
+    if program in shell_rules.ACTING_PROGRAMS:
+        return True
+    words = raw_words(text)
+    for index, word in enumerate(words):
+        if ">" not in word or word.startswith("2>"):
+            continue
+        found = _FILE_REDIRECT.match(word)
+        if found is None:
+            continue
+        target = found.group(1) or (words[index + 1] if index + 1 < len(words) else "")
+        target = _unquoted(target)
+        if target and not target.startswith("&") and target not in _NOT_FILES:
+            return True
+    return False
+
+
+def reads_harness_output(args: list[str]) -> bool:
+    """It reads the harness's own output files (a task's ``.output``, the scratchpad)."""
+    return any(shell_rules.HARNESS_OUTPUT.search(a) for a in args)
+
+
+def http_missed(output: str) -> bool:
+    """An HTTP client's output says 404 or 410 (status line, ``-w`` code, a short "not found" body)."""
+    if shell_rules.HTTP_MISSING.search(output):
+        return True
+    body = output.strip()
+    return len(body) <= shell_rules.NOT_FOUND_BODY_CHARS and bool(shell_rules.NOT_FOUND_BODY.search(body))
+
+
+def probe_missed(rule: shell_rules.ProbeRule, output: str) -> bool:
+    if rule.not_found is not None and rule.not_found.search(output):
+        return True
+    return rule.empty_is_miss and not output.strip()
+
+
+def answered(probes: Sequence[tuple[object, shell_rules.ProbeRule]], output: str) -> bool:
+    """Some probe of several printed an answer: an output line no probe's not-found text matches."""
+    for raw in output.splitlines():
+        line = raw.strip()
+        if line and not any(rule.not_found is not None and rule.not_found.search(line) for _, rule in probes):
+            return True
+    return False
+
+
+def basename(path: str) -> str:
+    return posixpath.basename(path.replace("\\", "/").rstrip("/"))

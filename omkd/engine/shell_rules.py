@@ -1,0 +1,222 @@
+"""The shell rule tables: when a shell command is a search or probe, and how it says "not there".
+
+Spec §3.1's shell rules, each row with its exceptions as fields: the short list of search programs
+(``SHELL_RULE``), the wrappers and carriers a command is run through, package/module/tool probes,
+HTTP clients, stages that act or only filter. ``shell.py`` and ``shell_forms.py`` apply them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+
+@dataclass(frozen=True, slots=True)
+class ShellRule:
+    """When a shell command is a search or probe, and how it reports finding nothing.
+
+    A command is a search when ANY of its simple commands (each stage of a pipeline, each
+    part of a ``&&`` / ``||`` / ``;`` list) is one. ``programs``: a run of one of these is a
+    search; ``subcommands``: a program that searches only with this first argument (``git
+    grep``, ``command -v``); ``path_programs``: a search only with a path operand (``ls`` alone
+    lists the cwd; ``sed -n '1,200p' FILE``, ``head``, ``tail`` read it, as Codex reads files),
+    and never with one of ``editing_flags`` (``sed -i`` edits). ``test_programs`` with one of
+    ``test_flags`` probe for existence: their exit status is the answer, so only a hidden fallback
+    or an error makes them a miss. ``line_selectors`` exit with one of ``no_lines_codes`` when no
+    line matched (their errors exit 2): a command whose exit status is theirs and is that code found
+    nothing, whatever else was printed.
+    ``empty_outputs``: outputs meaning the search printed nothing. ``no_match``: the
+    ``returnCodeInterpretation`` Claude Code gives grep's exit code 1. ``not_found_lines``:
+    an output made only of such lines is the search programs' own "not there" (Claude Code
+    does not mark these runs as errors). ``not_run_codes``: exit codes of a shell that could not
+    run the program at all (a tool fault). ``fallbacks``: the programs whose literal text a
+    command prints itself: ``… || echo TEXT`` after a search hides its miss when TEXT is printed,
+    and an output made only of the command's own headers means its searches printed nothing.
+    ``syntax_errors``: the shell's own complaints (the agent's typo, not a missing thing).
+    """
+
+    programs: frozenset[str]
+    subcommands: frozenset[tuple[str, str]]
+    path_programs: frozenset[str]
+    editing_flags: frozenset[str]
+    test_programs: frozenset[str]
+    test_flags: frozenset[str]
+    empty_outputs: frozenset[str]
+    no_match: str
+    not_found_lines: re.Pattern[str]
+    exit_code_line: re.Pattern[str]
+    not_run_codes: frozenset[int]
+    line_selectors: frozenset[str]
+    no_lines_codes: frozenset[int]
+    fallbacks: frozenset[str]
+    syntax_errors: tuple[str, ...]
+
+
+POWERSHELL_ERROR_RECORD: Final = re.compile(
+    r"^At (?:line:|\S.*:)\d+ char:\d+\r?\n(?:[+\s].*(?:\r?\n|$))*", re.MULTILINE
+)
+"""What PowerShell prints under an error (``At line:1 char:1``, ``+ ~~~``, ``+ CategoryInfo …`` and their
+wrapped continuations): part of the message it follows, never output of its own."""
+SHELL_TOOLS: Final = frozenset({"Bash", "PowerShell"})
+SHELL_RULE: Final = ShellRule(
+    programs=frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "locate", "which", "type"}),
+    subcommands=frozenset({("git", "grep"), ("command", "-v")}),
+    path_programs=frozenset(
+        {"ls", "cat", "head", "tail", "sed", "dir", "Get-ChildItem", "Test-Path", "Get-Content", "stat", "tree"}
+        | {"nl", "less", "more", "wc", "file", "gci", "gc", "where", "where.exe"}
+    ),
+    editing_flags=frozenset({"-i", "--in-place"}),
+    test_programs=frozenset({"test", "[", "[["}),
+    test_flags=frozenset({"-e", "-f", "-d"}),
+    empty_outputs=frozenset({"", "(Bash completed with no output)"}),
+    no_match="No matches found",
+    not_found_lines=re.compile(
+        r"^(?:.*: No such file or directory(?: \(os error 2\))?"
+        r"|.*: cannot access .*: No such file or directory"
+        r"|which: no \S+ in \(.*\)"
+        r"|(?:.*: )?\S+: not found"
+        r"|.*Cannot find path .* because it does not exist\.?)$"
+    ),
+    exit_code_line=re.compile(r"^Exit code (\d+)$"),
+    not_run_codes=frozenset({126, 127}),
+    line_selectors=frozenset({"grep", "egrep", "fgrep", "rg"}),
+    no_lines_codes=frozenset({1}),
+    fallbacks=frozenset({"echo", "printf"}),
+    syntax_errors=(
+        "unexpected EOF while looking for matching",
+        "syntax error near unexpected token",
+        "syntax error: unexpected end of file",
+    ),
+)
+SHELL_WRAPPERS: Final = frozenset(
+    {"sudo", "doas", "command", "time", "nice", "env", "xargs", "("}
+    | {"do", "then", "else", "if", "elif", "while", "until", "!", "{"}  # a command inside a loop or branch
+)
+"""Words before the program that run it: skipped to find the program (``command -v`` aside)."""
+SHELL_READERS: Final = frozenset({"cat", "head", "tail", "sed", "less"})
+"""Programs that read a file, for coverage: a successful run accesses its operands."""
+
+
+@dataclass(frozen=True, slots=True)
+class CarrierRule:
+    """A program that runs a command it carries (``ssh HOST "CMD"``): the command is judged as if run.
+
+    ``before``: words that come first (``adb shell``, ``docker exec``); ``value_flags``: its options
+    that take a value (skipped with it); ``operands_before``: positional operands before the command
+    (ssh's host, docker's container, timeout's duration); ``command_flags``: the option the command
+    follows as one word (``bash -c``, ``powershell -Command``, ``cmd /c``; a shell's combined flags
+    holding ``c`` such as ``-lc`` count); ``after_dashes``: the command follows ``--`` (``kubectl exec``).
+    """
+
+    before: tuple[str, ...] = ()
+    value_flags: frozenset[str] = frozenset()
+    operands_before: int = 0
+    command_flags: frozenset[str] = frozenset()
+    shell_flags: bool = False
+    after_dashes: bool = False
+
+
+_SHELL_CARRIER: Final = CarrierRule(shell_flags=True)
+CARRIERS: Final[dict[str, CarrierRule]] = {
+    "ssh": CarrierRule(
+        value_flags=frozenset(
+            {"-p", "-i", "-o", "-l", "-F", "-J", "-b", "-c", "-D", "-E", "-L", "-m", "-R", "-S", "-W"}
+        ),
+        operands_before=1,
+    ),
+    "adb": CarrierRule(before=("shell",), value_flags=frozenset({"-s", "-t", "-H", "-P"})),
+    "docker": CarrierRule(
+        before=("exec",), value_flags=frozenset({"-u", "--user", "-w", "--workdir", "-e", "--env"}), operands_before=1
+    ),
+    "podman": CarrierRule(
+        before=("exec",), value_flags=frozenset({"-u", "--user", "-w", "--workdir", "-e", "--env"}), operands_before=1
+    ),
+    "kubectl": CarrierRule(before=("exec",), after_dashes=True),
+    "bash": _SHELL_CARRIER,
+    "sh": _SHELL_CARRIER,
+    "zsh": _SHELL_CARRIER,
+    "dash": _SHELL_CARRIER,
+    "powershell": CarrierRule(command_flags=frozenset({"-Command", "-command", "-c", "-C"})),
+    "powershell.exe": CarrierRule(command_flags=frozenset({"-Command", "-command", "-c", "-C"})),
+    "pwsh": CarrierRule(command_flags=frozenset({"-Command", "-command", "-c", "-C"})),
+    "cmd": CarrierRule(command_flags=frozenset({"/c", "/C", "/k", "/K"})),
+    "cmd.exe": CarrierRule(command_flags=frozenset({"/c", "/C", "/k", "/K"})),
+    "wsl": CarrierRule(value_flags=frozenset({"-d", "--distribution", "-u", "--user", "--cd"})),
+    "wsl.exe": CarrierRule(value_flags=frozenset({"-d", "--distribution", "-u", "--user", "--cd"})),
+    "timeout": CarrierRule(value_flags=frozenset({"-s", "--signal", "-k", "--kill-after"}), operands_before=1),
+}
+"""Wrapped commands (spec §3.1 "Shell, beyond the short list"): judged by the command they carry."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeRule:
+    """A package, module or tool probe whose answer can be "not there".
+
+    ``programs`` run with a first argument in ``first`` (any program when ``programs`` is empty) probe;
+    ``needs``: a text the stage must hold (``python -c`` only when it imports). The probe missed when
+    its output matches ``not_found``, or, with ``empty_is_miss``, when it printed nothing.
+    """
+
+    programs: frozenset[str]
+    first: frozenset[str]
+    not_found: re.Pattern[str] | None
+    empty_is_miss: bool = False
+    needs: str = ""
+
+
+PROBES: Final[tuple[ProbeRule, ...]] = (
+    ProbeRule(frozenset({"pip", "pip3"}), frozenset({"show"}), re.compile(r"Package\(s\) not found")),
+    ProbeRule(
+        frozenset({"python", "python3", "py"}), frozenset({"-c"}),
+        re.compile(r"ModuleNotFoundError|No module named"), needs="import",
+    ),
+    ProbeRule(frozenset({"npm", "pnpm"}), frozenset({"ls", "list"}), re.compile(r"\(empty\)")),
+    ProbeRule(
+        frozenset({"npm", "pnpm"}), frozenset({"view", "info", "show"}),
+        re.compile(r"\bE404\b|404 Not Found|is not in (?:this|the npm) registry"),
+    ),
+    ProbeRule(frozenset({"apt-cache"}), frozenset({"policy"}), None, empty_is_miss=True),
+    ProbeRule(frozenset({"apt-cache"}), frozenset({"show"}), re.compile(r"No packages found|Unable to locate package")),
+    ProbeRule(
+        frozenset({"dpkg"}), frozenset({"-s", "-l", "-L", "--status", "--list"}),
+        re.compile(r"is not installed|no packages found matching"),
+    ),
+    ProbeRule(frozenset({"brew"}), frozenset({"list", "info"}), re.compile(r"No such keg|No available formula")),
+    ProbeRule(
+        frozenset({"go"}), frozenset({"list"}),
+        re.compile(r"cannot find package|no required module provides package|is not in (?:GOROOT|std)"),
+    ),
+    ProbeRule(frozenset({"rospack"}), frozenset({"find"}), re.compile(r"not found|Error: package")),
+    ProbeRule(
+        frozenset(), frozenset({"--version", "-V", "version"}),
+        re.compile(
+            r"command not found|: not found$|is not recognized as (?:the name of a cmdlet|an internal or external)",
+            re.MULTILINE,
+        ),
+    ),
+)  # fmt: skip
+"""Package, module and tool probes (spec §3.1): a "not there" answer is a failed lookup."""
+HTTP_CLIENTS: Final = frozenset(
+    {"curl", "wget", "Invoke-WebRequest", "iwr", "Invoke-RestMethod", "irm", "http", "https", "xh"}
+)
+"""HTTP clients on a URL the agent chose: a 404 or 410 is a failed lookup, other failures are faults."""
+HTTP_MISSING: Final = re.compile(
+    r"^HTTP/\S+\s+(?:404|410)\b|^\s*(?:404|410)\s*$|\b(?:404|410):? Not Found\b|ERROR 404\b", re.MULTILINE
+)
+"""A 404 or 410 in an HTTP client's output: a status line, ``-w '%{http_code}'`` printing it, a server's
+or wget's wording."""
+NOT_FOUND_BODY: Final = re.compile(r"\bnot[ _]found\b", re.IGNORECASE)
+NOT_FOUND_BODY_CHARS: Final = 400
+"""A short body saying "not found" (``{"message":"not found: owner …"}``) is a 404's body too."""
+INVERTED: Final = frozenset({"-v", "--invert-match", "-NotMatch"})
+"""A search stage with these only filters out ("nothing left that is not 200" is not a miss)."""
+ACTING_PROGRAMS: Final = frozenset(
+    {"kill", "pkill", "rm", "rmdir", "unlink", "mv", "cp", "chmod", "chown", "truncate", "tee", "sh", "bash"}
+    | {"Set-Content", "Out-File", "Add-Content", "Remove-Item", "Stop-Process", "Move-Item", "Copy-Item"}
+)
+"""A pipeline whose last stage runs one of these acts on what its search picked: not a lookup."""
+HARNESS_OUTPUT: Final = re.compile(r"/tasks/[^/\s]+\.output\b|/scratchpad(?:/|\b)")
+"""The harness's own output files (a background task's ``.output``, the session's scratchpad)."""
+SKILL_FILE_READERS: Final = frozenset({"cat", "head", "sed"})
+"""Shell reads of a SKILL.md that open the skill's segment (the fallback signal)."""

@@ -1,0 +1,201 @@
+"""Spec §3.1's revised failed-search rules, each pinned by a hand-made transcript and figures by hand:
+shell forms beyond the short list (carried commands, more readers, package/module/tool probes, HTTP
+clients), commands that act or only filter, checks that a removal is complete, regexes the tool
+cannot run, input-validation refusals in any wording, PowerShell's error records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.transcript_builder import Transcript, bash_detail, health_of, overall_signals, report_of
+
+pytestmark = pytest.mark.engine
+
+
+def one_call(tool: str, tool_input: dict[str, Any], content: Any, *, is_error: bool = False) -> Transcript:
+    t = Transcript()
+    t.prompt("make the client retry on 503")
+    t.skill("http-client")
+    t.call(tool, tool_input, content, is_error=is_error, detail=bash_detail(stdout="" if is_error else content))
+    return t
+
+
+def bash(command: str, output: str, *, is_error: bool = False) -> dict[str, int]:
+    return overall_signals(one_call("Bash", {"command": command}, output, is_error=is_error))
+
+
+MISS = {"failed_search": 1}
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ('ssh deploy@web1 "ls /etc/nginx/sites-enabled/shop.conf"',
+         "ls: cannot access '/etc/nginx/sites-enabled/shop.conf': No such file or directory"),
+        ("adb shell \"cat /sdcard/app/retry.json\"", "cat: /sdcard/app/retry.json: No such file or directory"),
+        ("docker exec -it api cat /app/retry.yaml", "cat: /app/retry.yaml: No such file or directory"),
+        ("kubectl exec api-0 -n prod -- ls /app/retry.yaml",
+         "ls: cannot access '/app/retry.yaml': No such file or directory"),
+        ("bash -lc 'grep -rn retry_policy src/'", ""),
+        ("timeout 10 find /srv -name 'retry*.yaml'", ""),
+        ("sudo head -5 /etc/retry.conf", "head: cannot open '/etc/retry.conf' for reading: No such file or directory"),
+    ],
+    ids=["ssh", "adb shell", "docker exec", "kubectl exec", "bash -lc", "timeout", "sudo head"],
+)  # fmt: skip
+def test_a_carried_command_is_judged_as_the_command_it_carries(command: str, output: str) -> None:
+    assert bash(command, output) == MISS
+
+
+def test_a_carried_command_that_found_something_is_no_miss() -> None:
+    assert bash('ssh web1 "ls /etc/nginx/sites-enabled"', "shop.conf\nadmin.conf") == {}
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ("pip show httpx-retry", "WARNING: Package(s) not found: httpx-retry"),
+        ('python3 -c "import tenacity"', "Traceback (most recent call last):\n  File \"<string>\", line 1\n"
+         "ModuleNotFoundError: No module named 'tenacity'"),
+        ("npm view @acme/retry version", "npm error code E404\nnpm error 404 Not Found - GET https://…"),
+        ("apt-cache policy libretry-dev", ""),
+        ("dpkg -s libretry-dev", "dpkg-query: package 'libretry-dev' is not installed and no information is available"),
+        ("brew list retry-cli", "Error: No such keg: /opt/homebrew/Cellar/retry-cli"),
+        ("rospack find retry_node", "[rospack] Error: package 'retry_node' not found"),
+        ("uv --version", "bash: line 1: uv: command not found"),
+    ],
+    ids=["pip show", "python import", "npm view", "apt-cache policy", "dpkg -s", "brew list", "rospack", "--version"],
+)  # fmt: skip
+def test_a_probe_answered_not_there_is_a_miss(command: str, output: str) -> None:
+    assert bash(command, output) == MISS
+
+
+def test_a_probe_that_found_its_package_is_no_miss() -> None:
+    assert bash("pip show httpx", "Name: httpx\nVersion: 0.27.0") == {}
+
+
+def test_probes_of_alternatives_are_one_question() -> None:
+    """``powershell --version; pwsh --version``: one answer answers it."""
+    output = "bash: line 1: powershell: command not found\nPowerShell 7.4.6"
+    assert bash("powershell --version; pwsh --version", output) == {}
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "expected"),
+    [
+        ("curl -sI https://docs.acme.dev/retry", "HTTP/2 404\ncontent-type: text/html", MISS),
+        ("curl -s -o /dev/null -w '%{http_code}' https://docs.acme.dev/retry", "404", MISS),
+        ("curl -s https://api.acme.dev/v1/retry", '{"message":"not found: route"}', MISS),
+        ("curl -s https://api.acme.dev/v1/retry", '{"retries": 3}', {}),
+        ("curl -s https://api.acme.dev/v1/retry", "<html>502 Bad Gateway</html>", {}),
+        ("curl -sf http://localhost:4000/health && echo up || echo down", "down", {}),
+    ],
+    ids=["status line", "-w http_code", "not-found body", "found", "5xx is a fault", "health check fallback"],
+)
+def test_an_http_client_misses_on_404_or_410_only(command: str, output: str, expected: dict[str, int]) -> None:
+    assert bash(command, output) == expected
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat access.log | grep -v ' 200 '",
+        "ps aux | grep retry-worker | grep -v grep | awk '{print $2}' | xargs kill",
+        "grep -rl retry_policy src/ | xargs rm",
+        "grep -rn retry_policy src/ > /tmp/hits.txt",
+        "(Get-Content -Raw src/retry.ps1).Replace('a', 'b') | Set-Content src/retry.ps1",
+        "cat /tmp/claude/tasks/b7f3.output",
+    ],
+    ids=["grep -v", "ps | grep | xargs kill", "| xargs rm", "> file", "Set-Content", "harness output"],
+)
+def test_a_command_that_acts_or_only_filters_is_not_a_search(command: str) -> None:
+    assert bash(command, "") == {}
+
+
+def test_checking_that_a_removal_is_complete_is_not_a_gap() -> None:
+    t = Transcript()
+    t.prompt("drop the legacy retry helper")
+    t.skill("http-client")
+    t.call("Edit", {"file_path": "/home/dev/shop/src/client.py", "old_string": "def legacy_retry(n):\n    pass\n",
+                    "new_string": ""}, "The file has been updated.")  # fmt: skip
+    t.call("Grep", {"pattern": "legacy_retry", "path": "/home/dev/shop/src"}, "No files found")
+    report = report_of(t)
+    assert overall_signals(t) == {}
+    assert health_of(report, "http-client").verified_absent == 1
+
+
+def test_a_search_for_something_never_removed_is_still_a_miss() -> None:
+    t = Transcript()
+    t.prompt("drop the legacy retry helper")
+    t.skill("http-client")
+    edit = {"file_path": "/home/dev/shop/src/client.py", "old_string": "RETRIES = 3", "new_string": "RETRIES = 5"}
+    t.call("Edit", edit, "The file has been updated.")
+    t.call("Grep", {"pattern": "legacy_retry", "path": "/home/dev/shop/src"}, "No files found")
+    assert overall_signals(t) == MISS
+
+
+def test_a_deleted_file_looked_for_again_is_not_a_gap() -> None:
+    t = Transcript()
+    t.prompt("remove the old config")
+    t.skill("http-client")
+    t.call("Bash", {"command": "git rm config/retry_old.yaml"}, "rm 'config/retry_old.yaml'")
+    t.call("Bash", {"command": "ls config/retry_old.yaml"},
+           "ls: cannot access 'config/retry_old.yaml': No such file or directory")  # fmt: skip
+    assert overall_signals(t) == {}
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "output"),
+    [
+        ("Grep", {"pattern": "retry(?!_count)"}, "No matches found"),
+        ("Grep", {"pattern": r"(\w+)\s+\1"}, "No files found"),
+        ("Bash", {"command": "rg 'retry(?=Policy)' src/"}, ""),
+        ("Grep", {"pattern": "retry["}, "regex parse error:\n    retry[\n         ^\nerror: unclosed character class"),
+    ],
+    ids=["look-ahead", "back-reference", "rg look-ahead", "regex parse error"],
+)
+def test_a_regex_the_tool_cannot_run_is_a_fault_not_a_miss(tool: str, tool_input: dict[str, Any], output: str) -> None:
+    t = one_call(tool, tool_input, output, is_error=tool != "Bash" and output.startswith("regex"))
+    assert overall_signals(t) == {}
+
+
+def test_rg_with_pcre2_runs_look_around_so_its_empty_answer_is_a_miss() -> None:
+    assert bash("rg -P 'retry(?=Policy)' src/", "") == MISS
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Input validation error: path must be absolute", "INPUT VALIDATION ERROR — unknown field", "InputValidationError"],
+)
+def test_any_input_validation_error_is_a_harness_refusal(text: str) -> None:
+    assert overall_signals(one_call("Glob", {"pattern": "**/retry.yaml"}, text, is_error=True)) == {}
+
+
+def test_powershell_error_record_lines_are_part_of_the_not_found_message() -> None:
+    output = (
+        "Exit code 1\nGet-ChildItem : Cannot find path 'C:\\tools\\retry.exe' because it does not exist.\r\n"
+        'At line:1 char:1\r\n+ Get-ChildItem "C:\\tools\\retry.exe"\r\n+ ~~~~~~~~~~~~~~\r\n'
+        "    + CategoryInfo          : ObjectNotFound: (C:\\tools\\retry.exe:String) [Get-ChildItem], ItemNot \r\n"
+        "   FoundException\r\n    + FullyQualifiedErrorId : PathNotFound"
+    )
+    t = one_call("PowerShell", {"command": 'Get-ChildItem "C:\\tools\\retry.exe"'}, output, is_error=True)
+    assert overall_signals(t) == MISS
+
+
+def test_a_webfetch_404_answered_as_plain_text_is_a_miss() -> None:
+    text = "The server returned HTTP 404 Not Found.\n\nThe response body was not retrieved."
+    assert overall_signals(one_call("WebFetch", {"url": "https://docs.acme.dev/retry", "prompt": "x"}, text)) == MISS
+
+
+def test_each_probe_of_a_loop_whose_fallback_printed_is_a_miss() -> None:
+    """``for f in …; do cat "$f" || echo "(missing)"; done``: a line equal to the fallback's text is a probe that
+    missed, whatever the others found (spec §3.1, the loop question decided)."""
+    command = 'for f in docs/retry.md docs/backoff.md; do cat "$f" || echo "(missing)"; done'
+    assert bash(command, "# Retry\nretry three times\n(missing)") == MISS
+
+
+def test_a_probe_inside_an_if_is_read_and_its_else_message_alone_is_a_miss() -> None:
+    command = "if [ -f config/retry.yaml ]; then cat config/retry.yaml; else echo 'no retry config'; fi"
+    assert bash(command, "no retry config") == MISS
+    assert bash(command, "retries: 3") == {}
