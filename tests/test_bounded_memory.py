@@ -18,7 +18,7 @@ from typing import Any, Final
 
 import pytest
 
-from omkd.daemon.config import Config
+from omkd.config import Config
 from omkd.daemon.ingest import READ_STEP, Ingest
 from omkd.daemon.state import Checkpoint, StateStore
 from omkd.daemon.stored_segments import StoredSegments

@@ -17,8 +17,8 @@ from typing import Any, Final
 
 import pytest
 
+from omkd.config import Config
 from omkd.daemon.backfill import FROM_BYTES
-from omkd.daemon.config import Config
 from omkd.daemon.first_read import FirstRead, read_first
 from omkd.daemon.ingest import READ_STEP, Ingest
 from omkd.daemon.scheduler import ReadScheduler

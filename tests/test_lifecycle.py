@@ -10,8 +10,8 @@ import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
+from omkd.config import Config
 from omkd.daemon.chores import EVICT_EVERY, WINDOW_EVERY, Chores
-from omkd.daemon.config import Config
 from omkd.daemon.daemon import Daemon
 from omkd.daemon.exporter import REPLAY_SNAPSHOT_INTERVAL, Exporter, TailFigures
 from omkd.daemon.ingest import Ingest

@@ -21,7 +21,7 @@ from typing import Any, Final
 
 import pytest
 
-from omkd.daemon.config import Config, load_config
+from omkd.config import Config, load_config
 from omkd.daemon.daemon import Daemon
 from omkd.daemon.notify import Notifier
 from omkd.shell import unit

@@ -24,7 +24,6 @@ LONGER: Final[dict[str, str]] = {
     "omkd.daemon.state": "store, upgrades and queries in one module: " + _SPLIT,
     "omkd.daemon.tailer": _SPLIT,
     "omkd.daemon.metrics": "the metrics table: " + _SPLIT,
-    "omkd.daemon.config": "moves to omkd/config.py: " + _SPLIT,
     "omkd.engine.report": "schema, build and gaps: to become engine/report/ (issue 24)",
     "omkd.engine.pipeline": "to become engine/stream.py and engine/fold.py (issue 24)",
     "omkd.engine.html_report": "to become omkd/render/ (issue 24)",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from omkd.daemon.config import Config
+from omkd.config import Config
 from omkd.daemon.ingest import Ingest
 from omkd.daemon.state import StateStore
 from omkd.testing import ManualClock

@@ -22,7 +22,7 @@ from hypothesis import seed, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule, run_state_machine_as_test
 
-from omkd.daemon.config import Config, parse_config
+from omkd.config import Config, parse_config
 from omkd.daemon.ingest import Ingest
 from omkd.daemon.state import StateStore
 from omkd.engine.pipeline import Fold, StreamProcessor, StreamRead

@@ -20,10 +20,10 @@ from typing import Final
 
 import structlog
 
+from omkd.config import Config, ConfigError, load_config
 from omkd.daemon.backfill import MAX_DEFAULT_WORKERS, Backfill
 from omkd.daemon.chores import Chores
 from omkd.daemon.clock import SYSTEM_CLOCK, Clock
-from omkd.daemon.config import Config, ConfigError, load_config
 from omkd.daemon.exporter import Exporter, TailFigures
 from omkd.daemon.http import HttpServer
 from omkd.daemon.ingest import Ingest

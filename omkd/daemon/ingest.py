@@ -15,9 +15,9 @@ from typing import Final
 
 import structlog
 
+from omkd.config import Config
 from omkd.daemon.backfill import Backfill
 from omkd.daemon.clock import SYSTEM_CLOCK, Clock
-from omkd.daemon.config import Config
 from omkd.daemon.faults import Faults
 from omkd.daemon.first_read import FirstRead
 from omkd.daemon.restore import restore_files
