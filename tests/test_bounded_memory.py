@@ -20,7 +20,7 @@ import pytest
 
 from omkd.config import Config
 from omkd.daemon.ingest import READ_STEP, Ingest
-from omkd.daemon.state import Checkpoint, StateStore
+from omkd.daemon.state.store import Checkpoint, StateStore
 from omkd.daemon.stored_segments import StoredSegments
 from omkd.engine.pipeline import Fold
 from omkd.engine.records import to_data

@@ -22,7 +22,7 @@ from omkd.daemon.backfill import FROM_BYTES
 from omkd.daemon.first_read import FirstRead, read_first
 from omkd.daemon.ingest import READ_STEP, Ingest
 from omkd.daemon.scheduler import ReadScheduler
-from omkd.daemon.state import StateStore
+from omkd.daemon.state.store import StateStore
 from omkd.engine.records import to_data
 from omkd.engine.report import build_report
 from omkd.shell.scan import discover, scan

@@ -118,7 +118,7 @@ def test_window_and_retention_changes_give_the_figures_of_one_scan(tmp_path: Pat
 
 from omkd.config import Config  # noqa: E402
 from omkd.daemon.ingest import READ_STEP, Ingest  # noqa: E402
-from omkd.daemon.state import Checkpoint, StateStore  # noqa: E402
+from omkd.daemon.state.store import Checkpoint, StateStore  # noqa: E402
 from omkd.engine import skills  # noqa: E402
 from omkd.testing import ManualClock  # noqa: E402
 

@@ -17,7 +17,7 @@ import pytest
 
 from omkd.daemon.ingest import CHECKPOINT_SEGMENTS, DRAIN_STEP, FEED_STEP, Ingest
 from omkd.daemon.scheduler import READ_BUDGET, READ_SLICE_SECONDS, ReadScheduler
-from omkd.daemon.state import StateStore
+from omkd.daemon.state.store import StateStore
 from omkd.daemon.tailer import Tailer, TrackedFile
 from omkd.testing import DaemonProcess, ManualClock
 from tests import claude_lines as cl

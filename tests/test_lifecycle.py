@@ -17,7 +17,7 @@ from omkd.daemon.exporter import REPLAY_SNAPSHOT_INTERVAL, Exporter, TailFigures
 from omkd.daemon.ingest import Ingest
 from omkd.daemon.knowledge import KnowledgeView
 from omkd.daemon.notify import Notifier
-from omkd.daemon.state import StateStore
+from omkd.daemon.state.store import StateStore
 from omkd.engine.labels import CappedLabels
 from omkd.engine.timespec import parse_moment
 from omkd.testing import ManualClock

@@ -13,7 +13,7 @@ import pytest
 
 from omkd.daemon import views as views_module
 from omkd.daemon.snapshot import DECODE_STEP, Taken, read_window, take_window
-from omkd.daemon.state import StateStore
+from omkd.daemon.state.store import StateStore
 from omkd.daemon.stored_segments import StoredSegments
 from omkd.daemon.views import Views
 from omkd.engine.pipeline import Fold

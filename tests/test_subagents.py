@@ -9,7 +9,7 @@ import pytest
 
 from omkd.config import Config
 from omkd.daemon.ingest import Ingest
-from omkd.daemon.state import StateStore
+from omkd.daemon.state.store import StateStore
 from omkd.testing import ManualClock
 from tests.transcript_builder import Transcript, health_of, report_of, segments_by_skill
 

@@ -24,7 +24,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition,
 
 from omkd.config import Config, parse_config
 from omkd.daemon.ingest import Ingest
-from omkd.daemon.state import StateStore
+from omkd.daemon.state.store import StateStore
 from omkd.engine.pipeline import Fold, StreamProcessor, StreamRead
 from omkd.engine.records import to_data
 from omkd.engine.report import build_report

@@ -30,7 +30,7 @@ from omkd.daemon.ingest import Ingest
 from omkd.daemon.knowledge import KnowledgeView
 from omkd.daemon.notify import Notifier
 from omkd.daemon.scheduler import YIELD_SECONDS, ReadScheduler
-from omkd.daemon.state import StateStore
+from omkd.daemon.state.store import StateStore
 from omkd.daemon.views import Views
 from omkd.daemon.wiki import WikiKeeper
 from omkd.engine.hedge_judge import HedgeVerdict

@@ -22,7 +22,7 @@ from omkd.daemon.faults import Faults
 from omkd.daemon.first_read import FirstRead
 from omkd.daemon.restore import restore_files
 from omkd.daemon.selfmetrics import IngestStats
-from omkd.daemon.state import Checkpoint, FileCheckpoint, Restored, StateStore
+from omkd.daemon.state.store import Checkpoint, FileCheckpoint, Restored, StateStore
 from omkd.daemon.stored_segments import StoredSegments
 from omkd.daemon.streams import StreamStates, state_of, stream_fingerprint
 from omkd.daemon.tailer import Ended, EndReason, ScanResult, Tailer, TrackedFile, new_stream_id

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from omkd.daemon.state import FileCheckpoint
+from omkd.daemon.state.store import FileCheckpoint
 from omkd.daemon.streams import load_state
 from omkd.daemon.tailer import Tailer, TrackedFile, walk_transcripts
 
