@@ -21,8 +21,6 @@ MAX_LINES: Final = 350
 _SPLIT: Final = "to be split with the daemon's reader/keeper split (issue 24, not landed yet)"
 LONGER: Final[dict[str, str]] = {
     "omkd.daemon.ingest": _SPLIT,
-    "omkd.daemon.tailer": _SPLIT,
-    "omkd.daemon.metrics": "the metrics table: " + _SPLIT,
     "omkd.engine.report": "schema, build and gaps: to become engine/report/ (issue 24)",
     "omkd.engine.pipeline": "to become engine/stream.py and engine/fold.py (issue 24)",
     "omkd.engine.html_report": "to become omkd/render/ (issue 24)",

@@ -13,7 +13,8 @@ from typing import Final
 
 from omkd.daemon.clock import Clock
 from omkd.daemon.ingest import Ingest
-from omkd.daemon.metrics import Snapshot, WindowRow, render
+from omkd.daemon.metrics import render
+from omkd.daemon.samples import Snapshot, WindowRow
 from omkd.engine import figures
 from omkd.engine.figures import AllTimeCounts, SkillCounters, SkillTotals
 from omkd.engine.labels import CappedLabels

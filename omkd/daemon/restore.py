@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from omkd.daemon.discovery import walk_transcripts
 from omkd.daemon.state.store import FileCheckpoint
 from omkd.daemon.streams import load_state
-from omkd.daemon.tailer import Tailer, TrackedFile, walk_transcripts
+from omkd.daemon.tailer import Tailer, TrackedFile
 
 if TYPE_CHECKING:
     from omkd.daemon.ingest import Ingest
