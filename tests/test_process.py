@@ -229,8 +229,8 @@ async def run_briefly(config: Config, lines: int) -> list[str]:
     await daemon.startup()
     main_loop = asyncio.create_task(daemon.main_loop())
     deadline = loop.time() + DEADLINE_SECONDS
-    while daemon.ingest.pipeline.lines < lines:
-        assert loop.time() < deadline, f"{daemon.ingest.pipeline.lines} of {lines} lines folded"
+    while daemon.parts.keeper.pipeline.lines < lines:
+        assert loop.time() < deadline, f"{daemon.parts.keeper.pipeline.lines} of {lines} lines folded"
         await asyncio.sleep(0.01)
     reader, writer = await asyncio.open_connection("127.0.0.1", daemon.bound_port)
     writer.write(b"GET /metrics HTTP/1.1\r\nHost: omkd\r\nConnection: close\r\n\r\n")

@@ -5,7 +5,7 @@ restore the hash of the 64 bytes before the saved offset is checked too (the off
 marker: ``identity.py``). A rescan of the roots (``discovery.py``) is the source of
 truth; filesystem events only make it come sooner for the files they name.
 
-What the tailer reports, the ingest acts on:
+What the tailer reports, the reader (``reader.py``) acts on:
 - a new file is read from offset 0;
 - a renamed file keeps its identity and stream; one renamed out of the roots, or deleted,
   is drained through its open descriptor, then its stream ends;
