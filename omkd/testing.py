@@ -1,13 +1,19 @@
-"""Run the real ``omkd run`` as a subprocess and talk to it over HTTP: for tests and benchmarks.
+"""Run the real ``omkd run`` and talk to it over HTTP: for tests and benchmarks.
 
-omkd's own tests and benchmarks use this harness, and so can anyone who embeds omkd in a
-test suite of their own. Synchronisation is by observation only: the bound port is read
-from the daemon's ``started`` log line, readiness from ``/readyz``, progress from
-``/metrics`` counters, each with a deadline.
+Two harnesses. ``DaemonProcess`` runs it as a subprocess: synchronisation is by observation
+only — the bound port is read from the daemon's ``started`` log line, readiness from ``/readyz``,
+progress from ``/metrics`` counters, each with a deadline. ``running`` runs it in this process,
+on the caller's event loop, in uvicorn's manner (``async with running(config) as daemon:``): the
+daemon's parts can then be looked at directly, and ``eventually`` waits for what they show.
+
+omkd's own tests and benchmarks use them, and so can anyone who embeds omkd in a test suite of
+their own.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -15,12 +21,17 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from prometheus_client.parser import text_string_to_metric_families
+
+if TYPE_CHECKING:
+    from omkd.config import Config
+    from omkd.daemon.clock import Clock
+    from omkd.daemon.daemon import Daemon
 
 DEADLINE_SECONDS = 30.0
 
@@ -194,3 +205,38 @@ class DaemonProcess:
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
             self.process.wait(DEADLINE_SECONDS)
+
+
+@contextlib.asynccontextmanager
+async def running(config: Config, clock: Clock | None = None) -> AsyncIterator[Daemon]:
+    """``omkd run`` with ``config`` in this process, on the running loop, for the ``async with``
+    block: started (its HTTP port bound: ``Daemon.bound_port``; the first rescan done: ``ready``)
+    when the block begins, its main loop running as a task meanwhile; asked to exit when the block
+    ends, then shut down as on SIGTERM (what is on disk read, the last checkpoint saved). No signal
+    handler is installed and systemd is not told. ``clock``: a ``ManualClock``, say."""
+    from omkd.daemon.clock import SYSTEM_CLOCK  # deferred: the daemon's imports (asyncio, aiohttp, pydantic)
+    from omkd.daemon.daemon import Daemon
+    from omkd.daemon.notify import Notifier
+
+    daemon = Daemon(config, clock=clock or SYSTEM_CLOCK, notifier=Notifier(""))
+    await daemon.startup()
+    try:
+        main_loop = asyncio.create_task(daemon.main_loop(), name="omkd-main-loop")
+        try:
+            yield daemon
+        finally:
+            daemon.request_exit()
+            await asyncio.wait_for(main_loop, DEADLINE_SECONDS)
+    finally:
+        await daemon.shutdown()
+
+
+async def eventually(predicate: Callable[[], bool], what: str, deadline: float = DEADLINE_SECONDS) -> None:
+    """Wait, letting the loop run, until ``predicate`` holds (an ``AssertionError`` naming ``what``
+    after ``deadline`` seconds)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + deadline
+    while not predicate():
+        if loop.time() >= end:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)

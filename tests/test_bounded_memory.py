@@ -18,9 +18,10 @@ from typing import Any, Final
 
 import pytest
 
-from omkd.daemon.config import Config
-from omkd.daemon.ingest import READ_STEP, Ingest
-from omkd.daemon.state import Checkpoint, StateStore
+from omkd.config import Config
+from omkd.daemon.parts import Parts
+from omkd.daemon.reader import READ_STEP
+from omkd.daemon.state.store import Checkpoint, StateStore
 from omkd.daemon.stored_segments import StoredSegments
 from omkd.engine.fold import Fold
 from omkd.engine.records import to_data
@@ -66,11 +67,11 @@ def write_sessions(root: Path, segments: int, now: float, seed: int = 7) -> list
     return paths
 
 
-def read_everything(ingest: Ingest) -> None:
-    for file in list(ingest.tailer.files.values()) or ingest.rescan():
-        while ingest.feed(file, READ_STEP):
+def read_everything(parts: Parts) -> None:
+    for file in list(parts.reader.tailer.files.values()) or parts.reader.rescan():
+        while parts.reader.feed(file, READ_STEP):
             pass
-    ingest.rescan()
+    parts.reader.rescan()
 
 
 def without(record: object, names: frozenset[str]) -> dict[str, Any]:
@@ -104,16 +105,16 @@ def test_saved_closed_summaries_leave_memory_and_the_figures_stay(
     write_sessions(tmp_path / "projects", 300, now)
     config, clock = config_of(tmp_path), ManualClock(wall=now)
     store = StateStore(config.state_dir())
-    ingest = Ingest(config, store, store.open(), clock)
-    read_everything(ingest)
-    book = ingest.live.fold.segments
+    parts = Parts.open(config, store, store.open(), clock)
+    read_everything(parts)
+    book = parts.keeper.live.fold.segments
     assert isinstance(book, StoredSegments)
-    assert ingest.checkpoint()
-    everything = in_memory_fold(tmp_path / "projects", ingest.live.fold.window)
+    assert parts.keeper.checkpoint()
+    everything = in_memory_fold(tmp_path / "projects", parts.keeper.live.fold.window)
     assert len(book) == len(everything.segments) > 200
     assert book.in_memory <= FILES  # the open segment of each stream, nothing else
     expected = figures(everything)
-    assert figures(ingest.live.fold) == expected
+    assert figures(parts.keeper.live.fold) == expected
     assert expected["outside"] > 0
     assert expected["gaps"]
 
@@ -122,27 +123,27 @@ def test_saved_closed_summaries_leave_memory_and_the_figures_stay(
         raise AssertionError("open segments read from the store")
 
     monkeypatch.setattr(store, "segments", refused)
-    assert len(list(ingest.live.fold.open_in_window())) <= FILES
+    assert len(list(parts.keeper.live.fold.open_in_window())) <= FILES
     monkeypatch.undo()
 
     # a restart takes back the counts, not the summaries
-    ingest.shutdown()
+    parts.shutdown()
     store.close()
     store = StateStore(config.state_dir())
-    ingest = Ingest(config, store, store.open(), clock)
-    book = ingest.live.fold.segments
+    parts = Parts.open(config, store, store.open(), clock)
+    book = parts.keeper.live.fold.segments
     assert isinstance(book, StoredSegments)
     assert len(book) == len(everything.segments)
     assert book.in_memory <= FILES
-    assert figures(ingest.live.fold) == expected
+    assert figures(parts.keeper.live.fold) == expected
 
     # a day later: the window moved, read back from the store, and what left it is not counted
     clock.wall = now + 24 * HOUR
-    ingest.live.advance(clock.time())
-    later = figures(in_memory_fold(tmp_path / "projects", ingest.live.fold.window))
+    parts.keeper.live.advance(clock.time())
+    later = figures(in_memory_fold(tmp_path / "projects", parts.keeper.live.fold.window))
     assert later != expected
-    assert figures(ingest.live.fold) == later
-    ingest.shutdown()
+    assert figures(parts.keeper.live.fold) == later
+    parts.shutdown()
     store.close()
 
 
@@ -153,25 +154,25 @@ def test_memory_held_per_segment_is_small(tmp_path: Path) -> None:
     root = tmp_path / "projects"
     config, clock = config_of(tmp_path), ManualClock(wall=now)
     store = StateStore(config.state_dir())
-    ingest = Ingest(config, store, store.open(), clock)
+    parts = Parts.open(config, store, store.open(), clock)
     write_sessions(root, 300, now - 12 * HOUR, seed=1)
-    read_everything(ingest)
-    assert ingest.checkpoint()
+    read_everything(parts)
+    assert parts.keeper.checkpoint()
     gc.collect()
     tracemalloc.start()
     try:
         before = tracemalloc.take_snapshot()
         for step in range(6):
             write_sessions(root, 100, now - 6 * HOUR + step * 60, seed=10 + step)
-            read_everything(ingest)
-            assert ingest.checkpoint()
+            read_everything(parts)
+            assert parts.keeper.checkpoint()
         gc.collect()
         grown = sum(d.size_diff for d in tracemalloc.take_snapshot().compare_to(before, "filename"))
     finally:
         tracemalloc.stop()
-    assert len(ingest.live.fold.segments) > 600
+    assert len(parts.keeper.live.fold.segments) > 600
     assert grown / 600 < 600, f"{grown / 600:.0f} B held per segment"
-    ingest.shutdown()
+    parts.shutdown()
     store.close()
 
 

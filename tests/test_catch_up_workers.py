@@ -17,12 +17,13 @@ from typing import Any, Final
 
 import pytest
 
-from omkd.daemon.backfill import FROM_BYTES
-from omkd.daemon.config import Config
+from omkd.config import Config
+from omkd.daemon.backfill import FROM_BYTES, catch_up_workers
 from omkd.daemon.first_read import FirstRead, read_first
-from omkd.daemon.ingest import READ_STEP, Ingest
+from omkd.daemon.parts import Parts
+from omkd.daemon.reader import READ_STEP
 from omkd.daemon.scheduler import ReadScheduler
-from omkd.daemon.state import StateStore
+from omkd.daemon.state.store import StateStore
 from omkd.engine.records import to_data
 from omkd.engine.report.build import build_report
 from omkd.shell.scan import discover, scan
@@ -49,35 +50,37 @@ def config_of(tmp_path: Path, root: Path) -> Config:
     )
 
 
-def open_ingest(tmp_path: Path, root: Path) -> Ingest:
+def open_parts(tmp_path: Path, root: Path) -> Parts:
     config = config_of(tmp_path, root)
     store = StateStore(config.state_dir())
-    return Ingest(config, store, store.open(), ManualClock(wall=WALL))
+    return Parts.open(config, store, store.open(), ManualClock(wall=WALL))
 
 
-def read_on_the_loop(ingest: Ingest) -> None:
-    for file in ingest.rescan():
-        while ingest.feed(file, READ_STEP):
+def read_on_the_loop(parts: Parts) -> None:
+    for file in parts.reader.rescan():
+        while parts.reader.feed(file, READ_STEP):
             pass
-    ingest.rescan()
+    parts.reader.rescan()
 
 
-def worker_reading(ingest: Ingest, path: Path) -> FirstRead:
+def worker_reading(parts: Parts, path: Path) -> FirstRead:
     """What a worker hands back for ``path`` (run here: the function is the one the pool runs)."""
-    file = next(f for f in ingest.tailer.files.values() if f.path == str(path))
-    read = read_first(file.path, file.identity, ingest.streams.name_of(file.path), ingest.streams.rules, 1 << 24)
+    file = next(f for f in parts.reader.tailer.files.values() if f.path == str(path))
+    read = read_first(
+        file.path, file.identity, parts.reader.streams.name_of(file.path), parts.reader.streams.rules, 1 << 24
+    )
     assert read is not None
     return read
 
 
-def figures(ingest: Ingest) -> dict[str, Any]:
-    report = build_report(ingest.live.fold, ["/roots"], gap_limit=None)
+def figures(parts: Parts) -> dict[str, Any]:
+    report = build_report(parts.keeper.live.fold, ["/roots"], gap_limit=None)
     return {
         "overall": to_data(report.overall),
         "skills": [to_data(s) for s in report.skills],
         "gaps": [to_data(g) for g in report.gaps],
-        "pipeline": to_data(ingest.pipeline),
-        "segments": sorted(s.key for s in ingest.live.fold.segments.values()),
+        "pipeline": to_data(parts.keeper.pipeline),
+        "segments": sorted(s.key for s in parts.keeper.live.fold.segments.values()),
     }
 
 
@@ -107,57 +110,57 @@ def test_a_file_begun_by_a_worker_then_grown_equals_it_read_here(
 ) -> None:
     here = tmp_path / "here"
     copy_samples(real_fixtures, here / "projects")
-    expected_ingest = open_ingest(here, here / "projects")
-    read_on_the_loop(expected_ingest)
-    expected = figures(expected_ingest)
+    expected_parts = open_parts(here, here / "projects")
+    read_on_the_loop(expected_parts)
+    expected = figures(expected_parts)
 
     there = tmp_path / "there"
     files = copy_samples(real_fixtures, there / "projects")
     rests = {path: cut_at_a_line(path) for path in files}
-    ingest = open_ingest(there, there / "projects")
-    ingest.rescan()
+    parts = open_parts(there, there / "projects")
+    parts.reader.rescan()
     for path in files:
-        read = worker_reading(ingest, path)
-        file = next(f for f in ingest.tailer.files.values() if f.path == str(path))
-        assert ingest.adopt(file, read)
+        read = worker_reading(parts, path)
+        file = next(f for f in parts.reader.tailer.files.values() if f.path == str(path))
+        assert parts.reader.adopt(file, read)
         assert 0 < file.read_offset == read.consumed < path.stat().st_size  # the half line is read here
-        assert ingest.streams.get(file.stream_id) is None  # the state stays bytes until it is wanted
-    assert ingest.checkpoint()
-    assert not ingest.streams.unsaved  # saved as they were
+        assert parts.reader.streams.get(file.stream_id) is None  # the state stays bytes until it is wanted
+    assert parts.keeper.checkpoint()
+    assert not parts.reader.streams.unsaved  # saved as they were
     if restart:
-        ingest.shutdown()
-        ingest.store.close()
-        ingest = open_ingest(there, there / "projects")
-        assert ingest.stats.restored_files == len(list((there / "projects").rglob("*.json*")))
+        parts.shutdown()
+        parts.keeper.store.close()
+        parts = open_parts(there, there / "projects")
+        assert parts.stats.restored_files == len(list((there / "projects").rglob("*.json*")))
     for path, rest in rests.items():
         with path.open("ab") as handle:
             handle.write(rest)
-    read_on_the_loop(ingest)
-    assert figures(ingest) == expected
-    assert ingest.stats.files_truncated == 0  # head and tail markers were the worker's, and right
+    read_on_the_loop(parts)
+    assert figures(parts) == expected
+    assert parts.stats.files_truncated == 0  # head and tail markers were the worker's, and right
 
 
 def test_a_reading_is_dropped_when_the_file_changed_meanwhile(real_fixtures: Path, tmp_path: Path) -> None:
     files = copy_samples(real_fixtures, tmp_path / "projects")
-    ingest = open_ingest(tmp_path, tmp_path / "projects")
-    ingest.rescan()
-    by_path = {f.path: f for f in ingest.tailer.files.values()}
+    parts = open_parts(tmp_path, tmp_path / "projects")
+    parts.reader.rescan()
+    by_path = {f.path: f for f in parts.reader.tailer.files.values()}
     first, second, third = (by_path[str(p)] for p in files[:3])
 
-    early = worker_reading(ingest, files[0])
-    while ingest.feed(first, READ_STEP):  # the loop read it meanwhile
+    early = worker_reading(parts, files[0])
+    while parts.reader.feed(first, READ_STEP):  # the loop read it meanwhile
         pass
-    assert not ingest.adopt(first, early)
+    assert not parts.reader.adopt(first, early)
 
-    late = worker_reading(ingest, files[1])
-    ingest.close_stream(second)  # ended meanwhile (deleted, rotated)
-    assert not ingest.adopt(second, late)
+    late = worker_reading(parts, files[1])
+    parts.reader.close_stream(second)  # ended meanwhile (deleted, rotated)
+    assert not parts.reader.adopt(second, late)
 
     os.rename(files[2], files[2].with_suffix(".old"))
     shutil.copy(files[2].with_suffix(".old"), files[2])  # another file at the path
-    assert read_first(third.path, third.identity, "x", ingest.streams.rules, 1 << 24) is None
+    assert read_first(third.path, third.identity, "x", parts.reader.streams.rules, 1 << 24) is None
     # only what the loop read of the first file is folded
-    assert {s.stream for s in ingest.live.fold.segments.values()} == {ingest.streams.name_of(first.path)}
+    assert {s.stream for s in parts.keeper.live.fold.segments.values()} == {parts.reader.streams.name_of(first.path)}
 
 
 # --- the real daemon ----------------------------------------------------------------------------
@@ -245,38 +248,38 @@ def test_a_file_deleted_while_a_worker_holds_it_is_drained_through_its_descripto
         return max(root.rglob("*.jsonl"), key=lambda p: p.stat().st_size)
 
     shutil.copytree(real_fixtures / SAMPLES[0], tmp_path / "here" / "projects")
-    expected_ingest = open_ingest(tmp_path / "here", tmp_path / "here" / "projects")
-    read_on_the_loop(expected_ingest)
+    expected_parts = open_parts(tmp_path / "here", tmp_path / "here" / "projects")
+    read_on_the_loop(expected_parts)
     biggest(tmp_path / "here" / "projects").unlink()
-    read_on_the_loop(expected_ingest)  # the rescan ends it
-    expected = figures(expected_ingest)
+    read_on_the_loop(expected_parts)  # the rescan ends it
+    expected = figures(expected_parts)
 
     root = tmp_path / "there" / "projects"
     shutil.copytree(real_fixtures / SAMPLES[0], root)
-    ingest = open_ingest(tmp_path / "there", root)
+    parts = open_parts(tmp_path / "there", root)
     gone = biggest(root)
 
     async def catch_up() -> None:
         wake = asyncio.Event()
-        scheduler = ReadScheduler(ingest, ingest.clock, wake)
-        backfill = scheduler.backfill = ingest.backfill(1, wake.set)
-        for file in ingest.rescan():
+        scheduler = ReadScheduler(parts, parts.keeper.clock, wake)
+        backfill = scheduler.backfill = catch_up_workers(parts.reader, 1, wake.set)
+        for file in parts.reader.rescan():
             scheduler.ready[file.stream_id] = file
         held = next(f for f in scheduler.ready.values() if f.path == str(gone))
         backfill.hand_out(held)
         del scheduler.ready[held.stream_id]
         await asyncio.wait_for(wake.wait(), 60)  # its reading is back, not adopted yet
         gone.unlink()  # deleted now (Claude Code's clean-up), before the loop takes the reading
-        for file in ingest.rescan():
+        for file in parts.reader.rescan():
             scheduler.ready[file.stream_id] = file
         while scheduler.ready or backfill.busy:
             await scheduler.read_ready(lambda: False)
         scheduler.stop_backfill()
 
     asyncio.run(catch_up())
-    read_on_the_loop(ingest)
-    assert figures(ingest) == expected
-    assert ingest.stats.catch_up_files == {"read_here": 1}  # drained by the loop: nothing lost
+    read_on_the_loop(parts)
+    assert figures(parts) == expected
+    assert parts.stats.catch_up_files == {"read_here": 1}  # drained by the loop: nothing lost
 
 
 def test_two_copies_of_a_stream_keep_the_copy_a_scan_keeps(real_fixtures: Path, tmp_path: Path) -> None:
@@ -288,36 +291,36 @@ def test_two_copies_of_a_stream_keep_the_copy_a_scan_keeps(real_fixtures: Path, 
     shutil.copy(source, root / "proj" / "zz.jsonl")
     shutil.copy(source, root / "proj" / "a" / "zz.jsonl")
     kept_by_scan = {s.stream for s in scan(discover([root])).segments.values()}
-    ingest = open_ingest(tmp_path, root)
-    read_on_the_loop(ingest)
-    assert {s.stream for s in ingest.live.fold.segments.values()} == kept_by_scan == {"proj/a/zz.jsonl"}
+    parts = open_parts(tmp_path, root)
+    read_on_the_loop(parts)
+    assert {s.stream for s in parts.keeper.live.fold.segments.values()} == kept_by_scan == {"proj/a/zz.jsonl"}
 
 
 def test_a_renamed_file_read_again_gives_the_new_rules_figures(real_fixtures: Path, tmp_path: Path) -> None:
     """Read with hedging on; every file renamed to a name that sorts before its old one; restarted
     with hedging off (other rules: everything is read again). The new reading replaces the old."""
 
-    def ingest_with(workdir: Path, root: Path, hedging: bool) -> Ingest:
+    def parts_with(workdir: Path, root: Path, hedging: bool) -> Parts:
         config = config_of(workdir, root).model_copy(
             update={"hedging": config_of(workdir, root).hedging.model_copy(update={"enabled": hedging})}
         )
         store = StateStore(config.state_dir())
-        return Ingest(config, store, store.open(), ManualClock(wall=WALL))
+        return Parts.open(config, store, store.open(), ManualClock(wall=WALL))
 
     root = tmp_path / "projects"
     shutil.copytree(real_fixtures / "iansherr__claude-code-log", root)
-    first = ingest_with(tmp_path, root, hedging=True)
+    first = parts_with(tmp_path, root, hedging=True)
     read_on_the_loop(first)
-    assert any(g.type == "hedging" for s in first.live.fold.segments.values() for g in s.signals)
-    assert first.checkpoint()
+    assert any(g.type == "hedging" for s in first.keeper.live.fold.segments.values() for g in s.signals)
+    assert first.keeper.checkpoint()
     first.shutdown()
-    first.store.close()
+    first.keeper.store.close()
     for path in sorted(root.rglob("*.jsonl")):
         path.rename(path.with_name("0" + path.name))
-    again = ingest_with(tmp_path, root, hedging=False)
+    again = parts_with(tmp_path, root, hedging=False)
     read_on_the_loop(again)
-    again.end_rereading()
-    fresh = ingest_with(tmp_path / "fresh", root, hedging=False)
+    again.history.end()
+    fresh = parts_with(tmp_path / "fresh", root, hedging=False)
     read_on_the_loop(fresh)
     assert figures(again)["skills"] == figures(fresh)["skills"]
-    assert not any(g.type == "hedging" for s in again.live.fold.segments.values() for g in s.signals)
+    assert not any(g.type == "hedging" for s in again.keeper.live.fold.segments.values() for g in s.signals)

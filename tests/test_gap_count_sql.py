@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from omkd.daemon.state import Checkpoint, StateStore
+from omkd.daemon.state.store import Checkpoint, StateStore
 from omkd.daemon.stored_segments import StoredSegments
 from omkd.engine import patterns
 from omkd.engine.formats import AGENTS
@@ -141,14 +141,14 @@ def test_the_daemons_outside_count_is_the_python_predicates(
 
 @pytest.mark.xfail(
     strict=True,
-    reason="daemon/state.py's count_signals reads a missing agent as NULL; from_plain reads it as "
-    "claude_code (fix: COALESCE in the SQL, with the daemon's split)",
+    reason="daemon/state/queries.py's count_signals reads a missing agent as NULL; from_plain reads it as "
+    "claude_code (fix: COALESCE in the SQL)",
 )
 def test_a_summary_saved_before_agents_existed_counts_as_claude_codes(tmp_path: Path) -> None:
     """Found by this file: a summary saved by an omkd before other agents' formats (no ``agent``
     key) is read back as Claude Code's, so ``count_gaps`` of agent ``claude_code`` counts its gaps;
-    the store's count does not. Left for the daemon's side of issue 24 (``daemon/`` is being split
-    in parallel); strict: it fails once the SQL agrees, to be taken off then."""
+    the store's count does not. Left for the daemon's owner (this change touches ``daemon/`` only in
+    its import lines); strict: it fails once the SQL agrees, to be taken off then."""
     summary = SegmentSummary(
         key="k|0", stream="p/0.jsonl", role="main", skill="deploy", session_id="s", cwd="/p", first_ts=100.0,
         last_ts=100.0, assistant_parts=1, turns=1, tool_calls=0, tool_answered=0, tool_failures=0, tool_cancelled=0,

@@ -114,11 +114,12 @@ def test_window_and_retention_changes_give_the_figures_of_one_scan(tmp_path: Pat
         assert daemon.stop() == 0, daemon.log_text()
 
 
-# --- reading again, in-process (the Ingest with a manual clock) -----------------------------------
+# --- reading again, in-process (the daemon's parts with a manual clock) ---------------------------
 
-from omkd.daemon.config import Config  # noqa: E402
-from omkd.daemon.ingest import READ_STEP, Ingest  # noqa: E402
-from omkd.daemon.state import Checkpoint, StateStore  # noqa: E402
+from omkd.config import Config  # noqa: E402
+from omkd.daemon.parts import Parts  # noqa: E402
+from omkd.daemon.reader import READ_STEP  # noqa: E402
+from omkd.daemon.state.store import Checkpoint, StateStore  # noqa: E402
 from omkd.engine import skills  # noqa: E402
 from omkd.testing import ManualClock  # noqa: E402
 
@@ -134,11 +135,11 @@ def config_of(tmp_path: Path, **segments: object) -> Config:
     )
 
 
-def read_everything(ingest: Ingest) -> None:
-    for file in list(ingest.tailer.files.values()) or ingest.rescan():
-        while ingest.feed(file, READ_STEP):
+def read_everything(parts: Parts) -> None:
+    for file in list(parts.reader.tailer.files.values()) or parts.reader.rescan():
+        while parts.reader.feed(file, READ_STEP):
             pass
-    ingest.rescan()
+    parts.reader.rescan()
 
 
 def older_omkd(config: Config) -> None:
@@ -171,14 +172,14 @@ def test_reading_a_kept_stream_again_counts_nothing_twice(tmp_path: Path) -> Non
         if step:
             older_omkd(config)
         store = StateStore(config.state_dir())
-        ingest = Ingest(config, store, store.open(), clock)
-        assert ingest.recounting == bool(step)
-        read_everything(ingest)
-        ingest.end_rereading()
-        ingest.checkpoint()
-        counted = ingest.exported_counters["deploy"]
+        parts = Parts.open(config, store, store.open(), clock)
+        assert parts.history.recounting == bool(step)
+        read_everything(parts)
+        parts.history.end()
+        parts.keeper.checkpoint()
+        counted = parts.keeper.exported_counters["deploy"]
         seen.append((counted.segments, counted.tool_calls, dict(counted.signals), counted.gap_segments))
-        ingest.shutdown()
+        parts.shutdown()
         store.close()
     # 8 misses, none three in a row (a found Read between each two): no repeated_failure
     assert seen == [(1, 17, {"failed_search": 8}, 1)] * 2
@@ -206,11 +207,11 @@ def test_segments_other_rules_no_longer_cut_are_forgotten(tmp_path: Path) -> Non
     for builtins in (sorted(skills.BUILTIN_COMMANDS), [*sorted(skills.BUILTIN_COMMANDS), "foo"]):
         config = config_of(tmp_path, builtin_commands=builtins)
         store = StateStore(config.state_dir())
-        ingest = Ingest(config, store, store.open(), clock)
-        read_everything(ingest)
-        ingest.end_rereading()
-        cut.append(sorted((s.skill, len(s.signals)) for s in ingest.live.fold.segments.values()))
-        ingest.shutdown()
+        parts = Parts.open(config, store, store.open(), clock)
+        read_everything(parts)
+        parts.history.end()
+        cut.append(sorted((s.skill, len(s.signals)) for s in parts.keeper.live.fold.segments.values()))
+        parts.shutdown()
         store.close()
     assert cut == [[("foo", 1), ("general", 0), ("general", 0)], [("general", 1)]]
 
@@ -223,26 +224,26 @@ def test_a_kill_while_reading_again_reads_again_at_the_restart(tmp_path: Path) -
     append(root / "old.jsonl", cl.jsonl(segment("skill-old", "miss", iso_ago(50))))
     config, clock = config_of(tmp_path), ManualClock(wall=time.time())
     store = StateStore(config.state_dir())
-    ingest = Ingest(config, store, store.open(), clock)
-    read_everything(ingest)
-    ingest.pruned()
-    ingest.checkpoint()
-    ingest.shutdown()
+    parts = Parts.open(config, store, store.open(), clock)
+    read_everything(parts)
+    parts.keeper.pruned()
+    parts.keeper.checkpoint()
+    parts.shutdown()
     store.close()
     older_omkd(config)
     store = StateStore(config.state_dir())
-    ingest = Ingest(config, store, store.open(), clock)
-    fresh = next(f for f in ingest.tailer.files.values() if f.path.endswith("fresh.jsonl"))
-    while ingest.feed(fresh, READ_STEP):
+    parts = Parts.open(config, store, store.open(), clock)
+    fresh = next(f for f in parts.reader.tailer.files.values() if f.path.endswith("fresh.jsonl"))
+    while parts.reader.feed(fresh, READ_STEP):
         pass
-    ingest.checkpoint()
+    parts.keeper.checkpoint()
     store.close()  # kill -9: no shutdown, the reading again never ended
     store = StateStore(config.state_dir())
-    ingest = Ingest(config, store, store.open(), clock)
-    assert ingest.recounting
-    read_everything(ingest)
-    ingest.end_rereading()
-    ingest.checkpoint()
-    assert {row: c.segments for row, c in ingest.live.counters.items()} == {"skill-fresh": 1, "skill-old": 1}
-    ingest.shutdown()
+    parts = Parts.open(config, store, store.open(), clock)
+    assert parts.history.recounting
+    read_everything(parts)
+    parts.history.end()
+    parts.keeper.checkpoint()
+    assert {row: c.segments for row, c in parts.keeper.live.counters.items()} == {"skill-fresh": 1, "skill-old": 1}
+    parts.shutdown()
     store.close()

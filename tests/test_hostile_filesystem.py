@@ -1,8 +1,8 @@
 """File-system events that must neither lose a line nor count one twice (issue 12, items 5, 6, 8).
 
 Real files, real renames and deletes; the daemon as a subprocess where the behaviour is the
-daemon's (SIGTERM, restart), an ``Ingest`` on a manual clock where a condition cannot be made
-otherwise (an inode number handed to a new file, a permission error met by root).
+daemon's (SIGTERM, restart), the reader and keeper (``Parts``) on a manual clock where a condition
+cannot be made otherwise (an inode number handed to a new file, a permission error met by root).
 """
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ from typing import Any, Final
 
 import pytest
 
-from omkd.daemon.ingest import CHECKPOINT_SEGMENTS, DRAIN_STEP, FEED_STEP, Ingest
+from omkd.daemon.keeper import CHECKPOINT_SEGMENTS
+from omkd.daemon.parts import Parts
+from omkd.daemon.reader import DRAIN_STEP, FEED_STEP
 from omkd.daemon.scheduler import READ_BUDGET, READ_SLICE_SECONDS, ReadScheduler
-from omkd.daemon.state import StateStore
+from omkd.daemon.state.store import StateStore
 from omkd.daemon.tailer import Tailer, TrackedFile
 from omkd.testing import DaemonProcess, ManualClock
 from tests import claude_lines as cl
@@ -119,23 +121,23 @@ def test_a_file_unreadable_at_restart_is_read_on_later_not_again(tmp_path: Path,
     config = config_of(tmp_path, window="3650d")
     clock = ManualClock(wall=START)
     store = StateStore(config.state_dir())
-    ingest = Ingest(config, store, store.open(), clock)
-    read_all(ingest)
-    ingest.shutdown()
+    parts = Parts.open(config, store, store.open(), clock)
+    read_all(parts)
+    parts.shutdown()
     store.close()
 
     denied.add(str(path))
     store = StateStore(config.state_dir())
-    ingest = Ingest(config, store, store.open(), clock)
-    read_all(ingest)
-    assert ingest.pipeline.lines == lines_of(first)
-    assert ingest.stats.errors["restore.EACCES"] == 1
+    parts = Parts.open(config, store, store.open(), clock)
+    read_all(parts)
+    assert parts.keeper.pipeline.lines == lines_of(first)
+    assert parts.stats.errors["restore.EACCES"] == 1
 
     denied.clear()
     append(path, later)
-    read_all(ingest)
-    assert ingest.pipeline.lines == lines_of(first) + lines_of(later)
-    ingest.shutdown()
+    read_all(parts)
+    assert parts.keeper.pipeline.lines == lines_of(first) + lines_of(later)
+    parts.shutdown()
     store.close()
 
 
@@ -147,26 +149,26 @@ def test_a_large_rotated_file_is_drained_a_step_at_a_time(tmp_path: Path) -> Non
     copies = DRAIN_STEP // len(chunk) * 2 + 1
     config = config_of(tmp_path, window="3650d")
     store = StateStore(config.state_dir())
-    ingest = Ingest(config, store, store.open(), ManualClock(wall=START))
+    parts = Parts.open(config, store, store.open(), ManualClock(wall=START))
     append(path, chunk)
-    read_all(ingest)
-    file = next(iter(ingest.tailer.files.values()))
+    read_all(parts)
+    file = next(iter(parts.reader.tailer.files.values()))
     with path.open("ab") as handle:
         handle.write(chunk * copies)
     path.rename(tmp_path / "rotated-out.jsonl")
     steps = 0
-    ready = ingest.rescan()
+    ready = parts.reader.rescan()
     while ready:
         steps += 1
         assert [f.stream_id for f in ready] == [file.stream_id]
-        assert file.stream_id in ingest.draining
-        read = ingest.feed(file, DRAIN_STEP)
+        assert file.stream_id in parts.reader.draining
+        read = parts.reader.feed(file, DRAIN_STEP)
         ready = [file] if read >= DRAIN_STEP else []
         if not ready:
-            ingest.drained(file)
-    assert (steps >= 2, ingest.draining, ingest.tailer.files) == (True, {}, {})
-    assert ingest.pipeline.lines == lines_of(chunk) * (copies + 1)
-    ingest.shutdown()
+            parts.reader.drained(file)
+    assert (steps >= 2, parts.reader.draining, parts.reader.tailer.files) == (True, {}, {})
+    assert parts.keeper.pipeline.lines == lines_of(chunk) * (copies + 1)
+    parts.shutdown()
     store.close()
 
 
@@ -181,16 +183,16 @@ def test_the_descriptor_cap_never_closes_the_only_way_to_a_deleted_file(tmp_path
     config = base.model_copy(update={"tail": base.tail.model_copy(update={"max_open_files": 2})})
     store = StateStore(config.state_dir())
     clock = ManualClock(wall=START)
-    ingest = Ingest(config, store, store.open(), clock)
+    parts = Parts.open(config, store, store.open(), clock)
     written = b""
     for n, path in enumerate([*others, gone]):
         data = more(5 * n)
         append(path, data)
         written += data
     files = {}
-    for file in sorted(ingest.rescan(), key=lambda f: f.path == str(gone)):  # the doomed file last
+    for file in sorted(parts.reader.rescan(), key=lambda f: f.path == str(gone)):  # the doomed file last
         files[file.path] = file
-        while ingest.feed(file, 1 << 20):
+        while parts.reader.feed(file, 1 << 20):
             pass
     late = more(20)
     append(gone, late)
@@ -201,20 +203,20 @@ def test_the_descriptor_cap_never_closes_the_only_way_to_a_deleted_file(tmp_path
         append(path, data)
         written += data
         files[str(path)].size += len(data)
-        while ingest.feed(files[str(path)], 1 << 20):
+        while parts.reader.feed(files[str(path)], 1 << 20):
             pass
     assert files[str(gone)].fd is not None
-    assert ingest.tailer.open_files == 2  # the other one was closed
+    assert parts.reader.tailer.open_files == 2  # the other one was closed
     # the parser-state cap after a checkpoint evicts the deleted file's stream, not its descriptor
-    assert ingest.checkpoint()
-    assert ingest.evict_excess() == 1
+    assert parts.keeper.checkpoint()
+    assert parts.reader.evict_excess() == 1
     assert files[str(gone)].fd is not None
-    for file in ingest.rescan():
-        while ingest.feed(file, 1 << 20):
+    for file in parts.reader.rescan():
+        while parts.reader.feed(file, 1 << 20):
             pass
-        ingest.drained(file)
-    assert ingest.pipeline.lines == lines_of(written + late)
-    assert (ingest.stats.errors, ingest.tailer.open_files) == ({}, 1)  # drained and closed
+        parts.reader.drained(file)
+    assert parts.keeper.pipeline.lines == lines_of(written + late)
+    assert (parts.stats.errors, parts.reader.tailer.open_files) == ({}, 1)  # drained and closed
 
 
 class SteppingClock(ManualClock):
@@ -246,26 +248,26 @@ def test_a_read_step_ends_with_its_time_slice_and_the_drain_goes_on(
     clock = SteppingClock(seconds_per_reading)
     config = config_of(tmp_path, window="3650d")
     store = StateStore(config.state_dir())
-    ingest = Ingest(config, store, store.open(), clock)
+    parts = Parts.open(config, store, store.open(), clock)
     append(path, chunk)
-    read_all(ingest)
+    read_all(parts)
     with path.open("ab") as handle:
         handle.write(chunk * copies)
     path.rename(tmp_path / "rotated-out.jsonl")
-    scheduler = ReadScheduler(ingest, clock, asyncio.Event())
-    scheduler.ready = {f.stream_id: f for f in ingest.rescan()}
+    scheduler = ReadScheduler(parts, clock, asyncio.Event())
+    scheduler.ready = {f.stream_id: f for f in parts.reader.rescan()}
     steps: list[int] = []
 
     async def drain() -> None:
         while scheduler.ready:
-            before = ingest.stats.bytes_read
+            before = parts.stats.bytes_read
             await scheduler.read_ready(lambda: False)
-            steps.append(ingest.stats.bytes_read - before)
+            steps.append(parts.stats.bytes_read - before)
 
     asyncio.run(drain())
-    assert (set(steps[:-1]), ingest.draining, ingest.tailer.files) == ({bytes_per_step}, {}, {})
-    assert ingest.pipeline.lines == lines_of(chunk) * (copies + 1)
-    ingest.shutdown()
+    assert (set(steps[:-1]), parts.reader.draining, parts.reader.tailer.files) == ({bytes_per_step}, {}, {})
+    assert parts.keeper.pipeline.lines == lines_of(chunk) * (copies + 1)
+    parts.shutdown()
     store.close()
 
 
@@ -275,7 +277,7 @@ def test_a_checkpoint_is_due_after_checkpoint_segments_changed(tmp_path: Path) -
     path = tmp_path / "projects" / SESSION_FILE
     config = config_of(tmp_path, window="3650d")
     store = StateStore(config.state_dir())
-    ingest = Ingest(config, store, store.open(), ManualClock(wall=START))
+    parts = Parts.open(config, store, store.open(), ManualClock(wall=START))
 
     def segments(first: int, count: int) -> bytes:
         return cl.jsonl(
@@ -285,17 +287,17 @@ def test_a_checkpoint_is_due_after_checkpoint_segments_changed(tmp_path: Path) -
         )
 
     append(path, segments(0, CHECKPOINT_SEGMENTS - 1))
-    read_all(ingest)
-    before = (len(ingest.live.changed_segments), ingest.wants_checkpoint())
+    read_all(parts)
+    before = (len(parts.keeper.live.changed_segments), parts.keeper.wants_checkpoint())
     append(path, segments(CHECKPOINT_SEGMENTS - 1, 1))
-    read_all(ingest)
-    after = (len(ingest.live.changed_segments), ingest.wants_checkpoint())
-    ingest.checkpoint()
-    assert (before, after, ingest.wants_checkpoint()) == (
+    read_all(parts)
+    after = (len(parts.keeper.live.changed_segments), parts.keeper.wants_checkpoint())
+    parts.keeper.checkpoint()
+    assert (before, after, parts.keeper.wants_checkpoint()) == (
         (CHECKPOINT_SEGMENTS - 1, False),
         (CHECKPOINT_SEGMENTS, True),
         False,
     )
     assert path.stat().st_size < config.state.checkpoint_bytes
-    ingest.shutdown()
+    parts.shutdown()
     store.close()

@@ -10,14 +10,14 @@ import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
+from omkd.config import Config
 from omkd.daemon.chores import EVICT_EVERY, WINDOW_EVERY, Chores
-from omkd.daemon.config import Config
 from omkd.daemon.daemon import Daemon
 from omkd.daemon.exporter import REPLAY_SNAPSHOT_INTERVAL, Exporter, TailFigures
-from omkd.daemon.ingest import Ingest
 from omkd.daemon.knowledge import KnowledgeView
 from omkd.daemon.notify import Notifier
-from omkd.daemon.state import StateStore
+from omkd.daemon.parts import Parts
+from omkd.daemon.state.store import StateStore
 from omkd.engine.labels import CappedLabels
 from omkd.engine.timespec import parse_moment
 from omkd.testing import ManualClock
@@ -41,63 +41,63 @@ def config_of(tmp_path: Path, window: str = "1d") -> Config:
     )
 
 
-def read_all(ingest: Ingest) -> None:
-    for file in ingest.rescan():
-        while ingest.feed(file, 1 << 20):
+def read_all(parts: Parts) -> None:
+    for file in parts.reader.rescan():
+        while parts.reader.feed(file, 1 << 20):
             pass
 
 
 @contextlib.contextmanager
-def reading(tmp_path: Path) -> Iterator[tuple[Ingest, Chores, ManualClock]]:
-    """The session file read to its end by an ``Ingest`` on a manual clock, with its chores."""
+def reading(tmp_path: Path) -> Iterator[tuple[Parts, Chores, ManualClock]]:
+    """The session file read to its end by the daemon's parts (``Parts``) on a manual clock, with its chores."""
     append(tmp_path / "projects" / SESSION_FILE, session_bytes(PLAN))
     clock = ManualClock(wall=START)
     config = config_of(tmp_path)
     store = StateStore(config.state_dir())
-    ingest = Ingest(config, store, store.open(), clock)
+    parts = Parts.open(config, store, store.open(), clock)
     exporter = Exporter(CappedLabels(10), clock, config.metrics.snapshot_interval)
-    chores = Chores(ingest, KnowledgeView(config, clock), exporter, clock)
-    read_all(ingest)
+    chores = Chores(parts, KnowledgeView(config, clock), exporter, clock)
+    read_all(parts)
     try:
-        yield ingest, chores, clock
+        yield parts, chores, clock
     finally:
-        ingest.shutdown()
+        parts.shutdown()
         store.close()
 
 
 def test_window_moves_only_when_the_injected_clock_does(tmp_path: Path) -> None:
     """Both segments start inside a 1-day window; 2 days later by the clock (and one window tick), none does."""
-    with reading(tmp_path) as (ingest, chores, clock):
+    with reading(tmp_path) as (parts, chores, clock):
         chores.run([])
-        assert ingest.live.fold.overall.segments == 2
+        assert parts.keeper.live.fold.overall.segments == 2
         clock.wall += 2 * 86400  # wall time only: the window timer (monotonic) is not due yet
         chores.run([])
-        assert ingest.live.fold.overall.segments == 2
+        assert parts.keeper.live.fold.overall.segments == 2
         clock.mono += WINDOW_EVERY
         chores.run([])
-        assert ingest.live.fold.overall.segments == 0
+        assert parts.keeper.live.fold.overall.segments == 0
 
 
 def test_idle_files_are_evicted_by_the_monotonic_clock(tmp_path: Path) -> None:
     """A read file keeps its parser state until ``tail.idle_after`` (5 min) has passed on the monotonic clock."""
-    with reading(tmp_path) as (ingest, chores, clock):
+    with reading(tmp_path) as (parts, chores, clock):
         chores.checkpoint()
         clock.advance(EVICT_EVERY)
         chores.run([])
-        assert len(ingest.streams) == 1  # read 1 minute ago: not idle
+        assert len(parts.reader.streams) == 1  # read 1 minute ago: not idle
         clock.advance(5 * 60)
         chores.run([])
-        assert len(ingest.streams) == 0
+        assert len(parts.reader.streams) == 0
 
 
 def test_chores_say_when_they_saved_a_checkpoint(tmp_path: Path) -> None:
     """``Chores.run`` is True when it saved a checkpoint (the daemon then yields a millisecond before
     it reads on), False when none was due or nothing had changed."""
-    with reading(tmp_path) as (ingest, chores, clock):
+    with reading(tmp_path) as (parts, chores, clock):
         not_due = chores.run([])
-        clock.advance(ingest.config.state.checkpoint_interval)
+        clock.advance(parts.keeper.config.state.checkpoint_interval)
         due = chores.run([])
-        clock.advance(ingest.config.state.checkpoint_interval)
+        clock.advance(parts.keeper.config.state.checkpoint_interval)
         nothing_new = chores.run([])
         assert (not_due, due, nothing_new) == (False, True, False)
 
@@ -106,15 +106,15 @@ def test_metrics_are_rebuilt_once_a_second_while_a_backlog_drains(tmp_path: Path
     """Once caught up, a snapshot showing ``omkd_replaying`` (a backlog of more than 8 MiB, as a large
     rotated file makes) is followed by the next one REPLAY_SNAPSHOT_INTERVAL later, not 50 ms later;
     one that shows no replay, 50 ms later again. The first one after the first catch-up is not held."""
-    with reading(tmp_path) as (ingest, _chores, clock):
+    with reading(tmp_path) as (parts, _chores, clock):
         exporter = Exporter(CappedLabels(10), clock, snapshot_interval=0.05)
-        knowledge = KnowledgeView(ingest.config, clock)
+        knowledge = KnowledgeView(parts.keeper.config, clock)
 
         def rebuilt(after: float, replaying: bool, caught_up: bool = True) -> bool:
             clock.advance(after)
             exporter.dirty = True
             tail = TailFigures(polling=False, replaying=replaying)
-            return exporter.rebuild(ingest, knowledge.index, knowledge.bases, lambda: tail, caught_up)
+            return exporter.rebuild(parts.keeper, knowledge.index, knowledge.bases, lambda: tail, caught_up)
 
         catching_up = [rebuilt(0.0, True, caught_up=False), rebuilt(0.06, False)]
         draining = [rebuilt(0.06, True), rebuilt(0.06, False), rebuilt(REPLAY_SNAPSHOT_INTERVAL, False)]

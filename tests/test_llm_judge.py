@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from omkd.daemon.config import Config, parse_config
+from omkd.config import Config, parse_config
 from omkd.engine import hedge_prompt
 from omkd.engine.fold import Fold
 from omkd.engine.report.build import build_report

@@ -16,7 +16,8 @@ from typing import Final
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from omkd.daemon.metrics import DECLARED, ON_OCCURRENCE, Snapshot, WindowRow, render
+from omkd.daemon.metrics import DECLARED, ON_OCCURRENCE, render
+from omkd.daemon.samples import Snapshot, WindowRow
 from omkd.engine.figures import SkillTotals, derive
 from omkd.testing import DaemonProcess
 from tests import claude_lines as cl

@@ -21,7 +21,7 @@ from typing import Any, Final
 
 import pytest
 
-from omkd.daemon.config import Config, load_config
+from omkd.config import Config, load_config
 from omkd.daemon.daemon import Daemon
 from omkd.daemon.notify import Notifier
 from omkd.shell import unit
@@ -229,8 +229,8 @@ async def run_briefly(config: Config, lines: int) -> list[str]:
     await daemon.startup()
     main_loop = asyncio.create_task(daemon.main_loop())
     deadline = loop.time() + DEADLINE_SECONDS
-    while daemon.ingest.pipeline.lines < lines:
-        assert loop.time() < deadline, f"{daemon.ingest.pipeline.lines} of {lines} lines folded"
+    while daemon.parts.keeper.pipeline.lines < lines:
+        assert loop.time() < deadline, f"{daemon.parts.keeper.pipeline.lines} of {lines} lines folded"
         await asyncio.sleep(0.01)
     reader, writer = await asyncio.open_connection("127.0.0.1", daemon.bound_port)
     writer.write(b"GET /metrics HTTP/1.1\r\nHost: omkd\r\nConnection: close\r\n\r\n")

@@ -13,7 +13,7 @@ import pytest
 
 from omkd.daemon import views as views_module
 from omkd.daemon.snapshot import DECODE_STEP, Taken, read_window, take_window
-from omkd.daemon.state import StateStore
+from omkd.daemon.state.store import StateStore
 from omkd.daemon.stored_segments import StoredSegments
 from omkd.daemon.views import Views
 from omkd.engine.fold import Fold
@@ -113,15 +113,18 @@ def test_a_gap_list_read_across_turns_of_the_loop_is_of_the_moment_it_began(tmp_
 
 
 class _Stub:
-    """What ``Views.status`` reads of a daemon, around a real fold over a real state store."""
+    """What ``Views.status`` reads of a keeper and of the knowledge files, around a real fold over a
+    real state store."""
 
     def __init__(self, fold: Fold) -> None:
-        self.ingest = SimpleNamespace(
-            live=SimpleNamespace(fold=fold), open_after=lambda: 0.0, pipeline=fold.counters,
-            streams=SimpleNamespace(rules=SegmenterRules()), judge="embedded", version=1,
+        self.keeper = SimpleNamespace(
+            fold=fold, open_after=lambda: 0.0, pipeline=fold.counters, rules=SegmenterRules(), judge="embedded",
+            version=1, config=SimpleNamespace(roots=lambda: ["/r"]),
         )  # fmt: skip
-        self.config = SimpleNamespace(roots=lambda: ["/r"])
         self.knowledge = SimpleNamespace(generation=0, index=None)
+
+    def views(self) -> Views:
+        return Views(self.keeper, self.knowledge, bytes)
 
 
 class _Slow(Taken):
@@ -140,13 +143,13 @@ def test_status_requests_meanwhile_wait_for_the_report_being_built(
     does not replace the newer report kept."""
     fold, store = _fold_with_saved_and_held(tmp_path, random.Random(9))  # noqa: S311 (reproducible test data)
     daemon = _Stub(fold)
-    views = Views(daemon)  # type: ignore[arg-type]
+    views = daemon.views()
     taken: list[int] = []
 
     def counted(fold: Fold, with_signals: bool = False) -> Taken:
-        taken.append(daemon.ingest.version)
+        taken.append(daemon.keeper.version)
         window = take_window(fold, with_signals)
-        if daemon.ingest.version == 3:  # the older build ends last
+        if daemon.keeper.version == 3:  # the older build ends last
             return _Slow(window.fold, window.book, window.rows, window.with_signals)
         return window
 
@@ -157,14 +160,14 @@ def test_status_requests_meanwhile_wait_for_the_report_being_built(
         assert taken == [1]
         assert all(report is first[0] for report in first)
         older = asyncio.ensure_future(views.status([]))  # the cache holds version 1: no build
-        daemon.ingest.version = 2
+        daemon.keeper.version = 2
         newer = await asyncio.gather(views.status([]), views.status([]))
         assert taken == [1, 2]
         await older
-        daemon.ingest.version = 3
+        daemon.keeper.version = 3
         late = asyncio.ensure_future(views.status([]))  # begun for version 3 ...
         await asyncio.sleep(0)
-        daemon.ingest.version = 4
+        daemon.keeper.version = 4
         latest = await views.status([])  # ... a build for 4 begins meanwhile
         await late
         assert taken == [1, 2, 3, 4]
@@ -190,7 +193,7 @@ def test_a_status_report_that_failed_is_built_again_by_the_next_request(
     """Found by a review: a failed build stayed the one under way, so every later request for the
     same moment got its error (and its traceback held the decoded window)."""
     fold, store = _fold_with_saved_and_held(tmp_path, random.Random(10))  # noqa: S311 (reproducible test data)
-    views = Views(_Stub(fold))  # type: ignore[arg-type]
+    views = _Stub(fold).views()
     taken: list[str] = []
 
     def failing_once(fold: Fold, with_signals: bool = False) -> Taken:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from omkd.daemon.config import Config
-from omkd.daemon.ingest import Ingest
-from omkd.daemon.state import StateStore
+from omkd.config import Config
+from omkd.daemon.parts import Parts
+from omkd.daemon.state.store import StateStore
 from omkd.testing import ManualClock
 from tests.transcript_builder import Transcript, health_of, report_of, segments_by_skill
 
@@ -122,17 +122,17 @@ def _live_figures(tmp_path: Path, writes: list[tuple[str, bytes]]) -> dict[str, 
         }
     )
     store = StateStore(config.state_dir())
-    ingest = Ingest(config, store, store.open(), ManualClock())
+    parts = Parts.open(config, store, store.open(), ManualClock())
     for name, piece in writes:
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("ab") as handle:
             handle.write(piece)
-        for file in ingest.rescan():
-            while ingest.feed(file, 1 << 20):
+        for file in parts.reader.rescan():
+            while parts.reader.feed(file, 1 << 20):
                 pass
-    figures = {skill: totals.segments for skill, totals in ingest.live.fold.skills.items()}
-    ingest.shutdown()
+    figures = {skill: totals.segments for skill, totals in parts.keeper.live.fold.skills.items()}
+    parts.shutdown()
     store.close()
     return figures
 

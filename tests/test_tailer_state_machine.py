@@ -1,8 +1,8 @@
 """Model-based test of the tailer: a hypothesis state machine writes real
 transcript files in a temporary directory (whole lines, partial lines cut inside a multi-byte
 character, rotation out of the glob, truncation, deletion, delete-and-recreate with inode
-reuse, atomic replacement) and drives the real ``Ingest`` in-process (syncs, budgeted reads,
-checkpoints, clean restarts, kill -9), while a model keeps what omkd could have read; after
+reuse, atomic replacement) and drives the real reader and keeper (``Parts``) in-process (syncs,
+budgeted reads, checkpoints, clean restarts, kill -9), while a model keeps what omkd could have read; after
 every step of the reader the folded figures must equal one clean pass over exactly that.
 """
 
@@ -22,9 +22,9 @@ from hypothesis import seed, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule, run_state_machine_as_test
 
-from omkd.daemon.config import Config, parse_config
-from omkd.daemon.ingest import Ingest
-from omkd.daemon.state import StateStore
+from omkd.config import Config, parse_config
+from omkd.daemon.parts import Parts
+from omkd.daemon.state.store import StateStore
 from omkd.engine.fold import Fold
 from omkd.engine.records import to_data
 from omkd.engine.report.build import build_report
@@ -238,14 +238,14 @@ class TailerMachine(RuleBasedStateMachine):
         self.saved_counted: dict[Lineage, int] = {}
         self.fds_before = set(os.listdir("/proc/self/fd"))
         self.store: StateStore | None = StateStore(self.state_dir)
-        self.ingest: Ingest | None = Ingest(self.config, self.store, self.store.open())
+        self.parts: Parts | None = Parts.open(self.config, self.store, self.store.open())
 
     def teardown(self) -> None:
         try:
-            if self.ingest is not None and self.store is not None:
-                self.ingest.shutdown()
+            if self.parts is not None and self.store is not None:
+                self.parts.shutdown()
                 self.store.close()
-                self.ingest, self.store = None, None
+                self.parts, self.store = None, None
                 leaked = set(os.listdir("/proc/self/fd")) - self.fds_before
                 assert not leaked, f"descriptors left open after shutdown: {leaked}"
         finally:
@@ -458,7 +458,7 @@ class TailerMachine(RuleBasedStateMachine):
         must not depend on inode numbers, which differ from run to run)."""
         return [s for s in self._live() if s.inode is not None and self._head_lines(s.inode.lineage)]
 
-    @precondition(lambda self: self.ingest is None and bool(self._rewritable()))
+    @precondition(lambda self: self.parts is None and bool(self._rewritable()))
     @rule(pick=st.integers(0, 3), content=EXCHANGES)
     def rewrite_keeping_head(self, pick: int, content: list[tuple[str, int]]) -> None:
         """While omkd is stopped, a tool rewrites a transcript in place keeping its first KiB of lines:
@@ -658,12 +658,12 @@ class TailerMachine(RuleBasedStateMachine):
 
     def check(self) -> None:
         """The reader's folded figures are the clean pass's; no line was spliced; partial lines counted."""
-        assert self.ingest is not None
+        assert self.parts is not None
         actual = {
-            "figures": figures(self.ingest.live.fold),
-            "bad_lines": dict(self.ingest.pipeline.bad_lines),
-            "partial_at_delete": self.ingest.stats.discarded["partial_at_delete"],
-            "lines": self.ingest.pipeline.lines,
+            "figures": figures(self.parts.keeper.live.fold),
+            "bad_lines": dict(self.parts.keeper.pipeline.bad_lines),
+            "partial_at_delete": self.parts.stats.discarded["partial_at_delete"],
+            "lines": self.parts.keeper.pipeline.lines,
         }
         expected = {"figures": figures(self.expected()), "bad_lines": {}, "partial_at_delete": self.partials}
         assert actual == {**expected, "lines": self.lines}
@@ -675,37 +675,37 @@ class TailerMachine(RuleBasedStateMachine):
 
     def _evict(self) -> None:
         """As the daemon does after a checkpoint: idle files lose their parser (and maybe descriptor)."""
-        assert self.ingest is not None
-        self.ingest.evict_idle()
+        assert self.parts is not None
+        self.parts.reader.evict_idle()
         self._model_evict()
 
-    @precondition(lambda self: self.ingest is not None)
+    @precondition(lambda self: self.parts is not None)
     @rule(evict=st.booleans())
     def sync(self, evict: bool) -> None:
         """Rescan, read everything, checkpoint (then maybe evict): the figures are one clean pass's."""
-        assert self.ingest is not None
+        assert self.parts is not None
         held = open_inodes()
-        for file in self.ingest.rescan():
-            while self.ingest.feed(file, BUDGET) >= BUDGET:
+        for file in self.parts.reader.rescan():
+            while self.parts.reader.feed(file, BUDGET) >= BUDGET:
                 pass
-        assert self.ingest.checkpoint()
+        assert self.parts.keeper.checkpoint()
         self._model_rescan(held)
         for inode in self.inodes:
             if inode.exists and inode.in_roots:
                 self._model_read(inode)
         self._model_checkpoint()
-        assert self.ingest.tailer.lag_bytes() == 0
+        assert self.parts.reader.tailer.lag_bytes() == 0
         self.check()
         if evict:
             self._evict()
 
-    @precondition(lambda self: self.ingest is not None)
+    @precondition(lambda self: self.parts is not None)
     @rule(pick=st.integers(0, 7), budget=st.integers(1, 600))
     def read_some(self, pick: int, budget: int) -> None:
         """Rescan and read a few bytes of one file (often ending mid-line or mid-character), no checkpoint."""
-        assert self.ingest is not None
+        assert self.parts is not None
         held = open_inodes()
-        ready = self.ingest.rescan()
+        ready = self.parts.reader.rescan()
         self._model_rescan(held)
         if ready:
             file = ready[pick % len(ready)]
@@ -713,47 +713,47 @@ class TailerMachine(RuleBasedStateMachine):
             track = self.tracks.get(inode.ident)
             already = track.read if track is not None else 0
             budget = max(budget, MIN_FIRST_READ - already)
-            self.ingest.feed(file, budget)
+            self.parts.reader.feed(file, budget)
             self._model_read(inode, budget)
         self.check()
 
-    @precondition(lambda self: self.ingest is not None)
+    @precondition(lambda self: self.parts is not None)
     @rule(evict=st.booleans())
     def checkpoint(self, evict: bool) -> None:
         """A checkpoint on its own (the timer fired), then maybe an eviction."""
-        assert self.ingest is not None
-        assert self.ingest.checkpoint()
+        assert self.parts is not None
+        assert self.parts.keeper.checkpoint()
         self._model_checkpoint()
         if evict:
             self._evict()
 
-    @precondition(lambda self: self.ingest is not None)
+    @precondition(lambda self: self.parts is not None)
     @rule()
     def stop(self) -> None:
         """SIGTERM: checkpoint and close; files may change while omkd is stopped."""
-        assert self.ingest is not None
+        assert self.parts is not None
         assert self.store is not None
-        self.ingest.shutdown()
+        self.parts.shutdown()
         self.store.close()
-        self.ingest, self.store = None, None
+        self.parts, self.store = None, None
         self._model_checkpoint()
 
-    @precondition(lambda self: self.ingest is not None)
+    @precondition(lambda self: self.parts is not None)
     @rule()
     def kill(self) -> None:
         """kill -9: no checkpoint; the kernel closes the descriptors; only the last checkpoint survives."""
-        assert self.ingest is not None
+        assert self.parts is not None
         assert self.store is not None
-        self.ingest.tailer.close_all()
+        self.parts.reader.tailer.close_all()
         self.store.close()
-        self.ingest, self.store = None, None
+        self.parts, self.store = None, None
 
-    @precondition(lambda self: self.ingest is None)
+    @precondition(lambda self: self.parts is None)
     @rule()
     def start(self) -> None:
         """omkd starts on the state left behind: restored figures plus streams ended while stopped."""
         self.store = StateStore(self.state_dir)
-        self.ingest = Ingest(self.config, self.store, self.store.open())
+        self.parts = Parts.open(self.config, self.store, self.store.open())
         self._model_restore()
         self.check()
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from omkd.daemon.config import ConfigError, parse_config
+from omkd.config import ConfigError, parse_config
 from omkd.testing import DaemonProcess
 from tests.live_helpers import append, session_bytes
 

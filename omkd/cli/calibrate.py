@@ -71,7 +71,7 @@ class Judged:
 def _judged(sentences: list[GoldSentence], config_path: Path | None) -> Judged:
     """The verdicts of the judge a config sets: the LLM one when enabled, else the embedded one."""
     if config_path is not None:
-        from omkd.daemon.config import ConfigError, load_config
+        from omkd.config import ConfigError, load_config
         from omkd.shell.llm_judge import open_refiner
 
         try:

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from omkd import logs
-from omkd.daemon.config import Config, ConfigError, Http, load_config
+from omkd.config import Config, ConfigError, Http, load_config
 from omkd.daemon.state import StateLockedError
 
 EXIT_CONFIG = 2

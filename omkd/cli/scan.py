@@ -82,7 +82,7 @@ def _rules(config_path: Path | None) -> tuple[SegmenterRules | None, LlmRefiner 
     """The detection rules (and the LLM judge) of a daemon config file; defaults without one."""
     if config_path is None:
         return None, None
-    from omkd.daemon.config import ConfigError, load_config
+    from omkd.config import ConfigError, load_config
     from omkd.shell.llm_judge import open_refiner
 
     try:
@@ -173,7 +173,7 @@ def read_fold(
     """Read the transcripts below ``paths`` (none: the agents' default folders) into a fold, with
     the rules (and the LLM judge) of ``config_path``; bad input: a message naming it, exit 2."""
     if not paths:
-        from omkd.daemon.config import default_roots  # deferred: the config's pydantic models
+        from omkd.config import default_roots  # deferred: the config's pydantic models
 
         paths = tuple(root.expanduser() for root in default_roots())
         if not any(path.is_dir() for path in paths):

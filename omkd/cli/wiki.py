@@ -60,7 +60,7 @@ def _prose(config_path: Path | None) -> Callable[[WikiState], WikiState] | None:
     """The LLM prose writer of ``--llm CONFIG``; bad or incomplete config: a message, exit 2."""
     if config_path is None:
         return None
-    from omkd.daemon.config import ConfigError, load_config
+    from omkd.config import ConfigError, load_config
     from omkd.shell.llm_judge import LlmSettings
     from omkd.shell.wiki_prose import writer
 

@@ -26,6 +26,7 @@ from typing import Any, Final
 import structlog
 
 from omkd.daemon.first_read import FirstRead, ReadTask, serve
+from omkd.daemon.reader import Reader
 from omkd.daemon.tailer import TrackedFile
 from omkd.engine.segmenting import SegmenterRules
 
@@ -258,3 +259,20 @@ class Backfill:
             loop.remove_reader(worker.connection.fileno())
             self._given_back.extend(worker.files)
         stop_workers(pool)
+
+
+def catch_up_workers(reader: Reader, workers: int, wake: Callable[[], None]) -> Backfill:
+    """``workers`` catch-up workers that read for ``reader`` (its rules, names and line cap; their
+    readings adopted by ``Reader.adopt``); ``wake`` is called on the loop when a reading came back."""
+    streams = reader.streams
+    return Backfill(
+        workers,
+        streams.rules,
+        streams.max_line_bytes,
+        streams.name_of,
+        reader.adopt,
+        wake,
+        lambda error, path: reader.faults.record("catch_up", error, path=path),
+        reader.stats.catch_up_files,
+        reader.tailer.hold_open,
+    )

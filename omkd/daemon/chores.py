@@ -8,8 +8,8 @@ from typing import Final
 
 from omkd.daemon.clock import Clock
 from omkd.daemon.exporter import Exporter
-from omkd.daemon.ingest import Ingest
 from omkd.daemon.knowledge import KnowledgeView
+from omkd.daemon.parts import Parts
 
 EVICT_EVERY: Final = 60.0
 WINDOW_EVERY: Final = 10.0
@@ -21,13 +21,13 @@ write within a fraction of a second."""
 
 
 class Chores:
-    def __init__(self, ingest: Ingest, knowledge: KnowledgeView, exporter: Exporter, clock: Clock) -> None:
-        self._ingest = ingest
+    def __init__(self, parts: Parts, knowledge: KnowledgeView, exporter: Exporter, clock: Clock) -> None:
+        self._reader, self._keeper, self._history = parts.reader, parts.keeper, parts.history
         self._knowledge = knowledge
         self._exporter = exporter
         self._clock = clock
         now = clock.monotonic()
-        self.checkpoint_due = now + ingest.config.state.checkpoint_interval
+        self.checkpoint_due = now + self._keeper.config.state.checkpoint_interval
         self.evict_due = now + EVICT_EVERY
         self.window_due = now + WINDOW_EVERY
         self.prune_due = now
@@ -39,22 +39,22 @@ class Chores:
 
     def run(self, cwds: Iterable[str], replaying: bool = False) -> bool:
         """Do what is due; True when a checkpoint was saved (or tried)."""
-        ingest, now = self._ingest, self._clock.monotonic()
+        keeper, now = self._keeper, self._clock.monotonic()
         saved = False
         if now >= self.window_due:
-            if ingest.live.advance(self._clock.time()):
+            if keeper.advance():
                 self._exporter.dirty = True
             if not replaying:
                 self.give_up_waiting()
             self.window_due = now + WINDOW_EVERY
-        if now >= self.prune_due and not replaying and not ingest.recounting:
+        if now >= self.prune_due and not replaying and not self._history.recounting:
             # Never while history is read: what is pruned must not depend on how far reading got.
-            ingest.pruned()
+            keeper.pruned()
             self.prune_due = now + PRUNE_EVERY
-        if now >= self.checkpoint_due or ingest.wants_checkpoint():
+        if now >= self.checkpoint_due or keeper.wants_checkpoint():
             saved = self.checkpoint()
         if now >= self.evict_due:
-            ingest.evict_idle()
+            self._reader.evict_idle()
             self.evict_due = now + EVICT_EVERY
         if self._knowledge.due() and self._knowledge.refresh(cwds):
             self._exporter.dirty = True
@@ -62,20 +62,19 @@ class Chores:
 
     def give_up_waiting(self) -> None:
         """Sub-agent segments whose link did not come within the timeout count as ``general``."""
-        ingest = self._ingest
-        if ingest.live.give_up_waiting(self._clock.time(), ingest.config.segments.subagent_link_timeout):
+        if self._keeper.give_up_waiting():
             self._exporter.dirty = True
 
     def checkpoint(self) -> bool:
         """Save what changed since the last checkpoint; True when something had (saved or tried)."""
-        ingest = self._ingest
+        keeper = self._keeper
         now = self._clock.monotonic()
-        saved = ingest.dirty
+        saved = keeper.dirty
         if saved:
-            ingest.checkpoint()
-            ingest.evict_excess()
+            keeper.checkpoint()
+            self._reader.evict_excess()
             self.last_checkpoint = now
-        self.checkpoint_due = now + ingest.config.state.checkpoint_interval
+        self.checkpoint_due = now + self._keeper.config.state.checkpoint_interval
         return saved
 
     def burst_ended(self) -> None:

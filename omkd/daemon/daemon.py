@@ -12,64 +12,51 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import resource
 import signal
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Final
 
 import structlog
 
-from omkd.daemon.backfill import MAX_DEFAULT_WORKERS, Backfill
+from omkd.config import Config, ConfigError, load_config
+from omkd.daemon.backfill import MAX_DEFAULT_WORKERS, Backfill, catch_up_workers
 from omkd.daemon.chores import Chores
 from omkd.daemon.clock import SYSTEM_CLOCK, Clock
-from omkd.daemon.config import Config, ConfigError, load_config
 from omkd.daemon.exporter import Exporter, TailFigures
+from omkd.daemon.host import raise_descriptor_limit, signal_handlers
 from omkd.daemon.http import HttpServer
-from omkd.daemon.ingest import Ingest
 from omkd.daemon.knowledge import KnowledgeView
 from omkd.daemon.notify import Notifier
+from omkd.daemon.parts import Parts
 from omkd.daemon.scheduler import YIELD_SECONDS, ReadScheduler
-from omkd.daemon.state import StateStore
+from omkd.daemon.state.store import StateStore
 from omkd.daemon.views import Views
 from omkd.daemon.wiki import WikiKeeper
 from omkd.engine.hedge_judge import HedgeVerdict
 from omkd.engine.labels import CappedLabels
+from omkd.shell.llm_judge import LlmStats
 from omkd.shell.scan import usable_cores
 
 log = structlog.get_logger("omkd.daemon")
 
-WANTED_DESCRIPTORS: Final = 8192
-"""The soft descriptor limit asked for at start (the unit's LimitNOFILE); systemd's default is 1,024."""
 STOP_DRAIN_SECONDS: Final = 20.0
 """How long shutdown may read what is on disk (the unit's TimeoutStopSec is 30 s)."""
 
 
-def raise_descriptor_limit(wanted: int = WANTED_DESCRIPTORS) -> int:
-    """Raise the soft limit on open descriptors towards ``wanted`` (never above the hard limit);
-    the limit now in force."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
-    if soft != resource.RLIM_INFINITY and soft < target:
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-            return target
-    return soft
-
-
-@contextlib.contextmanager
-def signal_handlers(handlers: dict[signal.Signals, Callable[[], None]]) -> Iterator[None]:
-    """Install loop signal handlers for the duration; restore the previous ones after."""
-    loop = asyncio.get_running_loop()
-    previous = {sig: signal.getsignal(sig) for sig in handlers}
-    try:
-        for sig, handler in handlers.items():
-            loop.add_signal_handler(sig, handler)
-        yield
-    finally:
-        for sig, old_handler in previous.items():
-            loop.remove_signal_handler(sig)
-            signal.signal(sig, old_handler)
+def restart_needed(old: Config, new: Config) -> list[str]:
+    """The keys whose change a reload cannot apply: they need a restart."""
+    return [
+        name
+        for name, before, after in (
+            ("http.listen", old.http.listen, new.http.listen),
+            ("state.directory", old.state_dir(), new.state_dir()),
+            ("segments", old.segments, new.segments),
+            ("hedging", old.hedging, new.hedging),
+            ("tail.max_line_bytes", old.tail.max_line_bytes, new.tail.max_line_bytes),
+            ("tail.catch_up_workers", old.tail.catch_up_workers, new.tail.catch_up_workers),
+        )
+        if before != after
+    ]
 
 
 class Daemon:
@@ -91,11 +78,11 @@ class Daemon:
         self.notifier = notifier or Notifier()
         self.should_exit = False
         self.force_exit = False
-        self.ready = False
         self._store: StateStore | None = None
-        self._ingest: Ingest | None = None
+        self._parts: Parts | None = None
         self._scheduler: ReadScheduler | None = None
-        self._http = HttpServer(Views(self))
+        self._views: Views | None = None
+        self._http: HttpServer | None = None
         self._wake = asyncio.Event()
         self._knowledge = KnowledgeView(config, clock)
         self._exporter = Exporter(CappedLabels(config.metrics.max_skills), clock, config.metrics.snapshot_interval)
@@ -104,10 +91,15 @@ class Daemon:
         self._wiki = WikiKeeper(self.config, clock)
 
     @property
-    def ingest(self) -> Ingest:
-        if self._ingest is None:
+    def parts(self) -> Parts:
+        if self._parts is None:
             raise RuntimeError("daemon not started")
-        return self._ingest
+        return self._parts
+
+    @property
+    def ready(self) -> bool:
+        """Everything on disk at start has been read."""
+        return self._views is not None and self._views.ready
 
     @property
     def scheduler(self) -> ReadScheduler:
@@ -117,14 +109,7 @@ class Daemon:
 
     @property
     def bound_port(self) -> int | None:
-        return self._http.port
-
-    @property
-    def knowledge(self) -> KnowledgeView:
-        return self._knowledge
-
-    def metrics_snapshot(self) -> bytes:
-        return self._exporter.text
+        return self._http.port if self._http is not None else None
 
     # --- lifecycle -----------------------------------------------------------------------------
 
@@ -146,13 +131,16 @@ class Daemon:
         self._store = store
         if restored.moved_aside is not None:
             log.error("state_was_unreadable", moved_to=str(restored.moved_aside))
-        self._ingest = Ingest(config, store, restored, self.clock)
+        parts = self._parts = Parts.open(config, store, restored, self.clock)
         self._exporter.labels = CappedLabels(
             config.metrics.max_skills, restored.meta.skill_labels or sorted(restored.counters)
         )
-        self._scheduler = ReadScheduler(self._ingest, self.clock, self._wake)
-        self._scheduler.backfill = self._backfill(self._ingest)
-        refiner = self._ingest.refiner
+        self._scheduler = ReadScheduler(parts, self.clock, self._wake)
+        self._scheduler.backfill = self._backfill(parts)
+        exporter = self._exporter
+        self._views = Views(parts.keeper, self._knowledge, lambda: exporter.text)
+        self._http = HttpServer(self._views)
+        refiner = parts.refiner
         if refiner is not None:
             folded = refiner.deliver
 
@@ -171,16 +159,16 @@ class Daemon:
             state=str(store.path),
             listen=f"{config.http.host}:{self.bound_port}",
             mode="polling" if self.scheduler.polling else "events",
-            restored_files=self._ingest.stats.restored_files,
+            restored_files=parts.stats.restored_files,
             descriptor_limit=descriptors,
         )
-        self._chores = Chores(self._ingest, self._knowledge, self._exporter, self.clock)
+        self._chores = Chores(parts, self._knowledge, self._exporter, self.clock)
         self.scheduler.rescan(self._rescan_interval)
         self.scheduler.start_backfill()
         self._knowledge.refresh(self._cwds(), announce=True)
-        self.ready = self.scheduler.announced = True
+        self._views.ready = self.scheduler.announced = True
         self._rebuild_metrics(force=True)
-        self.notifier.send("READY=1", f"STATUS=following {len(self.ingest.tailer.files)} transcript files")
+        self.notifier.send("READY=1", f"STATUS=following {len(parts.reader.tailer.files)} transcript files")
 
     async def main_loop(self) -> None:
         watchdog = asyncio.create_task(self.notifier.ping_watchdog())
@@ -194,7 +182,7 @@ class Daemon:
 
     async def tick(self) -> None:
         """One round: hints and rescans, a read budget per ready file, chores, then sleep."""
-        scheduler, ingest = self.scheduler, self.ingest
+        scheduler, parts = self.scheduler, self.parts
         scheduler.step(self._rescan_interval)
         caught_up = scheduler.caught_up
         worked = await scheduler.read_ready(lambda: self.should_exit)
@@ -205,12 +193,13 @@ class Daemon:
             self._exporter.dirty = True
             if self._chores is not None:
                 self._chores.give_up_waiting()
-        if ingest.recounting and scheduler.caught_up and not scheduler.ready and ingest.tailer.lag_bytes() == 0:
-            ingest.end_rereading()
+        history = parts.history
+        if history.recounting and scheduler.caught_up and not scheduler.ready and parts.reader.tailer.lag_bytes() == 0:
+            history.end()
             self._exporter.dirty = True
         chores = self._chores
         assert chores is not None
-        if not worked and not scheduler.ready and ingest.dirty:
+        if not worked and not scheduler.ready and parts.keeper.dirty:
             # A burst has been read: save it now (or within BURST_CHECKPOINT_GAP of the last
             # save), so /metrics, which shows only saved counters, is current within a fraction
             # of a second of the write.
@@ -222,8 +211,8 @@ class Daemon:
         if chores.run(self._cwds(), replaying=not scheduler.caught_up) and busy:
             await asyncio.sleep(YIELD_SECONDS)
         if scheduler.caught_up and self._wiki.due():
-            self._wiki.start(ingest.live.fold, self._knowledge.index)
-        self._exporter.note(ingest)
+            self._wiki.start(parts.keeper.fold, self._knowledge.index)
+        self._exporter.note(parts.keeper)
         rebuilt = self._rebuild_metrics()
         if busy:
             await asyncio.sleep(YIELD_SECONDS if rebuilt else 0)
@@ -250,16 +239,17 @@ class Daemon:
         if self._scheduler is not None:
             self._scheduler.stop_watching()
             self._scheduler.stop_backfill()
-        if self._ingest is not None:
+        if self._parts is not None:
             if not self.force_exit:
                 # What is already on disk is part of what happened: read it (deleted and rotated
                 # files through their descriptors) before the final checkpoint.
-                self._ingest.drain_everything(self.clock.monotonic() + STOP_DRAIN_SECONDS)
-            self._ingest.skill_labels = list(self._exporter.labels.labelled)
-            self._ingest.shutdown()
-            if self._ingest.refiner is not None:
-                await self._ingest.refiner.close()
-        await self._http.stop()
+                self._parts.reader.drain_everything(self.clock.monotonic() + STOP_DRAIN_SECONDS)
+            self._parts.keeper.skill_labels = list(self._exporter.labels.labelled)
+            self._parts.shutdown()
+            if self._parts.refiner is not None:
+                await self._parts.refiner.close()
+        if self._http is not None:
+            await self._http.stop()
         if self._store is not None:
             self._store.close()
             self._store = None
@@ -287,8 +277,9 @@ class Daemon:
             log.error("reload_rejected", config=str(self.config_path), problems=error.problems)  # noqa: TRY400
             self.notifier.send("READY=1")
             return
+        needs_restart = restart_needed(self.config, new)
         self.config = new
-        needs_restart = self.ingest.reconfigure(new)
+        self.parts.reconfigure(new)
         self._exporter.labels.cap = new.metrics.max_skills
         self._exporter.snapshot_interval = new.metrics.snapshot_interval
         self._knowledge.reconfigure(new)
@@ -303,11 +294,11 @@ class Daemon:
 
     def _announce_first_read(self) -> None:
         """One line when everything on disk has been read: what is in the window, and what is not."""
-        fold = self.ingest.live.fold
+        fold = self.parts.keeper.fold
         inside, outside = fold.overall.segments, fold.outside_window
         log.info(
             "initial_read_done",
-            files=len(self.ingest.tailer.files),
+            files=len(self.parts.reader.tailer.files),
             segments_in_window=inside,
             segments_outside_window=outside,
             window_length_seconds=self.config.window.length,
@@ -318,31 +309,41 @@ class Daemon:
             ),
         )
 
-    def _backfill(self, ingest: Ingest) -> Backfill | None:
+    def _backfill(self, parts: Parts) -> Backfill | None:
         """The catch-up workers (``tail.catch_up_workers``), or None: none asked for, or the LLM
         judge's verdicts are wanted while reading."""
         workers = self.config.tail.catch_up_workers
         if workers is None:
             workers = min(usable_cores(), MAX_DEFAULT_WORKERS)
-        if workers <= 0 or ingest.refiner is not None:
+        if workers <= 0 or parts.refiner is not None:
             return None
-        return ingest.backfill(workers, self._wake.set)
+        return catch_up_workers(parts.reader, workers, self._wake.set)
 
     def _rescan_interval(self, polling: bool) -> float:
         tail = self.config.tail
         return tail.poll_interval if polling else tail.rescan_interval
 
     def _cwds(self) -> list[str]:
-        return list(self.ingest.live.fold.overall.cwds) if self._ingest is not None else []
+        return list(self.parts.keeper.fold.overall.cwds) if self._parts is not None else []
 
     def _rebuild_metrics(self, force: bool = False) -> bool:
         """Rebuild the /metrics snapshot when due; True when it was."""
-        scheduler, ingest, knowledge = self.scheduler, self.ingest, self._knowledge
+        scheduler, parts, knowledge = self.scheduler, self.parts, self._knowledge
 
         def tail() -> TailFigures:
-            return TailFigures(polling=scheduler.polling, replaying=scheduler.replaying())
+            tailer, refiner = parts.reader.tailer, parts.refiner
+            return TailFigures(
+                polling=scheduler.polling,
+                replaying=scheduler.replaying(),
+                files_watched=len(tailer.files),
+                files_open=tailer.open_files,
+                lag_bytes=tailer.lag_bytes(),
+                llm=refiner.stats if refiner is not None else LlmStats(),
+                llm_cap=refiner.settings.daily_cost_cap if refiner is not None else None,
+            )
 
-        if not self._exporter.rebuild(ingest, knowledge.index, knowledge.bases, tail, scheduler.caught_up, force):
+        keeper = parts.keeper
+        if not self._exporter.rebuild(keeper, knowledge.index, knowledge.bases, tail, scheduler.caught_up, force):
             return False
-        ingest.skill_labels = list(self._exporter.labels.labelled)
+        keeper.skill_labels = list(self._exporter.labels.labelled)
         return True

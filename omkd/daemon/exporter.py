@@ -1,6 +1,6 @@
 """Keeps the /metrics snapshot current: gathers the figures, renders them off the scrape path.
 
-A rebuild happens only when something a metric shows has changed (the ingest's version,
+A rebuild happens only when something a metric shows has changed (the keeper's version,
 the clock-driven window, knowledge files), and at most once per snapshot interval; while
 omkd catches up on old files or drains a backlog (``omkd_replaying``), once a second is enough.
 """
@@ -8,14 +8,17 @@ omkd catches up on old files or drains a backlog (``omkd_replaying``), once a se
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Final
+from dataclasses import dataclass, field
+from typing import Final, Protocol
 
 from omkd.daemon.clock import Clock
-from omkd.daemon.ingest import Ingest
-from omkd.daemon.metrics import Snapshot, WindowRow, render
+from omkd.daemon.metrics import render
+from omkd.daemon.samples import Snapshot, WindowRow
+from omkd.daemon.selfmetrics import IngestStats
 from omkd.engine import figures
+from omkd.engine.counters import PipelineCounters
 from omkd.engine.figures import AllTimeCounts, SkillCounters, SkillTotals
+from omkd.engine.fold import Fold
 from omkd.engine.labels import CappedLabels
 from omkd.engine.plain import add_into
 from omkd.engine.report.build import KnowledgeIndex, agents_of, knowledge_of, open_segments
@@ -27,10 +30,45 @@ REPLAY_SNAPSHOT_INTERVAL: Final = 1.0
 
 @dataclass(slots=True)
 class TailFigures:
-    """What the exporter needs to know about the reading side beyond the ingest."""
+    """What the exporter needs to know about the reading side (the scheduler, the tailer, the LLM
+    judge), taken when a snapshot is."""
 
     polling: bool
     replaying: bool
+    files_watched: int = 0
+    files_open: int = 0
+    lag_bytes: int = 0
+    llm: LlmStats = field(default_factory=LlmStats)
+    llm_cap: float | None = None
+    """The LLM judge's daily cost cap; None when no LLM judge is configured."""
+
+
+class Exported(Protocol):
+    """What /metrics shows of the keeper (``keeper.Keeper``)."""
+
+    @property
+    def version(self) -> int:
+        """Bumped on every change a metric could show."""
+
+    @property
+    def fold(self) -> Fold: ...
+    @property
+    def exported_counters(self) -> dict[str, AllTimeCounts]:
+        """The all-time counters as of the last checkpoint."""
+
+    @property
+    def exported_pipeline(self) -> PipelineCounters: ...
+    @property
+    def stats(self) -> IngestStats: ...
+    @property
+    def last_event(self) -> float | None: ...
+    @property
+    def window_length(self) -> float: ...
+    @property
+    def rules_hash(self) -> str: ...
+    @property
+    def judge(self) -> str: ...
+    def open_after(self) -> float: ...
 
 
 def window_rows(
@@ -98,13 +136,13 @@ class Exporter:
         """Monotonic time of the next rebuild, or None when nothing changed."""
         return self._built + self.interval(caught_up) if self.dirty else None
 
-    def note(self, ingest: Ingest) -> None:
-        if ingest.version != self._version:
+    def note(self, kept: Exported) -> None:
+        if kept.version != self._version:
             self.dirty = True
 
     def rebuild(
         self,
-        ingest: Ingest,
+        kept: Exported,
         knowledge: KnowledgeIndex,
         bases: dict[str, BaseFigures],
         tail: Callable[[], TailFigures],
@@ -116,36 +154,36 @@ class Exporter:
         if not force and (not self.dirty or now - self._built < self.interval(caught_up)):
             return False
         tailing = tail()
-        self.text = render(self.snapshot(ingest, knowledge, bases, tailing))
+        self.text = render(self.snapshot(kept, knowledge, bases, tailing))
         self._backlog = caught_up and tailing.replaying
         self.dirty = False
         self._built = self._clock.monotonic()
-        self._version = ingest.version
+        self._version = kept.version
         return True
 
     def snapshot(
-        self, ingest: Ingest, knowledge: KnowledgeIndex, bases: dict[str, BaseFigures], tail: TailFigures
+        self, kept: Exported, knowledge: KnowledgeIndex, bases: dict[str, BaseFigures], tail: TailFigures
     ) -> Snapshot:
-        fold = ingest.live.fold
-        open_by_skill = open_segments(fold.open_in_window(), ingest.open_after())
+        fold = kept.fold
+        open_by_skill = open_segments(fold.open_in_window(), kept.open_after())
         overall = fold.overall
         return Snapshot(
-            counters=merge_counters(ingest.exported_counters, self.labels),
+            counters=merge_counters(kept.exported_counters, self.labels),
             window=window_rows(fold.skills, open_by_skill, knowledge, self.labels),
             overall=WindowRow(overall, figures.derive(overall), sum(open_by_skill.values()), 0, 0),
-            pipeline=ingest.exported_pipeline,
-            ingest=ingest.stats,
-            files_watched=len(ingest.tailer.files),
-            files_open=ingest.tailer.open_files,
-            lag_bytes=ingest.tailer.lag_bytes(),
+            pipeline=kept.exported_pipeline,
+            ingest=kept.stats,
+            files_watched=tail.files_watched,
+            files_open=tail.files_open,
+            lag_bytes=tail.lag_bytes,
             polling=tail.polling,
             replaying=tail.replaying,
-            last_event=ingest.live.last_event_ts,
-            window_length=ingest.config.window.length,
+            last_event=kept.last_event,
+            window_length=kept.window_length,
             labels=self.labels,
             knowledge=bases,
-            llm=ingest.refiner.stats if ingest.refiner is not None else LlmStats(),
-            llm_cap=ingest.refiner.settings.daily_cost_cap if ingest.refiner is not None else None,
-            rules_hash=ingest.rules_hash,
-            judge=ingest.judge,
+            llm=tail.llm,
+            llm_cap=tail.llm_cap,
+            rules_hash=kept.rules_hash,
+            judge=kept.judge,
         )

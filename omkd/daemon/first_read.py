@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, Final
 
-from omkd.daemon.tailer import HEAD_BYTES, MARKER_BYTES, digest, head_length
+from omkd.daemon.identity import HEAD_BYTES, MARKER_BYTES, digest, head_length
 from omkd.engine import stream_state
 from omkd.engine.counters import StreamCounters
 from omkd.engine.links import Link

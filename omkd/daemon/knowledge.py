@@ -10,8 +10,8 @@ from collections.abc import Iterable
 
 import structlog
 
+from omkd.config import Config
 from omkd.daemon.clock import Clock
-from omkd.daemon.config import Config
 from omkd.shell.knowledge import FileKnowledgeIndex
 from omkd.shell.knowledge_watch import BaseFigures, KnowledgeWatcher
 

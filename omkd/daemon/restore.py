@@ -5,6 +5,9 @@ while omkd was down, anywhere below the roots. A file that cannot be read for no
 changed) keeps its saved place and is read on from there once it can be. A file continues only
 if its first bytes and the bytes before the saved offset are unchanged; otherwise its saved
 stream is closed as it was and the file is read again from 0 as a new stream.
+
+``plan_restore`` does the tailer's part (which files it follows, from where) and returns the rest
+as a ``RestorePlan``, which the reader carries out (``Reader.restore``).
 """
 
 from __future__ import annotations
@@ -12,18 +15,11 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
-import structlog
-
-from omkd.daemon.state import FileCheckpoint
-from omkd.daemon.streams import load_state
-from omkd.daemon.tailer import Tailer, TrackedFile, walk_transcripts
-
-if TYPE_CHECKING:
-    from omkd.daemon.ingest import Ingest
-
-log = structlog.get_logger("omkd.ingest")
+from omkd.daemon.discovery import walk_transcripts
+from omkd.daemon.state.store import FileCheckpoint
+from omkd.daemon.tailer import Tailer, TrackedFile
 
 
 def locate(cp: FileCheckpoint, elsewhere: dict[tuple[int, int], str]) -> str | None:
@@ -66,33 +62,40 @@ def _intact(tailer: Tailer, file: TrackedFile, cp: FileCheckpoint) -> os.stat_re
     return None
 
 
-def _identities(ingest: Ingest) -> dict[tuple[int, int], str]:
+@dataclass(slots=True)
+class RestorePlan:
+    """What the reader does with the files a checkpoint named (the tailer follows them already)."""
+
+    ended: list[tuple[FileCheckpoint, str]] = field(default_factory=list)
+    """Saved streams that cannot be continued, and why: closed as they were saved, then forgotten."""
+    started: list[TrackedFile] = field(default_factory=list)
+    """Files read again from 0 as new streams (truncated or replaced while omkd was down)."""
+    moved: list[TrackedFile] = field(default_factory=list)
+    """Continued streams whose file was found under another name (its new path is saved)."""
+    unreadable: list[tuple[str, OSError]] = field(default_factory=list)
+    """Files that keep their saved place until they can be read again, with the error."""
+    restored: int = 0
+    """Saved streams continued (the unreadable ones included)."""
+
+
+def _identities(tailer: Tailer) -> dict[tuple[int, int], str]:
     """Every transcript below the roots by identity: where a file renamed while omkd was down went."""
-    tailer = ingest.tailer
     return {(info.st_dev, info.st_ino): path for path, info in walk_transcripts(tailer.roots, None, tailer.on_error)}
 
 
-def _end_saved(ingest: Ingest, cp: FileCheckpoint, why: str) -> None:
-    """A checkpointed file cannot be continued: close its stream as it was saved."""
-    processor = load_state(cp.state, cp.stream_id)
-    if processor is not None:
-        ingest.fold_changes(processor, closing=True)
-    ingest.drop_saved(cp.stream_id)
-    log.info("stream_ended_while_stopped", path=cp.path, reason=why)
-
-
-def restore_files(ingest: Ingest, checkpoints: list[FileCheckpoint]) -> None:
-    tailer = ingest.tailer
+def plan_restore(tailer: Tailer, checkpoints: list[FileCheckpoint]) -> RestorePlan:
+    """Follow each saved file that is still there (``tailer.track``); the plan says what else to do."""
+    plan = RestorePlan()
     elsewhere: dict[tuple[int, int], str] | None = None
     for cp in checkpoints:
         file = TrackedFile(cp.stream_id, cp.path, cp.dev, cp.ino, cp.offset, cp.head_len, cp.head_hash)
         path = locate(cp, {})
         if path is None:
             if elsewhere is None:
-                elsewhere = _identities(ingest)
+                elsewhere = _identities(tailer)
             path = locate(cp, elsewhere)
         if path is None:
-            _end_saved(ingest, cp, "its file is gone")
+            plan.ended.append((cp, "its file is gone"))
             continue
         file.path = path
         tailer.track(file)
@@ -100,18 +103,19 @@ def restore_files(ingest: Ingest, checkpoints: list[FileCheckpoint]) -> None:
             info = _intact(tailer, file, cp)
         except PermissionError as error:
             tailer.close_fd(file)
-            ingest.faults.record("restore", error, path=path)
+            plan.unreadable.append((path, error))
             with contextlib.suppress(OSError):
                 file.size, file.mtime_ns = cp.offset, os.stat(path).st_mtime_ns
-            ingest.stats.restored_files += 1
+            plan.restored += 1
             continue
         if info is None:
             tailer.untrack(file)
-            _end_saved(ingest, cp, "it was truncated or replaced")
+            plan.ended.append((cp, "it was truncated or replaced"))
             if os.path.exists(path):
-                ingest.start(tailer.new_file(path, os.stat(path)))
+                plan.started.append(tailer.new_file(path, os.stat(path)))
             continue
         file.size, file.mtime_ns = info.st_size, info.st_mtime_ns
-        ingest.stats.restored_files += 1
+        plan.restored += 1
         if path != cp.path:
-            ingest.note_moved(file)
+            plan.moved.append(file)
+    return plan

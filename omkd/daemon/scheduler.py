@@ -17,7 +17,8 @@ import structlog
 
 from omkd.daemon.backfill import Backfill
 from omkd.daemon.clock import Clock
-from omkd.daemon.ingest import FEED_STEP, READ_STEP, Ingest
+from omkd.daemon.parts import Parts
+from omkd.daemon.reader import FEED_STEP, READ_STEP
 from omkd.daemon.tailer import TrackedFile
 from omkd.daemon.watch import PollingWatch, Watch, start_watch
 
@@ -37,8 +38,9 @@ REPLAY_LAG_BYTES: Final = 8 << 20
 
 
 class ReadScheduler:
-    def __init__(self, ingest: Ingest, clock: Clock, wake: asyncio.Event) -> None:
-        self.ingest = ingest
+    def __init__(self, parts: Parts, clock: Clock, wake: asyncio.Event) -> None:
+        self.reader = parts.reader
+        self._keeper = parts.keeper
         self._clock = clock
         self._wake = wake
         self._hints: set[str] = set()
@@ -79,24 +81,24 @@ class ReadScheduler:
 
     def take_hints(self) -> None:
         hints, self._hints = self._hints, set()
-        ingest = self.ingest
+        reader = self.reader
         for path in hints:
-            result = ingest.tailer.poke(path)
+            result = reader.tailer.poke(path)
             if result is None:
                 if path.endswith((".jsonl", ".jsonl.1")) or "." not in Path(path).name:
                     self.soon()
                 continue
-            for file in ingest.apply_scan(result):
+            for file in reader.apply_scan(result):
                 self.ready[file.stream_id] = file
 
     def rescan(self, interval: Callable[[bool], float]) -> None:
-        ingest = self.ingest
-        before = {f.stream_id: (f.size, f.mtime_ns) for f in ingest.tailer.files.values()}
-        ready = ingest.rescan()
+        reader = self.reader
+        before = {f.stream_id: (f.size, f.mtime_ns) for f in reader.tailer.files.values()}
+        ready = reader.rescan()
         if not self.polling and self.announced:
             unannounced = [f for f in ready if f.stream_id not in self.ready]
             if unannounced and any(before.get(f.stream_id) is not None for f in unannounced):
-                ingest.stats.watch_missed += 1
+                reader.stats.watch_missed += 1
         for file in ready:
             self.ready[file.stream_id] = file
         self.rescan_due = self._clock.monotonic() + interval(self.polling)
@@ -122,11 +124,11 @@ class ReadScheduler:
             if backfill is not None:
                 backfill.stop()  # caught up: appends are read here
             return worked
-        ingest = self.ingest
+        reader = self.reader
         # far behind (a sum over every file followed): asked once, and only for a file a worker wants
         behind: bool | None = None
         for stream_id, file in list(self.ready.items()):
-            if stream_id not in ingest.tailer.files:
+            if stream_id not in reader.tailer.files:
                 del self.ready[stream_id]
                 continue
             held = backfill is not None and backfill.holds(stream_id)
@@ -142,22 +144,22 @@ class ReadScheduler:
             try:
                 read, at_end = self._read_slice(file)
             except OSError as error:
-                ingest.faults.record("read", error, path=file.path)
+                reader.faults.record("read", error, path=file.path)
                 read, at_end = 0, True
             if at_end:
                 del self.ready[stream_id]
-                ingest.drained(file)
+                reader.drained(file)
             worked = worked or read > 0
             # A millisecond, not sleep(0): one loop iteration serves only one step of a request
             # (accept, read, handler, write), so sleep(0) let an HTTP client wait several steps.
             await asyncio.sleep(0 if at_end else YIELD_SECONDS)
-            if stop() or ingest.wants_checkpoint():
+            if stop() or self._keeper.wants_checkpoint():
                 break  # back to the main loop, which saves (and evicts) before reading on
         return worked
 
     def _far_behind(self) -> bool:
         """Enough unread for catch-up workers to pay for their start (less is read here)."""
-        return self.ingest.tailer.lag_bytes() > REPLAY_LAG_BYTES
+        return self.reader.tailer.lag_bytes() > REPLAY_LAG_BYTES
 
     def start_backfill(self) -> None:
         """Start the catch-up workers now if what is unread wants them (at start: their start-up then
@@ -172,13 +174,13 @@ class ReadScheduler:
             self._collect(self.backfill)
 
     def _worth_a_worker(self, backfill: Backfill, file: TrackedFile) -> bool:
-        return backfill.wants(file) and self.ingest.streams.get(file.stream_id) is None
+        return backfill.wants(file) and self.reader.streams.get(file.stream_id) is None
 
     def _collect(self, backfill: Backfill) -> bool:
         """Adopt the workers' readings; their files are read on from where the workers stopped."""
         files = backfill.collect()
         for file in files:
-            if file.stream_id in self.ingest.tailer.files and file.size > file.read_offset:
+            if file.stream_id in self.reader.tailer.files and file.size > file.read_offset:
                 self.ready[file.stream_id] = file
         return bool(files)
 
@@ -188,7 +190,7 @@ class ReadScheduler:
         until = self._clock.monotonic() + READ_SLICE_SECONDS
         total = 0
         while total < READ_BUDGET:
-            read = self.ingest.feed(file, FEED_STEP)
+            read = self.reader.feed(file, FEED_STEP)
             total += read
             if read < FEED_STEP:
                 return total, True
@@ -197,4 +199,4 @@ class ReadScheduler:
         return total, False
 
     def replaying(self) -> bool:
-        return not self.caught_up or self.ingest.tailer.lag_bytes() > REPLAY_LAG_BYTES
+        return not self.caught_up or self.reader.tailer.lag_bytes() > REPLAY_LAG_BYTES

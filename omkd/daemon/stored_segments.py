@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from omkd.daemon.state import StateStore, summary_of
+from omkd.daemon.state.queries import summary_of
+from omkd.daemon.state.store import StateStore
 from omkd.engine.report.gaps import count_gaps
 from omkd.engine.segment_book import SegmentBook
 from omkd.engine.summary import SegmentSummary

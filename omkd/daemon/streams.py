@@ -16,7 +16,7 @@ import orjson
 import structlog
 
 from omkd import __version__
-from omkd.daemon.state import StateStore
+from omkd.daemon.state.store import StateStore
 from omkd.daemon.tailer import TrackedFile
 from omkd.engine import stream_state
 from omkd.engine.detect import registry

@@ -2,10 +2,10 @@
 
 A file is known by (device, inode) plus a hash of its first bytes (up to 1 KiB); on
 restore the hash of the 64 bytes before the saved offset is checked too (the offset
-marker). A rescan of the roots (``os.scandir``, one ``stat`` per file) is the source of
+marker: ``identity.py``). A rescan of the roots (``discovery.py``) is the source of
 truth; filesystem events only make it come sooner for the files they name.
 
-What the tailer reports, the ingest acts on:
+What the tailer reports, the reader (``reader.py``) acts on:
 - a new file is read from offset 0;
 - a renamed file keeps its identity and stream; one renamed out of the roots, or deleted,
   is drained through its open descriptor, then its stream ends;
@@ -17,31 +17,21 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
 import stat
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import Final
 
+from omkd.daemon.discovery import OnError, ignore, walk_transcripts
+from omkd.daemon.identity import HEAD_BYTES, MARKER_BYTES, digest, head_length, pread_exact
 from omkd.engine import formats
 
-HEAD_BYTES: Final = 1024
-MARKER_BYTES: Final = 64
 READ_AT_LEAST: Final = 65536
-
-
-def digest(data: bytes) -> bytes:
-    return hashlib.blake2b(data, digest_size=16).digest()
-
-
-def head_length(offset: int) -> int:
-    """How much of a file read to ``offset`` its head (the identity hash) covers."""
-    return min(HEAD_BYTES, offset)
 
 
 def new_stream_id() -> str:
@@ -97,66 +87,6 @@ class ScanResult:
     missing_roots: list[Path] = field(default_factory=list)
 
 
-OnError = Callable[[str, "OSError | str", str], None]
-"""Told of what discovery skips: (area, the error or a named condition, path)."""
-
-
-def _ignore(area: str, error: OSError | str, path: str) -> None:
-    return None
-
-
-def walk_transcripts(
-    roots: Iterable[Path], missing: list[Path] | None = None, on_error: OnError = _ignore
-) -> Iterator[tuple[str, os.stat_result]]:
-    """``(path, stat)`` of every ``*.jsonl`` regular file below the roots (no symlinked dirs).
-
-    Nothing met below a root stops the walk: a symlink loop, a dangling link, a FIFO or device
-    named ``*.jsonl``, an unreadable directory, no descriptor left for ``scandir`` are told to
-    ``on_error`` and skipped; a file or directory gone meanwhile is skipped silently.
-    """
-    stack: list[str] = []
-    for root in roots:
-        if root.is_dir():
-            stack.append(str(root))
-        elif missing is not None:
-            missing.append(root)
-    while stack:
-        directory = stack.pop()
-        try:
-            with os.scandir(directory) as entries:
-                for entry in entries:
-                    try:
-                        if entry.is_dir(follow_symlinks=False):
-                            stack.append(entry.path)
-                        elif formats.is_transcript(entry.path):
-                            info = entry.stat()
-                            if stat.S_ISREG(info.st_mode):
-                                yield entry.path, info
-                            else:
-                                on_error("discovery", "not_regular", entry.path)
-                    except FileNotFoundError:
-                        if entry.is_symlink():
-                            on_error("discovery", "dangling_symlink", entry.path)
-                    except OSError as error:
-                        on_error("discovery", error, entry.path)
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        except OSError as error:
-            on_error("discovery", error, directory)
-
-
-def pread_exact(fd: int, length: int, offset: int) -> bytes:
-    parts: list[bytes] = []
-    while length > 0:
-        chunk = os.pread(fd, length, offset)
-        if not chunk:
-            break
-        parts.append(chunk)
-        length -= len(chunk)
-        offset += len(chunk)
-    return b"".join(parts)
-
-
 class Tailer:
     """Tracks the transcript files below the roots and reads their new bytes."""
 
@@ -167,7 +97,7 @@ class Tailer:
         self._by_identity: dict[tuple[int, int], str] = {}
         self._by_path: dict[str, str] = {}
         self._open: OrderedDict[str, None] = OrderedDict()
-        self.on_error: OnError = _ignore
+        self.on_error: OnError = ignore
 
     # --- bookkeeping -------------------------------------------------------------------------
 

@@ -1,29 +1,68 @@
-"""What the HTTP endpoints read from a running daemon: prepared snapshots and reports."""
+"""What the HTTP endpoints read from a running daemon: prepared snapshots and reports, built from
+the keeper (``Kept``) and the knowledge files (``Known``), never from the daemon as a whole."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import Protocol
 
+from omkd.config import Config
+from omkd.daemon.selfmetrics import IngestStats
 from omkd.daemon.snapshot import read_window, take_window
 from omkd.daemon.stored_segments import StoredSegments
+from omkd.engine.counters import PipelineCounters
+from omkd.engine.fold import Fold
 from omkd.engine.plain import copy_record
-from omkd.engine.report.build import build_report, restrict
+from omkd.engine.report.build import KnowledgeIndex, build_report, restrict
 from omkd.engine.report.gaps import count_gaps, select_gaps
 from omkd.engine.report.schema import GapEntry, Report
+from omkd.engine.segmenting import SegmenterRules
 
-if TYPE_CHECKING:
-    from omkd.daemon.daemon import Daemon
+
+class Kept(Protocol):
+    """What status and gaps read of the keeper (``keeper.Keeper``)."""
+
+    @property
+    def version(self) -> int:
+        """Bumped on every change a report could show."""
+
+    @property
+    def fold(self) -> Fold: ...
+    @property
+    def pipeline(self) -> PipelineCounters: ...
+    @property
+    def rules(self) -> SegmenterRules: ...
+    @property
+    def judge(self) -> str: ...
+    @property
+    def stats(self) -> IngestStats: ...
+    @property
+    def config(self) -> Config: ...
+    def open_after(self) -> float: ...
+
+
+class Known(Protocol):
+    """The knowledge files as the daemon last listed them (``knowledge.KnowledgeView``)."""
+
+    @property
+    def index(self) -> KnowledgeIndex: ...
+    @property
+    def generation(self) -> int: ...
 
 
 class Views:
-    """The daemon as an HTTP ``StatusSource``."""
+    """The daemon as an HTTP ``StatusSource``: reports of the keeper's fold, the /metrics snapshot
+    the exporter rendered (``metrics``), and whether the first reading is done (``ready``)."""
 
-    def __init__(self, daemon: Daemon) -> None:
-        self._daemon = daemon
+    def __init__(self, kept: Kept, knowledge: Known, metrics: Callable[[], bytes]) -> None:
+        self._kept = kept
+        self._knowledge = knowledge
+        self._metrics = metrics
+        self.ready = False
+        """Set once everything on disk has been read at start (``/readyz``)."""
         self._built: tuple[tuple[object, ...], Report] | None = None
-        """The last report built, with what it was built from (the ingest's version, the window,
+        """The last report built, with what it was built from (the keeper's version, the window,
         the knowledge index, the second open segments are judged at): the pages of one ``omkd
         status`` reuse it (the window's summaries are read back from the state store to build one)."""
         self._building: tuple[tuple[object, ...], asyncio.Future[Report]] | None = None
@@ -31,26 +70,21 @@ class Views:
         the same moment wait for it rather than read the window again each."""
 
     @property
-    def ready(self) -> bool:
-        return self._daemon.ready
-
-    @property
     def missing_roots(self) -> tuple[str, ...]:
-        return self._daemon.ingest.stats.missing_roots if self._daemon.ready else ()
+        return self._kept.stats.missing_roots if self.ready else ()
 
     @property
     def roots(self) -> int:
-        return len(self._daemon.config.roots())
+        return len(self._kept.config.roots())
 
     def metrics_snapshot(self) -> bytes:
-        return self._daemon.metrics_snapshot()
+        return self._metrics()
 
     async def status(self, skills: list[str], agents: list[str] | None = None) -> Report:
-        daemon = self._daemon
-        ingest = daemon.ingest
-        roots = [str(root) for root in daemon.config.roots()]
-        open_after = ingest.open_after()
-        at = (ingest.version, ingest.live.fold.window.since, daemon.knowledge.generation, int(open_after))
+        kept = self._kept
+        roots = [str(root) for root in kept.config.roots()]
+        open_after = kept.open_after()
+        at = (kept.version, kept.fold.window.since, self._knowledge.generation, int(open_after))
         if self._built is not None and self._built[0] == at:
             built = self._built[1]
         else:
@@ -73,11 +107,10 @@ class Views:
     def _build(self, roots: list[str], open_after: float) -> Awaitable[Report]:
         """The status report of this moment: everything it reads is taken now (the window too:
         ``take_window``), and the window's saved summaries are then decoded while the loop runs."""
-        daemon = self._daemon
-        ingest = daemon.ingest
-        index, counters = daemon.knowledge.index, copy_record(ingest.pipeline)
-        rules, judge = ingest.streams.rules, ingest.judge
-        window = take_window(ingest.live.fold)
+        kept = self._kept
+        index, counters = self._knowledge.index, copy_record(kept.pipeline)
+        rules, judge = kept.rules, kept.judge
+        window = take_window(kept.fold)
 
         async def build() -> Report:
             fold = await window.read()
@@ -90,7 +123,7 @@ class Views:
     ) -> tuple[list[GapEntry], int]:
         """The newest gaps of the segments in the window (what the status figures count, so the
         answer does not depend on when retention last pruned), and how many older ones are kept."""
-        fold = self._daemon.ingest.live.fold
+        fold = self._kept.fold
         book = fold.segments
         if isinstance(book, StoredSegments):  # counted in the store, not decoded
             older = book.count_outside_gaps(fold.window, skill, kind, since, agent)

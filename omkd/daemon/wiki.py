@@ -16,8 +16,8 @@ import os
 
 import structlog
 
+from omkd.config import Config
 from omkd.daemon.clock import Clock
-from omkd.daemon.config import Config
 from omkd.daemon.snapshot import read_window
 from omkd.engine.fold import Fold
 from omkd.engine.report.build import KnowledgeIndex

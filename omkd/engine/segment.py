@@ -46,7 +46,7 @@ from omkd.engine.text_signals import Refiner, TextSignals
 __all__ = ["SegmentSummary", "StreamSegmenter"]
 """``SegmentSummary`` is named here for the summaries omkd 0.1.0 pickled as
 ``omkd.engine.segment.SegmentSummary`` (its home then): a state it wrote is read back through this
-name (``daemon/state.py``'s ``summary_of``; ``tests/test_state_upgrade.py``). Import it from
+name (``daemon/state/queries.py``'s ``summary_of``; ``tests/test_state_upgrade.py``). Import it from
 ``summary``."""
 
 LAUNCH_TOOLS: Final = frozenset({"Task", "Agent"})

@@ -2,7 +2,7 @@
 
 ``GapQuery`` is the one predicate of "which gaps count" (a skill, an agent, a type, at or after a
 moment): ``select_gaps`` and ``count_gaps`` apply it, and the daemon's count of its stored gaps in
-SQLite (``daemon/state.py``'s ``count_signals``) is pinned equal to it by
+SQLite (``daemon/state/queries.py``'s ``count_signals``) is pinned equal to it by
 ``tests/test_gap_count_sql.py``.
 """
 

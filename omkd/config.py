@@ -1,4 +1,5 @@
-"""Daemon configuration: one TOML file, validated by pydantic, immutable once loaded.
+"""omkd's configuration: one TOML file, validated by pydantic, immutable once loaded. The daemon
+runs on all of it; ``omkd scan``, ``calibrate`` and ``wiki --config`` read the same ``Config``.
 
 Durations are written as ``"30s"``, ``"5m"``, ``"24h"``, ``"7d"`` (or a number of
 seconds); sizes as ``"16MiB"``, ``"512KiB"`` (or a number of bytes). Every bad key is
@@ -24,15 +25,8 @@ from omkd.engine.timespec import parse_duration
 
 _SIZE = re.compile(r"^\s*(\d+)\s*(B|KiB|MiB|GiB|KB|MB|GB)?\s*$")
 _SIZE_UNITS: Final = {
-    None: 1,
-    "B": 1,
-    "KiB": 1024,
-    "MiB": 1 << 20,
-    "GiB": 1 << 30,
-    "KB": 1000,
-    "MB": 10**6,
-    "GB": 10**9,
-}
+    None: 1, "B": 1, "KiB": 1024, "MiB": 1 << 20, "GiB": 1 << 30, "KB": 1000, "MB": 10**6, "GB": 10**9,
+}  # fmt: skip
 
 
 def default_roots(environ: Mapping[str, str] | None = None) -> list[Path]:

@@ -1,0 +1,349 @@
+"""The reader: transcript files in, segment summaries out, handed to a ``Sink`` (the keeper).
+
+It follows the files the tailer finds, reads each in bounded steps (a read budget per file, so
+the loop stays responsive) into that file's stream processor, and hands the segments that changed
+and the links learnt to the sink. It acts on what a rescan reports — a new file begins a stream,
+a deleted or rotated one is drained through its descriptor and then ends, a truncated or replaced
+one ends and is read again from 0 — and notes where each file was read to (``positions.py``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable
+from typing import Final, Protocol
+
+import structlog
+
+from omkd.config import Config
+from omkd.daemon.clock import Clock
+from omkd.daemon.faults import Faults
+from omkd.daemon.first_read import FirstRead
+from omkd.daemon.positions import Positions
+from omkd.daemon.restore import plan_restore
+from omkd.daemon.selfmetrics import IngestStats
+from omkd.daemon.state.store import FileCheckpoint
+from omkd.daemon.streams import StreamStates, load_state
+from omkd.daemon.tailer import Ended, EndReason, ScanResult, Tailer, TrackedFile, new_stream_id
+from omkd.engine.counters import StreamCounters
+from omkd.engine.hedge_judge import HedgeVerdict
+from omkd.engine.links import Link
+from omkd.engine.stream import StreamProcessor
+from omkd.engine.summary import SegmentSummary
+
+log = structlog.get_logger("omkd.ingest")
+
+READ_STEP: Final = 256 << 10
+"""Bytes read from one file, at most, before the scheduler turns to the next one."""
+FEED_STEP: Final = 64 << 10
+"""Bytes parsed at once. Parsing runs at 3-40 MB/s depending on the records and on how busy the
+host is, so 256 KiB held the event loop for 30-170 ms; 64 KiB is a few milliseconds, and the
+scheduler looks at the clock between two (bench/soak.py measures /healthz while a 200 MB file
+drains)."""
+DRAIN_STEP: Final = FEED_STEP
+"""Bytes of a deleted or rotated file drained at once; the scheduler reads the rest a step at a
+time, so a large file rotated before it was read does not hold the event loop."""
+ENDED_COUNTER: Final = {
+    EndReason.DELETED: "files_deleted",
+    EndReason.VANISHED: "files_deleted",
+    EndReason.ROTATED: "files_rotated",
+    EndReason.TRUNCATED: "files_truncated",
+}
+
+
+class Sink(Protocol):
+    """Where the reader hands what it read (``keeper.Keeper``): the segments that changed, the last
+    ones of a stream that ended (``close``), the links learnt, the pipeline counters (a stream's
+    enter with ``sign`` 1 and leave with -1, a file begun), and that a metric could show a change."""
+
+    def take(self, summaries: Iterable[SegmentSummary]) -> None: ...
+    def close(self, summaries: Iterable[SegmentSummary]) -> None: ...
+    def learn(self, links: Iterable[Link]) -> None: ...
+    def count(self, counters: StreamCounters, sign: int) -> None: ...
+    def count_file(self) -> None: ...
+    def changed(self) -> None: ...
+
+
+class Reader:
+    """The daemon's reading side: the tailer's files, their parser states, and the sink."""
+
+    def __init__(
+        self,
+        config: Config,
+        clock: Clock,
+        tailer: Tailer,
+        streams: StreamStates,
+        positions: Positions,
+        sink: Sink,
+        stats: IngestStats,
+        faults: Faults,
+    ) -> None:
+        self.config = config
+        self.clock = clock
+        self.tailer = tailer
+        self.streams = streams
+        self.positions = positions
+        self.sink = sink
+        self.stats = stats
+        self.faults = faults
+        self.draining: dict[str, EndReason] = {}
+        """Deleted or rotated files still being read through their descriptor, then ended."""
+
+    def restore(self, checkpoints: list[FileCheckpoint], outdated: bool = False) -> None:
+        """Pick up the files a checkpoint named (``restore.py``); ``outdated``: their parser states
+        were made by other rules or another omkd, and are never unpickled, never folded."""
+        if outdated:
+            saved = [cp for cp in checkpoints if cp.state is not None]
+            self.stats.stream_states_outdated += len(saved)
+            for cp in saved:
+                cp.state = None
+        plan = plan_restore(self.tailer, checkpoints)
+        for path, error in plan.unreadable:
+            self.faults.record("restore", error, path=path)
+        for cp, why in plan.ended:
+            processor = load_state(cp.state, cp.stream_id)
+            if processor is not None:
+                self._hand(processor, closing=True)
+            self.positions.dropped(cp.stream_id)
+            log.info("stream_ended_while_stopped", path=cp.path, reason=why)
+        for file in plan.started:
+            self.start(file)
+        self.stats.restored_files += plan.restored
+        for file in plan.moved:
+            self.stats.files_rotated += 1
+            self.positions.touched(file.stream_id)
+
+    def reconfigure(self, new: Config) -> None:
+        self.config = new
+        self.tailer.roots = self.streams.roots = new.roots()
+        self.tailer.max_open_files = new.tail.max_open_files
+
+    # --- reading ----------------------------------------------------------------------------------
+
+    def start(self, file: TrackedFile) -> None:
+        self.sink.changed()
+        self.stats.files_discovered += 1
+        self.sink.count_file()
+        self.positions.touched(file.stream_id)
+
+    def feed(self, file: TrackedFile, budget: int) -> int:
+        """Read and hand on up to ``budget`` new bytes of ``file``; returns the bytes read."""
+        processor = self.streams.of(file)
+        sink = self.sink
+        total = 0
+        sink.count(processor.counters, -1)
+        try:
+            for chunk in self.tailer.read(file, self.config.tail.read_chunk, budget):
+                processor.feed(chunk)
+                total += len(chunk)
+        finally:
+            sink.count(processor.counters, 1)
+        if total:
+            self._took(file, total)
+            self._hand(processor)
+        return total
+
+    def adopt(self, file: TrackedFile, read: FirstRead) -> bool:
+        """Take a catch-up worker's reading of ``file`` from 0 (``backfill.py``) as if the loop had
+        read it; False (nothing changed) when the file was read, ended or replaced meanwhile."""
+        if (
+            read.consumed == 0  # not one whole line: nothing to take
+            or self.tailer.files.get(file.stream_id) is not file
+            or file.read_offset != 0
+            or self.streams.get(file.stream_id) is not None
+            or file.stream_id in self.draining
+        ):
+            return False
+        # the state is loaded only if the file grows before the next checkpoint saves it as it is
+        self.streams.unsaved[file.stream_id] = read.state
+        self.tailer.adopt(file, read.consumed, read.head_len, read.head_hash, read.tail)
+        self.sink.count(read.counters, 1)
+        self._took(file, read.consumed)
+        self.sink.take(read.summaries)
+        self.sink.learn(read.links)
+        return True
+
+    def _took(self, file: TrackedFile, total: int) -> None:
+        """``total`` new bytes of ``file`` were read."""
+        self.sink.changed()
+        file.last_read = self.clock.monotonic()
+        self.stats.bytes_read += total
+        self.stats.last_read = self.clock.time()
+        self.positions.took(file, total)
+
+    def _hand(self, processor: StreamProcessor, closing: bool = False) -> None:
+        """Hand a stream's changed segments (all of them, closed, when it ends) and its links on."""
+        if closing:
+            self.sink.close(processor.close())
+        else:
+            self.sink.take(processor.take_changed())
+        self.sink.learn(processor.take_links())
+
+    def refined(self, key: str, verdict: HedgeVerdict | None) -> None:
+        """The LLM judge answered: streams that wait for ``key`` hand on their changed segments."""
+        for stream_id, processor in self.streams.processors.items():
+            if not processor.segmenter.texts.awaiting:
+                continue
+            processor.segmenter.refine(key, verdict)
+            changed = processor.take_changed()
+            if changed:
+                self.sink.changed()
+                self.positions.touched(stream_id)
+                self.sink.take(changed)
+
+    # --- rescans ----------------------------------------------------------------------------------
+
+    def apply_scan(self, result: ScanResult, everything: bool = False) -> list[TrackedFile]:
+        """Act on a rescan or poke; returns the files with bytes to read.
+
+        After a poke only the files it named are looked at; after a full rescan, all.
+        """
+        for file in result.started:
+            self.start(file)
+        self.stats.files_renamed += result.renamed
+        if result.renamed:
+            self.sink.changed()
+        successors = [f for f in (self.end(ended) for ended in result.ended) if f is not None]
+        missing = tuple(str(p) for p in result.missing_roots)
+        if missing != self.stats.missing_roots:
+            for root in missing:
+                log.warning("root_missing", root=root, action="watching for it on every rescan")
+            self.stats.missing_roots = missing
+        candidates = self.tailer.files.values() if everything else [*result.started, *result.grown, *successors]
+        ready = [f for f in candidates if f.stream_id in self.tailer.files and f.size > f.read_offset]
+        return sorted(ready, key=lambda f: f.read_offset)
+
+    def rescan(self) -> list[TrackedFile]:
+        self.stats.rescans += 1
+        self.sink.changed()  # omkd_rescans_total moves: /metrics is rebuilt even when idle
+        return self.apply_scan(self.tailer.rescan(), everything=True)
+
+    # --- streams that end -------------------------------------------------------------------------
+
+    def end(self, ended: Ended) -> TrackedFile | None:
+        """A file's stream ends: drain what can still be read, close, forget the file.
+
+        A truncated file starts a new stream on the same descriptor, returned for reading.
+        """
+        file, reason = ended.file, ended.reason
+        if reason is EndReason.TRUNCATED and file.fd is not None:
+            # Keep the descriptor: the new content stays readable even if the file is
+            # deleted before the first read.
+            successor = self._successor(file)
+            log.info("stream_ended", path=file.path, reason=reason.value)
+            return successor
+        if reason in (EndReason.DELETED, EndReason.ROTATED):
+            if file.stream_id not in self.draining and not self._continues(file):
+                # Truncated or rewritten before it went away: what it holds now is not the rest
+                # of the stream. End the old stream, then read the inode again from 0.
+                self.end(Ended(self._successor(file), reason))
+                return None
+            try:
+                read = self.feed(file, DRAIN_STEP)
+            except OSError as error:
+                self.faults.record("drain", error, path=file.path)
+                read = 0
+            if read >= DRAIN_STEP:
+                self.draining[file.stream_id] = reason
+                return file  # more to drain: read on like any file, then ``drained`` ends it
+        self.draining.pop(file.stream_id, None)
+        self._finish(file, reason)
+        return self._reread_truncated(file) if reason is EndReason.TRUNCATED else None
+
+    def drained(self, file: TrackedFile) -> None:
+        """A deleted or rotated file was read to its end: its stream ends now."""
+        reason = self.draining.pop(file.stream_id, None)
+        if reason is not None:
+            self._finish(file, reason)
+
+    def _finish(self, file: TrackedFile, reason: EndReason) -> None:
+        self.close_stream(file)
+        counter = ENDED_COUNTER[reason]
+        setattr(self.stats, counter, getattr(self.stats, counter) + 1)
+        log.info("stream_ended", path=file.path, reason=reason.value)
+
+    def _reread_truncated(self, file: TrackedFile) -> TrackedFile | None:
+        try:
+            info = os.stat(file.path)
+        except OSError:
+            return None
+        if (info.st_dev, info.st_ino) == file.identity and file.identity not in self.tailer.identities():
+            fresh = self.tailer.new_file(file.path, info)
+            self.start(fresh)
+            return fresh
+        return None
+
+    def drain_everything(self, deadline: float) -> None:
+        """At shutdown: read what is on disk for every followed file, and for those just deleted
+        or rotated, before the final checkpoint — until ``deadline`` (monotonic)."""
+        for file in self.rescan():
+            while self.clock.monotonic() < deadline:
+                try:
+                    read = self.feed(file, DRAIN_STEP)
+                except OSError as error:
+                    self.faults.record("drain", error, path=file.path)
+                    break
+                if read < DRAIN_STEP:
+                    self.drained(file)
+                    break
+
+    def close_stream(self, file: TrackedFile) -> None:
+        """Close the stream; a partial last line it still held will never be completed."""
+        self.sink.changed()
+        processor = self.streams.take(file.stream_id)
+        if processor is not None:
+            if processor.splitter.pending_bytes:
+                self.stats.discarded["partial_at_delete"] += 1
+            self._hand(processor, closing=True)
+        self.tailer.untrack(file)
+        self.positions.dropped(file.stream_id)
+
+    def restart(self, file: TrackedFile) -> TrackedFile:
+        """Read a followed file again from 0 as a new stream (its old parser state is dropped, not
+        handed on: what it would hand out, the new reading gives again under the same keys)."""
+        fd, file.fd = file.fd, None
+        self.streams.forget(file.stream_id)
+        self.tailer.untrack(file)
+        self.positions.dropped(file.stream_id)
+        return self._new_stream(file, fd)
+
+    def _continues(self, file: TrackedFile) -> bool:
+        """The open descriptor still holds the stream read so far (not truncated, not rewritten)."""
+        if file.fd is None:
+            return True
+        try:
+            return os.fstat(file.fd).st_size >= file.read_offset and self.tailer.head_matches(file)
+        except OSError:
+            return True
+
+    def _successor(self, file: TrackedFile) -> TrackedFile:
+        """End ``file``'s stream; a new stream on the same open descriptor, from offset 0."""
+        fd, file.fd = file.fd, None
+        self.close_stream(file)
+        self.stats.files_truncated += 1
+        return self._new_stream(file, fd)
+
+    def _new_stream(self, file: TrackedFile, fd: int | None) -> TrackedFile:
+        """A new stream of ``file``'s path and identity, on its open descriptor, read from 0."""
+        fresh = TrackedFile(
+            new_stream_id(), file.path, file.dev, file.ino, fd=fd, size=file.size, mtime_ns=file.mtime_ns
+        )
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                info = os.fstat(fd)
+                # the version read now: a rescan that finds the same size and time reads it no more
+                fresh.size, fresh.mtime_ns = info.st_size, info.st_mtime_ns
+        self.tailer.track(fresh)
+        self.start(fresh)
+        return fresh
+
+    # --- memory -----------------------------------------------------------------------------------
+
+    def evict_excess(self) -> int:
+        """Keep at most ``tail.max_open_files`` parser states in memory (``Positions.evict_excess``)."""
+        return self.positions.evict_excess(self.config.tail.max_open_files)
+
+    def evict_idle(self) -> int:
+        """Drop the parser states of the checkpointed files idle for ``tail.idle_after``."""
+        return self.positions.evict_idle(self.clock.monotonic() - self.config.tail.idle_after)
