@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Final
 
 import orjson
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -139,11 +138,6 @@ def test_the_daemons_outside_count_is_the_python_predicates(
     assert counted == count_gaps(plain.outside(window), skill, kind, at, agent)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="daemon/state/queries.py's count_signals reads a missing agent as NULL; from_plain reads it as "
-    "claude_code (fix: COALESCE in the SQL)",
-)
 def test_a_summary_saved_before_agents_existed_counts_as_claude_codes(tmp_path: Path) -> None:
     """Found by this file: a summary saved by an omkd before other agents' formats (no ``agent``
     key) is read back as Claude Code's, so ``count_gaps`` of agent ``claude_code`` counts its gaps;

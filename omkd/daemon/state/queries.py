@@ -15,6 +15,7 @@ from typing import Any, Final
 
 import orjson
 
+from omkd.engine.formats import CLAUDE_CODE
 from omkd.engine.summary import SegmentSummary
 
 _READABLE_JSON: Final = "CASE WHEN json_valid(CAST(s.summary AS TEXT)) THEN CAST(s.summary AS TEXT) ELSE '{}' END"
@@ -149,7 +150,8 @@ class SummaryQueries:
             f"WHERE ({where}) AND substr(s.summary, 1, 1) = x'7b' "
             f"AND json_array_length({_READABLE_JSON}, '$.inherit') = 0 "
             f"AND (:skill IS NULL OR json_extract({_READABLE_JSON}, '$.skill') = :skill) "
-            f"AND (:agent IS NULL OR json_extract({_READABLE_JSON}, '$.agent') = :agent) "
+            # a summary saved before other agents' formats has no agent: it is Claude Code's (from_plain's default)
+            f"AND (:agent IS NULL OR COALESCE(json_extract({_READABLE_JSON}, '$.agent'), '{CLAUDE_CODE}') = :agent) "
             "AND s.key NOT IN (SELECT value FROM json_each(:excluded))"
         )
         seconds = f"SELECT type, t, CAST(t AS INTEGER) - (t < CAST(t AS INTEGER)) AS whole FROM ({signals})"  # noqa: S608
