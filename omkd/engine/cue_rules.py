@@ -15,6 +15,7 @@ rest. Every cue is a general form of its language, never a fixture's sentence.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final
 
@@ -161,3 +162,62 @@ THIRD_PERSON: Final = {
     r"(?:可能|也|还|還|并|並|都|根本|完全|其实|其實|似乎|好像|まだ|本当に|아직|정말)*\s*$",
 }
 """A third-person subject ending the text before a not-knowing cue (someone else's not-knowing)."""
+
+
+_LATIN_WORD: Final = re.compile(r"[a-zà-öø-ÿ]+")
+_HAN_ALL: Final = re.compile(r"[\u3400-\u9fff]")
+_KANA_ALL: Final = re.compile(r"[\u3040-\u30ff]")
+_HANGUL_ALL: Final = re.compile(r"[\uac00-\ud7af]")
+_SCRIPTS: Final = (
+    ("ru", re.compile(r"[\u0400-\u04ff]")),
+    ("el", re.compile(r"[\u0370-\u03ff]")),
+    ("he", re.compile(r"[\u0590-\u05ff]")),
+    ("ar", re.compile(r"[\u0600-\u06ff]")),
+    ("hi", re.compile(r"[\u0900-\u097f]")),
+    ("th", re.compile(r"[\u0e00-\u0e7f]")),
+)
+
+
+def _words(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+_STOPWORDS: Final = {
+    "en": _words("the is are and to of it this that i we be not with for in was have"),
+    "de": _words("der die das und ist nicht ich ein eine zu mit es den auf wir sie noch auch"),
+    "pt": _words("o os as é não que do da em um uma para com isso está são ao"),
+    "fr": _words("le la les est et je pas une des du ce il nous pour dans sont"),
+    "es": _words("el la los las es y que no en un una para con está lo del"),
+    "it": _words("il lo gli è e che non di un una per con sono della"),
+    "nl": _words("de het een en is niet ik van dat zijn op we"),
+}
+
+
+def language_of(text: str) -> str:
+    """The language a sentence is written in, from its script and, in Latin script, its commonest
+    words (another than English only with two of them, and more than English has): ``en``, ``de``,
+    ``pt``, ``fr``… ``zh``, ``ja``, ``ko``; ``und`` without letters. A Chinese, Japanese or Korean
+    sentence may hold English identifiers: its script wins when it has at least half as many
+    characters of it as English words."""
+    words = _LATIN_WORD.findall(text.lower())
+    half = len(words) / 2
+    for lang, script in (("ko", _HANGUL_ALL), ("ja", _KANA_ALL), ("zh", _HAN_ALL)):
+        count = len(script.findall(text))
+        if count >= 2 and count >= half:
+            return lang
+    if not words:
+        return next((lang for lang, script in _SCRIPTS if script.search(text)), "und")
+    votes = {lang: sum(1 for w in words if w in stop) for lang, stop in _STOPWORDS.items()}
+    other = max((lang for lang in votes if lang != "en"), key=lambda lang: (votes[lang], lang == "de", lang == "pt"))
+    return other if votes[other] >= max(2, votes["en"] + 1) else "en"
+
+
+def has_cues(lang: str) -> bool:
+    """The net has cues for this language (a sentence in another is reported, not counted certain)."""
+    return lang in LANGUAGES
+
+
+def uncovered_language(text: str) -> str | None:
+    """The language of ``text`` when the net has no cues for it (None when it has, or no letters)."""
+    lang = language_of(text)
+    return None if lang == "und" or has_cues(lang) else lang
