@@ -63,7 +63,7 @@ def test_segment_weight_is_the_max_of_its_signals() -> None:
     t.skill("okki")
     t.glob_miss("docs/**/a.md")
     t.grep_miss("retry_policy")
-    t.say("Presumably here [inferred].")
+    t.say("The retry limit is presumably set in CI [inferred].")
     add_segments(t, "okki", ["clean"] * 4)
     okki = health_of(report_of(t), "okki")
     assert okki.segments == 5

@@ -3,6 +3,7 @@ model file rebuilt bit for bit, ``omkd calibrate``, and the marker convention (s
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,8 @@ import pytest
 from omkd.engine import conventions, cues
 from omkd.engine.agreement import Cells, krippendorff_alpha
 from omkd.engine.cues import Candidate, Net
-from omkd.engine.hedge_judge import embedded_judge
+from omkd.engine.gold import read_gold
+from omkd.engine.hedge_judge import embedded_judge, threshold_of
 from omkd.engine.segmenting import SegmenterRules
 from omkd.shell.knowledge import FileKnowledgeIndex
 from tests.conftest import REAL_FIXTURES
@@ -98,6 +100,124 @@ def test_the_fast_net_finds_what_the_plain_alternation_finds() -> None:
     assert texts > 1500
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Der Fehler könnte an der Konfiguration liegen.", [("de", "könnte", cues.WEAK)]),
+        ("Ich weiß nicht, wo die Datei liegt.", [("de", "Ich weiß nicht", cues.STRONG)]),
+        ("Vermutlich fehlt die Variable in der Datei.", [("de", "Vermutlich", cues.WEAK)]),
+        ("Não tenho certeza se o arquivo existe.", [("pt", "Não tenho certeza", cues.STRONG)]),
+        ("O erro provavelmente vem do cache.", [("pt", "provavelmente", cues.WEAK)]),
+        ("这个配置可能不对。", [("zh", "可能", cues.WEAK)]),
+        ("這個設定應該是在 CI 裡面。", [("zh", "應該是", cues.WEAK)]),
+        ("我不確定遷移檔放在哪裡。", [("zh", "不確定", cues.STRONG)]),
+        ("设置文件在哪里还需要确认。", [("zh", "需要确认", cues.STRONG)]),
+        ("この設定はたぶん古いです。", [("ja", "たぶん", cues.WEAK)]),
+        ("原因はキャッシュかもしれません。", [("ja", "かもしれ", cues.WEAK)]),
+        ("設定ファイルの場所が分かりません。", [("ja", "分かりません", cues.STRONG)]),
+        ("세션의 작업 디렉토리가 문제인 것 같습니다.", [("ko", "것 같", cues.WEAK)]),
+        ("아마 환경 변수가 없는 것입니다.", [("ko", "아마", cues.WEAK)]),
+        ("설정 파일이 어디 있는지 모르겠습니다.", [("ko", "모르겠", cues.STRONG)]),
+        ("버전이 맞는지 확인이 필요합니다.", [("ko", "확인이 필요", cues.STRONG)]),
+        ("Let me check whether the flag is exported.", [("en", "Let me check", cues.WEAK)]),
+        ("I suspect the env file is not loaded.", [("en", "I suspect", cues.STRONG)]),
+    ],
+)
+def test_each_language_has_cues(text: str, expected: list[tuple[str, str, str]]) -> None:
+    """One hand-made sentence per language and kind of cue: its language, its cue, its strength."""
+    assert [(cues.language_of(c.sentence), c.cue, c.strength) for c in cues.candidates(text, Net(), False, False)] == (
+        expected
+    )
+    assert cues.has_cues(expected[0][0])
+
+
+def test_a_korean_word_that_only_holds_a_cue_is_no_cue() -> None:
+    """아마 is "probably" as a word; 아마존 (Amazon) holds it and is not one."""
+    assert candidates("아마존 서버에 배포했습니다.") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("Je ne sais pas où se trouve le fichier de configuration.", "fr"),
+        ("Не уверен, где лежит конфигурация.", "ru"),
+        ("The cache might be stale.", "en"),
+        ("The user calls it 笨 here, it might be a joke.", "en"),
+        ("12345 -> 678", "und"),
+    ],
+)
+def test_a_language_without_cues_is_reported(text: str, lang: str) -> None:
+    assert cues.language_of(text) == lang
+    assert cues.uncovered_language(text) == (None if lang in ("en", "und") else lang)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'He wrote "the cache might be stale" in the ticket.',
+        "The guide says “it might be the cache”.",
+        "The label reads 「たぶん古い」 on that page.",
+        "文档里写着「可能需要重启」。",
+        "The option is called 'might be stale' in the UI.",
+    ],
+    ids=["straight", "curly", "corner ja", "corner zh", "single"],
+)
+def test_a_cue_inside_quotation_marks_is_no_candidate(text: str) -> None:
+    assert candidates(text) == []
+
+
+def test_apostrophes_are_not_quotation_marks() -> None:
+    text = "I don't know where the users' settings live, it's odd."
+    assert candidates(text) == [("I don't know", text)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The user is not sure which plan to pick.",
+        "They don't know where the file is.",
+        "用户可能不知道这个功能。",
+        "客户不清楚迁移的步骤。",
+        "사용자가 잘 모르는 부분입니다.",
+        "ユーザーは分かりませんでした。",
+        "Der Benutzer weiß nicht, wo die Datei liegt.",
+    ],
+)
+def test_someone_elses_not_knowing_is_not_the_agents(text: str) -> None:
+    assert candidates(text) == []
+
+
+def test_the_agents_own_not_knowing_is_kept() -> None:
+    assert [c for c, _ in candidates("I am not sure which plan applies. 我不知道这个配置在哪里。")] == [
+        "I am not sure",
+        "不知道",
+    ]
+
+
+def test_the_threshold_table_by_part_and_language() -> None:
+    """A language with its own threshold uses it; another falls back to its part's."""
+    table = {"text": {"*": 0.6, "en": 0.5}, "thinking": {"*": 0.7, "zh": 0.8}}
+    assert threshold_of(table, False, "en") == 0.5
+    assert threshold_of(table, False, "ko") == 0.6
+    assert threshold_of(table, True, "zh") == 0.8
+    assert threshold_of(table, True, "en") == 0.7
+    shipped = embedded_judge().thresholds
+    assert set(shipped) == {"text", "thinking"}
+    assert all("*" in t and all(0 < v < 1 for v in t.values()) for t in shipped.values())
+
+
+def test_a_verdict_at_its_threshold_has_confidence_one_half() -> None:
+    """The confidence is how far the score lies from the threshold of its part and language."""
+    judge = embedded_judge()
+    [candidate] = cues.candidates("I'm not sure which config file applies here.", Net(), False, False)
+    verdict = judge.judge(candidate)
+    p, t = judge.score(candidate), judge.threshold(candidate)
+    assert verdict.is_uncertainty is (p >= t)
+    assert verdict.confidence == pytest.approx(
+        1 / (1 + math.exp(-abs(math.log(p / (1 - p)) - math.log(t / (1 - t))))), abs=1e-3
+    )
+
+
 def test_thinking_is_read_only_when_asked_and_marked() -> None:
     t = Transcript()
     t.prompt("which config applies?")
@@ -117,7 +237,15 @@ def test_thinking_is_read_only_when_asked_and_marked() -> None:
         ("I'm not sure which config file applies here.", True),
         ("I don't know where the retry limit is defined.", True),
         ("This is presumably set in CI.", True),
-        ("这一点需要查证。", True),
+        pytest.param(
+            "这一点需要查证。",
+            True,
+            marks=pytest.mark.xfail(
+                reason="the threshold cross-validation chose for Chinese text (0.87) is above this sentence's score: "
+                "the judge trades Chinese recall for precision (bench/README.md)",
+                strict=True,
+            ),
+        ),
         ("You might want to restart the server.", False),
         ("It seems the test passed.", False),
     ],
@@ -128,7 +256,7 @@ def test_the_embedded_judge_on_unambiguous_sentences(sentence: str, uncertain: b
     verdict = embedded_judge().judge(candidate)
     assert verdict.is_uncertainty is uncertain
     assert 0.5 <= verdict.confidence <= 1.0
-    assert verdict.judge == "embedded-v1"
+    assert verdict.judge == "embedded-v2"
 
 
 def test_a_hedging_signal_carries_its_verdict_and_sentence() -> None:
@@ -138,7 +266,7 @@ def test_a_hedging_signal_carries_its_verdict_and_sentence() -> None:
     [hedge] = hedging_gaps(t)
     assert hedge["sentence"] == "I'm not sure which config file applies here."
     assert hedge["is_uncertainty"] is True
-    assert hedge["judge"] == "embedded-v1"
+    assert hedge["judge"] == "embedded-v2"
     assert hedge["reason"]
     assert hedge["confidence"] >= 0.5
 
@@ -181,8 +309,8 @@ def test_explain_shows_every_candidate_with_its_verdict(tmp_path: Path) -> None:
     assert ran.returncode == 0, ran.stderr
     found = orjson.loads(ran.stdout)["candidates"]
     assert [(c["cue"], c["is_uncertainty"], c["judge"]) for c in found] == [
-        ("might", False, "embedded-v1"),
-        ("I'm not sure", True, "embedded-v1"),
+        ("might", False, "embedded-v2"),
+        ("I'm not sure", True, "embedded-v2"),
     ]
     assert all(c["reason"] and 0.5 <= c["confidence"] <= 1 for c in found)
 
@@ -230,11 +358,39 @@ def test_calibrate_two_labellings_of_ten_sentences(tmp_path: Path) -> None:
     assert again.stdout == ran.stdout  # the bootstrap is seeded by the labels
 
 
-def test_calibrate_the_embedded_judge_against_the_held_out_sentences() -> None:
-    ran = omkd("calibrate", "--gold", REPO / "tests" / "data" / "hedging_sentences.jsonl", "--split", "heldout")
+def test_calibrate_leaves_out_what_the_embedded_judge_was_trained_on(tmp_path: Path) -> None:
+    """Two sentences of the training data and two made up here: only the new ones are scored,
+    and the two left out are counted; ``--include-training`` scores all four."""
+    trained = [s for s in read_gold(REPO / "tests" / "data" / "hedging_sentences.jsonl") if not s.written][:2]
+    assert all(embedded_judge().trained_on(s.candidate.sentence) for s in trained)
+    rows = [{"id": s.id, "sentence": s.candidate.sentence, "is_uncertainty": s.is_uncertainty} for s in trained]
+    rows += [
+        {"id": "new1", "sentence": "I am not sure which port the staging proxy listens on.", "is_uncertainty": True},
+        {"id": "new2", "sentence": "You might want to restart the staging proxy.", "is_uncertainty": False},
+    ]
+    gold = tmp_path / "gold.jsonl"
+    gold.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    ran = omkd("calibrate", "--gold", gold, "--json")
     assert ran.returncode == 0, ran.stderr
-    assert "judge embedded-v1" in ran.stdout
-    assert "Krippendorff α" in ran.stdout
+    found = orjson.loads(ran.stdout)
+    assert found["left_out"] == 2
+    assert found["overall"]["cells"]["tp"] + found["overall"]["cells"]["fn"] == 1
+    shown = omkd("calibrate", "--gold", gold)
+    assert "judge embedded-v2" in shown.stdout
+    assert "2 sentence(s) left out" in shown.stdout
+    everything = orjson.loads(omkd("calibrate", "--gold", gold, "--json", "--include-training").stdout)
+    assert everything["left_out"] == 0
+    assert sum(everything["overall"]["cells"].values()) == 4
+
+
+def test_calibrate_refuses_when_every_sentence_was_trained_on(tmp_path: Path) -> None:
+    trained = [s for s in read_gold(REPO / "tests" / "data" / "hedging_sentences.jsonl") if not s.written][:3]
+    rows = [{"id": s.id, "sentence": s.candidate.sentence, "is_uncertainty": s.is_uncertainty} for s in trained]
+    (tmp_path / "gold.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    ran = omkd("calibrate", "--gold", tmp_path / "gold.jsonl")
+    assert ran.returncode == 2
+    assert "training data" in ran.stderr
+    assert "--include-training" in ran.stderr
 
 
 @pytest.mark.parametrize(

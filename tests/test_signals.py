@@ -786,17 +786,24 @@ def test_markers_outside_assistant_text_are_not_signals() -> None:
 # --- §3.3 hedging -----------------------------------------------------------------------------
 
 
+_SHORT = pytest.mark.xfail(
+    reason="the judge retrained on real sentences (embedded-v2) scores this short, context-free sentence below the "
+    "threshold cross-validation chose for its language (Chinese text 0.87, English text 0.68): see bench/README.md",
+    strict=True,
+)
+
+
 @pytest.mark.parametrize(
     "text",
     [
-        "我不确定这个配置是否生效",
-        "没有足够信息判断重试次数",
-        "这一点需要查证",
-        "无法确认部署区域",
+        pytest.param("我不确定这个配置是否生效", marks=_SHORT),
+        pytest.param("没有足够信息判断重试次数", marks=_SHORT),
+        pytest.param("这一点需要查证", marks=_SHORT),
+        pytest.param("无法确认部署区域", marks=_SHORT),
         "I'm not sure the flag exists.",
         "I’m not sure the flag exists.",
         "Im not sure the flag exists.",
-        "I'M NOT SURE about that.",
+        pytest.param("I'M NOT SURE about that.", marks=_SHORT),
         "There is insufficient information in the docs.",
         "I need to verify the retry count.",
         "This is presumably set in CI.",
@@ -826,11 +833,11 @@ def test_at_most_one_hedging_signal_per_segment() -> None:
     t = Transcript()
     t.prompt("what is the retry count?")
     t.skill("http-client")
-    t.say("I'm not sure. Presumably 3.")
-    t.say("I need to verify that; 我不确定.")
+    t.say("I'm not sure which file sets the retry count. The retry count is presumably read from the environment.")
+    t.say("I need to verify that the flag exists.")
     t.prompt("and the timeout?")
     t.skill("http-client")
-    t.say("Presumably 30 seconds.")
+    t.say("The timeout is presumably set in CI.")
     report = report_of(t)
     assert health_of(report, "http-client").segments == 2
     assert signal_counts(report.overall) == {"hedging": 2}
@@ -860,8 +867,8 @@ def test_opted_in_thinking_still_gives_one_hedge_per_segment() -> None:
     """A hedge in thinking and another in text of the same segment are one signal."""
     t = Transcript()
     t.prompt("what is the retry count?")
-    t.think("Presumably 3.")
-    t.say("I'm not sure, presumably 3.")
+    t.think("The retry count is presumably read from the environment.")
+    t.say("I'm not sure which file sets the retry count.")
     assert overall_signals(t, SegmenterRules(include_thinking=True)) == {"hedging": 1}
 
 

@@ -15,7 +15,15 @@ from omkd.cli.render import stdout_console
 from omkd.engine.agreement import Measure
 from omkd.engine.gold import GoldError, GoldSentence, read_gold
 from omkd.engine.hedge_judge import embedded_judge
-from omkd.shell.calibrate import Agreement, Calibration, calibrate, labels_from, llm_labels, select
+from omkd.shell.calibrate import (
+    Agreement,
+    Calibration,
+    calibrate,
+    labels_from,
+    llm_labels,
+    select,
+    training_overlap,
+)
 
 MEASURES = ("precision", "recall", "f1", "alpha")
 
@@ -34,6 +42,11 @@ def _row(table: Table, name: str, found: Agreement) -> None:
 def show(result: Calibration) -> None:
     console = stdout_console()
     console.print(f"judge {result.judge} against {result.gold}")
+    if result.left_out:
+        console.print(
+            f"[yellow]{result.left_out} sentence(s) left out: the embedded judge was trained on them "
+            "(--include-training scores them too, a flattering figure)[/yellow]"
+        )
     table = Table("sentences", "n", "tp/fp/fn/tn", "precision", "recall", "F1", "Krippendorff α", box=None)
     _row(table, "all", result.overall)
     for lang, found in result.by_language.items():
@@ -58,6 +71,18 @@ def _sentences(gold_path: Path, split: str | None, part: str) -> list[GoldSenten
     if not sentences:
         raise GoldError(f"{gold_path}: no labelled sentence" + (f" in split {split!r}" if split else ""))
     return sentences
+
+
+def _unseen(gold_path: Path, sentences: list[GoldSentence]) -> tuple[list[GoldSentence], int]:
+    """The sentences the embedded judge was not trained on, and how many were left out."""
+    seen = {id(s) for s in training_overlap(sentences)}
+    kept = [s for s in sentences if id(s) not in seen]
+    if not kept:
+        raise GoldError(
+            f"{gold_path}: all {len(seen)} sentence(s) are in the embedded judge's training data; "
+            "--include-training scores them anyway (a flattering figure)"
+        )
+    return kept, len(seen)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -117,13 +142,25 @@ def _judged(sentences: list[GoldSentence], config_path: Path | None) -> Judged:
     show_default=True,
     help="Only sentences from text or thinking parts.",
 )
+@click.option(
+    "--include-training",
+    is_flag=True,
+    help="Also score the sentences the embedded judge was trained on (left out by default).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def calibrate_command(
-    gold_path: Path, labels_path: Path | None, config_path: Path | None, split: str | None, part: str, as_json: bool
+    gold_path: Path, labels_path: Path | None, config_path: Path | None, split: str | None, part: str,
+    include_training: bool, as_json: bool,
 ) -> None:  # fmt: skip
-    """Precision, recall, F1 and Krippendorff's alpha of the hedging judge in use against hand labels."""
+    """Precision, recall, F1 and Krippendorff's alpha of the hedging judge in use against hand labels.
+
+    A judge is not scored on the sentences the embedded judge was trained on (its model file
+    records them) unless --include-training: the count left out is printed."""
+    left_out = 0
     try:
         sentences = _sentences(gold_path, split, part)
+        if labels_path is None and not include_training:
+            sentences, left_out = _unseen(gold_path, sentences)
         if labels_path is not None:
             judged = Judged(labels_from(labels_path, sentences), f"labels:{labels_path}")
         else:
@@ -131,7 +168,7 @@ def calibrate_command(
     except GoldError as error:
         click.echo(f"omkd calibrate: {error}", err=True)
         sys.exit(EXIT_INPUT)
-    result = calibrate(gold_path, sentences, judged.said, judged.judge, judged.model, judged.fell_back)
+    result = calibrate(gold_path, sentences, judged.said, judged.judge, judged.model, judged.fell_back, left_out)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(dataclasses.asdict(result), option=orjson.OPT_INDENT_2) + b"\n")
     else:

@@ -1,14 +1,18 @@
-"""The recall net of hedging: a wide table of uncertainty cues, English and Chinese, applied to
-sentences of assistant text outside quotes, code and tables.
+"""The recall net of hedging (spec §3.3): the cue table of ``cue_rules.py`` (English, German,
+Portuguese, Chinese in both scripts, Japanese, Korean) applied to sentences of assistant text
+outside code, tables and quotation marks, with the guard against someone else's not-knowing.
 
 The net is cheap and deliberately wide: on real assistant text a cue alone is wrong more often
 than right ("might" in a possibility analysis, 应该 as "should", "seems" about output just seen).
 Each hit is a *candidate* — the sentence, its neighbours, the cue — that the judge
 (``hedge_judge.py``) then decides. Extra cues (regular expressions) come from the configuration.
 
-``Net`` runs the table fast: an English row's expression runs only when one of its anchors (text
-that every match contains) is in the text, the Chinese cues only when the text has Han
-characters. ``reference_net`` is the same table as one plain alternation, for tests to compare.
+``Net`` runs the table in one pass: an Aho-Corasick automaton finds every row's anchors (text
+that every match contains) at once; a literal row (most Chinese, Japanese and Korean cues) is its
+anchor, and a row's expression runs only around its anchors. ``reference_net`` is the same table
+as one plain alternation, for tests to compare. The guards (``guarded``): a cue inside quotation
+marks of any kind is quoted, not used; a not-knowing whose subject is a third person ("the user
+doesn't know", 用户不知道) is not the agent's.
 """
 
 from __future__ import annotations
@@ -19,55 +23,36 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+import ahocorasick
+
 from omkd.engine import markers
+from omkd.engine.cue_rules import (
+    LATIN,
+    STRONG,
+    TABLE,
+    THIRD_PERSON,
+    WEAK,
+    CueRow,
+    has_cues,
+    language_of,
+    uncovered_language,
+)
 
-STRONG: Final = "strong"
-WEAK: Final = "weak"
-
-# (cue, strength, anchors, note). English cues are regular expressions matched case-insensitively
-# between word boundaries; every match contains one of the row's anchors (lower-case substrings,
-# separated by ``|``). ``strong``
-# cues say outright that a fact is not known or not verified (the phrases of the first draft and
-# their kin); ``weak`` ones only soften a statement, and are wrong more often than right. The
-# judge starts from the strength (``hedge_judge.PRIORS``) and learns the rest.
-ENGLISH_CUES: Final = (
-    (r"might", WEAK, "might", "the commonest real form"),
-    (r"may (?:be|have|not|also|need|require|contain|exist|differ|fail|already)", WEAK, "may ", "possibility"),
-    (r"could (?:be|have|also|mean)", WEAK, "could ", ""),
-    (r"(?:un)?likely", WEAK, "likely", ""),
-    (r"probably|possibly|perhaps|maybe|apparently|seemingly", WEAK, "probabl|possibl|perhap|maybe|apparent|seem", ""),
-    (r"presumably|supposedly", STRONG, "presum|suppos", ""),
-    (r"seems?|appears?(?: to)?", WEAK, "seem|appear", "often an observation of output just seen"),
-    (r"I (?:think|believe)|assuming", WEAK, "think|believe|assum", ""),
-    (r"I (?:guess|suspect|assume)", STRONG, "guess|suspect|assum", ""),
-    (r"I(?:['’]m| am) (?:fairly|pretty|not) (?:sure|certain|confident)", STRONG, "sure|certain|confident", ""),
-    (r"not (?:sure|certain|clear)|unsure|uncertain|unclear", STRONG, "sure|certain|clear", ""),
-    (r"(?:I )?do(?:n['’]t| not) know|no idea", STRONG, "know|idea", ""),
-    (r"need to (?:verify|confirm|find out)", STRONG, "need to", ""),
-    (r"need to (?:check|investigate|look)", WEAK, "need to", "a plan as often as a doubt"),
-    (r"to (?:verify|confirm) (?:that|whether|if)", STRONG, "verif|confirm", ""),
-    (r"hard to say|can(?:['’]t|not) tell", STRONG, "hard to|tell", ""),
-    (r"(?:my )?guess|if I recall|IIRC|as far as I know|AFAIK", STRONG, "guess|recall|iirc|as far as|afaik", ""),
-    (r"should be|must be|would expect", WEAK, "should be|must be|expect", "a requirement as often"),
-    (r"(?:haven['’]t|have not|not) (?:been )?verified|unverified", STRONG, "verif", ""),
-    (r"insufficient information|not enough information", STRONG, "information", ""),
-    (r"(?:I )?(?:can(?:['’]t|not)|couldn['’]t|could not) (?:confirm|determine)", STRONG, "confirm|determine", ""),
-    (r"(?:I )?(?:can(?:['’]t|not)|couldn['’]t|could not) (?:find|locate)", WEAK, "find|locate",
-     "a failed search as often"),
-    (r"(?:don['’]t|do not) see", WEAK, " see", ""),
-)  # fmt: skip
-CHINESE_CUES: Final = (
-    (("可能", "也许", "也許", "或许", "或許", "大概", "估计", "估計", "似乎", "好像", "看起来", "看起來",
-      "看来", "看來", "应该是", "應該是", "应该", "應該", "我认为", "我認為", "我觉得", "我覺得", "貌似",
-      "疑似", "未必", "不一定", "恐怕"), WEAK, "应该/應該 is 'should' as often as 'presumably'"),
-    (("我猜", "猜测", "猜測", "推测", "推測", "不确定", "不確定", "不太确定", "不太確定", "不清楚", "不太清楚",
-      "不知道", "无法确认", "無法確認", "无法确定", "無法確定", "需要确认", "需要確認", "需要验证", "需要驗證",
-      "需要查证", "需要查證", "待确认", "待確認", "据我所知", "據我所知", "印象中", "没有足够信息",
-      "沒有足夠資訊"), STRONG, ""),
-)  # fmt: skip
+__all__ = [
+    "STRONG",
+    "WEAK",
+    "Candidate",
+    "Net",
+    "candidates",
+    "has_cues",
+    "language_of",
+    "net_of",
+    "uncovered_language",
+]
 
 _HAN: Final = re.compile(r"[\u3400-\u9fff]")
-_WORD_CHAR: Final = re.compile(r"\w")
+_KANA: Final = re.compile(r"[\u3040-\u30ff]")
+_HANGUL: Final = re.compile(r"[\uac00-\ud7af]")
 _SENTENCE_END: Final = re.compile(r"[.!?]\s+(?=[A-Z\"'(\[*_\-]|[^\x00-\x7f])|[。！？；]|\n+")
 """A sentence ends after . ! ? followed by space and what can start one, after 。！？； or at a line
 break (the punctuation stays with the sentence it ends)."""
@@ -79,30 +64,26 @@ CONTEXT_AFTER: Final = 1
 MAX_SENTENCE: Final = 600
 MAX_CONTEXT: Final = 1200
 WINDOW: Final = 40
-"""Characters either side of an anchor that a cue holding it can span (the longest is ~25)."""
+"""Characters either side of an anchor that a cue holding it can span (the longest is ~35)."""
+SUBJECT_CHARS: Final = 48
+"""How far before a not-knowing cue its subject is looked for."""
+MAX_QUOTE: Final = 300
+"""A quotation is closed within a line and this many characters (an unmatched mark quotes nothing)."""
 
 
-def _chinese(strength: str | None = None) -> list[str]:
-    """Chinese cues (of one strength), longest first so that 不太确定 wins over 不确定."""
-    found = [cue for cues, s, _ in CHINESE_CUES if strength in (None, s) for cue in cues]
-    return sorted(found, key=len, reverse=True)
+def _pattern(row: CueRow) -> str:
+    return rf"\b(?:{row.pattern})\b" if row.lang in LATIN else f"(?:{row.pattern})"
 
 
 def reference_net(extra: tuple[str, ...] = ()) -> re.Pattern[str]:
     """The whole table as one case-insensitive alternation (what ``Net`` must find, found slowly)."""
-    english = "|".join(pattern for pattern, _, _, _ in ENGLISH_CUES)
-    chinese = "|".join(map(re.escape, _chinese()))
-    extras = "".join(f"|(?:{p})" for p in extra)
-    return re.compile(rf"\b(?:{english})\b|{chinese}{extras}", re.IGNORECASE)
+    rows = sorted(TABLE, key=lambda row: -len(row.pattern) if row.literal else 0)  # 不太确定 before 不确定
+    alternatives = [_pattern(row) for row in rows] + [f"(?:{p})" for p in extra]
+    return re.compile("|".join(alternatives), re.IGNORECASE)
 
 
 _STRONG: Final = re.compile(
-    r"^(?:"
-    + "|".join(pattern for pattern, strength, _, _ in ENGLISH_CUES if strength == STRONG)
-    + "|"
-    + "|".join(map(re.escape, _chinese(STRONG)))
-    + r")$",
-    re.IGNORECASE,
+    "^(?:" + "|".join(_pattern(row) for row in TABLE if row.strength == STRONG) + ")$", re.IGNORECASE
 )
 
 
@@ -117,59 +98,130 @@ def net_of(extra: tuple[str, ...] = ()) -> Net:
     return Net(extra)
 
 
+Hit = tuple[int, int, str, CueRow | None]
+"""(start, end, cue, the row that found it; None for a configured extra cue)."""
+
+
 class Net:
     """The cue table (and configured extra cues) compiled for speed."""
 
     def __init__(self, extra: tuple[str, ...] = ()) -> None:
         self.extra = extra
-        # Each row runs on the lower-cased text only around its anchors' occurrences (a row whose
-        # expression opens with \b or an optional word is slow to run over a whole text). The regex
-        # engine sees the characters before a window's start, so the leading \b is exact; a cue
-        # ends well before a window's end.
-        self._english = [
-            (tuple(anchors.split("|")), re.compile(rf"\b(?:{pattern.lower()})\b"))
-            for pattern, _, anchors, _ in ENGLISH_CUES
-        ]
+        self._rows = TABLE
+        self._compiled = [re.compile(_pattern(row).lower()) for row in TABLE]
+        automaton = ahocorasick.Automaton()
+        by_anchor: dict[str, list[int]] = {}
+        for i, row in enumerate(TABLE):
+            for anchor in row.anchors:
+                by_anchor.setdefault(anchor.lower(), []).append(i)
+        for anchor, rows in by_anchor.items():
+            automaton.add_word(anchor, (len(anchor), tuple(rows)))
+        automaton.make_automaton()
+        self._automaton = automaton
         self._slow = reference_net()
-        self._anchors = sorted({a for anchors, _ in self._english for a in anchors})
-        self._chinese = re.compile("|".join(map(re.escape, _chinese())))
+        self._by_pattern = {p.pattern: row for p, row in zip(self._compiled, TABLE, strict=True)}
         self._extra = [re.compile(p, re.IGNORECASE) for p in extra]
 
     def hits(self, text: str) -> list[tuple[int, int, str]]:
         """Every cue in ``text`` as (start, end, cue), in order; at one start the longest first."""
-        found: list[tuple[int, int, str]] = []
-        lowered = text.lower()
-        if len(lowered) != len(text):  # a character whose lower case is longer: the plain way
-            found = [(m.start(), m.end(), m.group(0)) for m in self._slow.finditer(text)]
-            found.sort(key=lambda hit: (hit[0], -hit[1]))
-            return found
-        present = {a for a in self._anchors if a in lowered}
-        if present:
-            found = self._english_hits(text, lowered, present)
-        if _HAN.search(text):
-            found.extend((m.start(), m.end(), m.group(0)) for m in self._chinese.finditer(text))
-        for pattern in self._extra:
-            found.extend((m.start(), m.end(), m.group(0)) for m in pattern.finditer(text) if m.end() > m.start())
-        found.sort(key=lambda hit: (hit[0], -hit[1]))
-        return found
+        return [(start, end, cue) for start, end, cue, _ in self.row_hits(text)]
 
-    def _english_hits(self, text: str, lowered: str, present: set[str]) -> list[tuple[int, int, str]]:
-        found: set[tuple[int, int]] = set()
-        size = len(lowered)
-        for anchors, pattern in self._english:
-            for anchor in anchors:
-                if anchor not in present:
-                    continue
-                at = lowered.find(anchor)
-                while at >= 0:
-                    for m in pattern.finditer(lowered, max(0, at - WINDOW), min(size, at + len(anchor) + WINDOW)):
-                        found.add(m.span())
-                    at = lowered.find(anchor, at + 1)
-        return [(start, end, text[start:end]) for start, end in found]
+    def row_hits(self, text: str) -> list[Hit]:
+        """Every cue in ``text`` with the row that found it, in order; at one start the longest first."""
+        lowered = text.lower()
+        found: dict[tuple[int, int], CueRow | None]
+        if len(lowered) != len(text):  # a character whose lower case is longer: the plain way
+            found = {m.span(): self._row_of(m.group(0)) for m in self._slow.finditer(text)}
+        else:
+            found = self._table_hits(lowered)
+        for pattern in self._extra:
+            for m in pattern.finditer(text):
+                if m.end() > m.start():
+                    found.setdefault(m.span(), None)
+        hits = [(start, end, text[start:end], row) for (start, end), row in found.items()]
+        hits.sort(key=lambda hit: (hit[0], -hit[1]))
+        return hits
+
+    def _row_of(self, cue: str) -> CueRow | None:
+        lowered = cue.lower()
+        return next((TABLE[i] for i, p in enumerate(self._compiled) if p.fullmatch(lowered)), None)
+
+    def _table_hits(self, lowered: str) -> dict[tuple[int, int], CueRow | None]:
+        found: dict[tuple[int, int], CueRow | None] = {}
+        windows: dict[int, list[tuple[int, int]]] = {}
+        rows, compiled, size = self._rows, self._compiled, len(lowered)
+        for last, (length, indices) in self._automaton.iter(lowered):
+            start = last + 1 - length
+            for i in indices:
+                row = rows[i]
+                if row.literal:
+                    found.setdefault((start, last + 1), row)
+                else:
+                    windows.setdefault(i, []).append((max(0, start - WINDOW), min(size, last + 1 + WINDOW)))
+        for i, spans in windows.items():
+            pattern, row = compiled[i], rows[i]
+            spans.sort()
+            merged = [list(spans[0])]
+            for low, high in spans[1:]:  # anchors come in text order: overlapping windows are read as one
+                if low <= merged[-1][1]:
+                    merged[-1][1] = max(merged[-1][1], high)
+                else:
+                    merged.append([low, high])
+            for low, high in merged:
+                for m in pattern.finditer(lowered, low, high):
+                    found.setdefault(m.span(), row)
+        return found
 
     def pick(self, sentence: str) -> str | None:
         """The cue a sentence is judged by: its first strong cue, else its first; None without one."""
-        return pick_of([cue for _, _, cue in self.hits(sentence)])
+        return pick_of([cue for _, _, cue, _ in guarded(sentence, self.row_hits(sentence))])
+
+
+_QUOTATION: Final = re.compile(
+    r'"[^"\n]{1,N}"|“[^”\n]{1,N}”|„[^“”\n]{1,N}[“”]|«[^»\n]{1,N}»|「[^」\n]{1,N}」|『[^』\n]{1,N}』'
+    r"|(?<!\w)['‘](?=\S)(?:[^'‘’\n]|(?<=\w)['’](?=\w)){1,N}?(?<=\S)['’](?!\w)".replace("N", str(MAX_QUOTE))
+)
+"""Quotation marks of any kind, each closed within a line; a single quote opens where no letter is
+before it and closes where none follows ("don't" and "users'" hold no quotation)."""
+_THIRD_LATIN: Final = re.compile(THIRD_PERSON["latin"])
+_THIRD_CJK: Final = re.compile(THIRD_PERSON["cjk"])
+_CLAUSE_END: Final = re.compile(r".*[.!?;:。！？；：\n]", re.DOTALL)
+
+
+def quotation_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` quotes something between quotation marks (the marks included)."""
+    if not any(mark in text for mark in "\"'“„«「『‘"):
+        return []
+    return [m.span() for m in _QUOTATION.finditer(text)]
+
+
+def third_person(before: str) -> int | None:
+    """Where the clause before a not-knowing cue names a third person as its subject (the offset in
+    ``before`` of the subject), or None."""
+    cut = max(0, len(before) - SUBJECT_CHARS)
+    clause = _CLAUSE_END.match(before, cut)
+    start = clause.end() if clause else cut
+    lowered = before[start:].lower()  # lower() keeps the length of what the guard reads, or it fails
+    found = _THIRD_LATIN.search(lowered) or _THIRD_CJK.search(lowered)
+    return start + found.start() if found and len(lowered) == len(before) - start else None
+
+
+def guarded(text: str, hits: list[Hit]) -> list[Hit]:
+    """The hits of ``text`` that are candidates: not inside quotation marks, and no not-knowing
+    whose subject is someone else, nor a softener between that subject and it ("用户可能不知道",
+    spec §3.3's quote and third-person guards)."""
+    if not hits:
+        return hits
+    quotes = quotation_spans(text)
+    dropped: list[tuple[int, int]] = []
+    for start, end, _, row in hits:
+        if any(a <= start and end <= b for a, b in quotes):
+            dropped.append((start, end))
+        elif row is not None and row.knowing:
+            subject = third_person(text[:start])
+            if subject is not None:
+                dropped.append((subject, end))
+    return [hit for hit in hits if not any(a <= hit[0] and hit[1] <= b for a, b in dropped)]
 
 
 def pick_of(cues: list[str]) -> str | None:
@@ -197,6 +249,10 @@ class Candidate:
     @property
     def chinese(self) -> bool:
         return _HAN.search(self.sentence) is not None
+
+    @property
+    def lang(self) -> str:
+        return language_of(self.sentence)
 
 
 def readable_text(text: str) -> str:
@@ -233,20 +289,22 @@ def sentences(text: str) -> list[str]:
 
 
 def candidates(text: str, net: Net, thinking: bool, after_tool_result: bool) -> list[Candidate]:
-    """Every sentence holding a cue (its first strong cue, else its first cue), with its neighbours."""
-    hits = net.hits(text)
+    """Every sentence holding a cue that passes the guards (its first strong cue, else its first),
+    with its neighbours."""
+    hits = net.row_hits(text)
     if not hits:  # most texts hold no cue: never look for their quotes
         return []
     readable = readable_text(text)
     if readable is not text:
-        hits = net.hits(readable)
+        hits = net.row_hits(readable)
+    hits = guarded(readable, hits)
     if not hits:
         return []
     spans = _sentence_spans(readable)
     parts = [readable[a:b].strip() for a, b in spans]
     starts = [a for a, _ in spans]
     cues: dict[int, list[str]] = {}
-    for start, end, cue in hits:
+    for start, end, cue, _ in hits:
         i = bisect.bisect_right(starts, start) - 1
         if i >= 0 and end <= spans[i][1]:
             cues.setdefault(i, []).append(cue)

@@ -1,12 +1,15 @@
 """The embedded judge of hedging candidates: does the sentence express uncertainty about knowledge?
 
-A logistic model over the words (English) or characters (Chinese) of the sentence, the cue and
-the words around it, and a few signs of what the sentence is doing: speaking in the first person,
-reasoning about an "if", addressing the person, planning a next step, observing output just seen,
-predicting. Its weights are data (``data/hedging_judge.json``), trained by
-``bench/train_hedging_judge.py`` from ``tests/data/hedging_sentences.jsonl``, which rebuilds the
-file bit for bit. Offline, CPU-only, deterministic: the same sentence gets the same verdict on
-every machine.
+A logistic model over the words (Latin-script languages) or character n-grams (Chinese, Japanese
+kana, Korean Hangul) of the sentence, the cue and the words around it, its language, and a few
+signs of what the sentence is doing: speaking in the first person, reasoning about an "if",
+addressing the person, planning a next step, observing output just seen, predicting. Its weights
+and its decision thresholds (one per part, ``text`` or ``thinking``, and language, chosen by
+cross-validation by person) are data (``data/hedging_judge.json``), trained by
+``bench/train_hedging_judge.py`` from the real labelled sentences, which rebuilds the file bit for
+bit; the file also holds a key of every sentence it was trained on (``trained_on``: ``omkd
+calibrate`` leaves those out of a score). Offline, CPU-only, deterministic: the same sentence gets
+the same verdict on every machine.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any, Final
 
 import orjson
 
+from omkd.engine import cues
 from omkd.engine.cues import CONTEXT_MARK, Candidate
 
 MODEL_FILE: Final = "hedging_judge.json"
@@ -31,28 +35,37 @@ CONTEXT_CHARS: Final = 600
 PRIORS: Final = {"strength:strong": 2.0}
 """Prior means of weights (log-odds), the rest 0: a strong cue (``cues.STRONG``) says outright
 that a fact is not known; training moves the weight only as far as the sentences show."""
-_WORD: Final = re.compile(r"[a-z][a-z']*")
-_HAN: Final = re.compile(r"[\u3400-\u9fff]+")
+_WORD: Final = re.compile(r"[a-zà-öø-ÿ][a-zà-öø-ÿ']*")
+_HAN: Final = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+"""Runs of Chinese, Japanese (kana and kanji) and Korean (Hangul) characters, read as n-grams."""
 _DIGITS: Final = re.compile(r"\d+")
 _SPACE: Final = re.compile(r"\s+")
-# sign: (words, phrases of several words, Chinese). A sign is in a sentence when one of its
-# words is a word of it, or one of its phrases or Chinese strings is in it.
+# sign: (words, phrases of several words, CJK strings). A sign is in a sentence when one of its
+# words is a word of it (English, German, Portuguese), or one of its phrases or Chinese,
+# Japanese or Korean strings is in it.
 _SIGN_TABLE: Final = {
-    "first_person": ("i i'm i'll i've i'd we we're my our", "", "我 我们 我們"),
-    "you": ("you your you're you'll", "", "你 您"),
-    "if": ("if when unless otherwise", "in case", "如果 若 假如 要是 萬一 万一"),
-    "plan": ("let's i'll next", "let me|i will|then i|going to|now i", "接下来 接下來 我来 我來 我先 然后 然後"),
+    "first_person": ("i i'm i'll i've i'd we we're my our ich wir mein eu nós meu", "",
+                     "我 我们 我們 私 僕 저는 제가 우리"),
+    "you": ("you your you're you'll du sie ihr você", "", "你 您 あなた 당신"),
+    "if": ("if when unless otherwise falls wenn se caso", "in case",
+           "如果 若 假如 要是 萬一 万一 もし 場合 만약 경우"),
+    "plan": ("let's i'll next dann vou", "let me|i will|then i|going to|now i|ich werde",
+             "接下来 接下來 我来 我來 我先 然后 然後 次に まず 먼저 다음"),
     "observed": (
-        "output result results show shows showed returned log logs passed failed error printed listed",
+        "output result results show shows showed returned log logs passed failed error printed listed ausgabe "
+        "ergebnis resultado saída",
         "",
-        "显示 顯示 输出 輸出 结果 結果 日志 日誌 返回",
+        "显示 顯示 输出 輸出 结果 結果 日志 日誌 返回 出力 ログ 表示 결과 출력 로그 표시",
     ),
-    "future": ("will won't later eventually", "going to", "将会 將會 以后 以後"),
-    "negated": ("not no never", "", "不 没 沒"),
-    "fact": ("is are was were use uses live lives defined configured stored located support supports", "", "是 在 用"),
-    "verify": ("verify verified confirm confirmed check checked unverified", "", "确认 確認 验证 驗證 查证 查證"),
-    "know": ("know sure certain idea recall remember", "", "知道 确定 確定 清楚 记得 記得"),
-}
+    "future": ("will won't later eventually wird werden", "going to", "将会 將會 以后 以後 将来 나중"),
+    "negated": ("not no never nicht kein não", "", "不 没 沒 ない ません 않 안 못"),
+    "fact": ("is are was were use uses live lives defined configured stored located support supports ist sind é",
+             "", "是 在 用 です 이다 입니다"),
+    "verify": ("verify verified confirm confirmed check checked unverified prüfen verificar", "",
+               "确认 確認 验证 驗證 查证 查證 检查 檢查 確認 확인 검증"),
+    "know": ("know sure certain idea recall remember weiß sicher sei certeza", "",
+             "知道 确定 確定 清楚 记得 記得 分か わか 모르 확실"),
+}  # fmt: skip
 _SIGNS: Final = {
     name: (frozenset(words.split()), tuple(f" {p} " for p in phrases.split("|") if p), tuple(chinese.split()))
     for name, (words, phrases, chinese) in _SIGN_TABLE.items()
@@ -87,7 +100,7 @@ class HedgeVerdict:
     """How sure the judge is of its verdict, 0.5 to 1."""
     reason: str
     judge: str
-    """Which judge and version: ``embedded-v1``, ``llm:<model>:<prompt version>``."""
+    """Which judge and version: ``embedded-v2``, ``llm:<model>:<prompt version>``."""
 
 
 def _normal(text: str) -> str:
@@ -109,10 +122,8 @@ def features(candidate: Candidate) -> list[str]:
     """The features a candidate is judged by (the same in training and at run time)."""
     sentence = _normal(candidate.sentence)
     cue = _normal(candidate.cue)
-    found = [f"cue:{cue}", f"strength:{candidate.strength}", "part:thinking" if candidate.thinking else "part:text"]
-    found.append("lang:zh" if candidate.chinese else "lang:en")
-    if candidate.after_tool_result:
-        found.append("after:tool_result")
+    part = "part:thinking" if candidate.thinking else "part:text"
+    found = [f"cue:{cue}", f"strength:{candidate.strength}", part, f"lang:{cues.language_of(candidate.sentence)}"]
     at = sentence.find(cue)
     if at >= 0:
         before, after = sentence[:at], sentence[at + len(cue) :]
@@ -146,6 +157,22 @@ def sigmoid(z: float) -> float:
     return e / (1.0 + e)
 
 
+def sentence_key(sentence: str) -> str:
+    """A sentence's key in the model file's ``trained_on`` (its words, spacing aside, hashed)."""
+    return hashlib.sha256(_SPACE.sub(" ", sentence).strip().encode()).hexdigest()[:16]
+
+
+def threshold_of(thresholds: dict[str, dict[str, float]], thinking: bool, lang: str) -> float:
+    """The decision threshold of a part and language (the part's own where the language has none)."""
+    table = thresholds["thinking" if thinking else "text"]
+    return table.get(lang, table["*"])
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-9), 1 - 1e-9)
+    return math.log(p / (1 - p))
+
+
 class EmbeddedJudge:
     """The logistic model shipped in the package."""
 
@@ -155,12 +182,22 @@ class EmbeddedJudge:
         self.digest = digest
         """The model file's hash: a retrained model under the same version is another judge."""
         self._bias = float(model["bias"])
-        self._threshold = float(model["threshold"])
+        self.thresholds: dict[str, dict[str, float]] = {
+            part: {str(lang): float(t) for lang, t in table.items()} for part, table in model["thresholds"].items()
+        }
         self._weights: dict[str, float] = {str(k): float(v) for k, v in model["weights"].items()}
+        self._trained_on = frozenset(str(k) for k in model.get("trained_on", ()))
+
+    def trained_on(self, sentence: str) -> bool:
+        """The model was trained on this sentence (a score on it would flatter the judge)."""
+        return sentence_key(sentence) in self._trained_on
 
     def score(self, candidate: Candidate) -> float:
         """The model's probability that the candidate expresses uncertainty about knowledge."""
         return self._score(set(features(candidate)))
+
+    def threshold(self, candidate: Candidate) -> float:
+        return threshold_of(self.thresholds, candidate.thinking, cues.language_of(candidate.sentence))
 
     def _score(self, present: set[str]) -> float:
         weights = self._weights
@@ -168,12 +205,15 @@ class EmbeddedJudge:
 
     def judge(self, candidate: Candidate, explain: bool = True) -> HedgeVerdict:
         """The verdict; its reason (the features that weighed most) is given for a verdict of
-        uncertainty, and for the others only when ``explain`` (it costs as much as the score)."""
+        uncertainty, and for the others only when ``explain`` (it costs as much as the score).
+        The confidence is how far the score is from the threshold (0.5 at it, in log-odds)."""
         present = set(features(candidate))
         p = self._score(present)
-        uncertain = p >= self._threshold
+        threshold = self.threshold(candidate)
+        uncertain = p >= threshold
         reason = self._reason(present) if uncertain or explain else ""
-        return HedgeVerdict(uncertain, round(p if uncertain else 1.0 - p, 3), reason, self.name)
+        confidence = sigmoid(abs(_logit(p) - _logit(threshold)))
+        return HedgeVerdict(uncertain, round(confidence, 3), reason, self.name)
 
     def _reason(self, present: set[str]) -> str:
         """The three features that pushed the verdict most, for a person reviewing it."""

@@ -42,6 +42,8 @@ class Calibration:
     by_language: dict[str, Agreement] = field(default_factory=dict)
     fell_back: int = 0
     """Sentences the LLM judge did not answer (the embedded verdict was used)."""
+    left_out: int = 0
+    """Sentences left out because the embedded judge was trained on them (``--include-training`` keeps them)."""
     self_preference: SelfPreference | None = None
 
 
@@ -57,6 +59,13 @@ def select(sentences: Sequence[GoldSentence], split: str | None, part: str) -> l
     if part == "thinking":
         return [s for s in chosen if s.candidate.thinking]
     return chosen
+
+
+def training_overlap(sentences: Sequence[GoldSentence]) -> list[GoldSentence]:
+    """The sentences the embedded judge was trained on (by the keys its model file records): a
+    score on them says how well it remembers, not how well it judges."""
+    judge = embedded_judge()
+    return [s for s in sentences if judge.trained_on(s.candidate.sentence)]
 
 
 def labels_from(path: Path, sentences: Sequence[GoldSentence]) -> list[bool]:
@@ -94,9 +103,12 @@ def calibrate(
     judge: str,
     judge_model: str | None = None,
     fell_back: int = 0,
+    left_out: int = 0,
 ) -> Calibration:
     pairs = [(s.is_uncertainty, j) for s, j in zip(sentences, said, strict=True)]
-    result = Calibration(judge=judge, gold=str(gold_path), overall=agreement_of(pairs), fell_back=fell_back)
+    result = Calibration(
+        judge=judge, gold=str(gold_path), overall=agreement_of(pairs), fell_back=fell_back, left_out=left_out
+    )
     for lang in sorted({s.lang for s in sentences}):
         result.by_language[lang] = agreement_of([p for p, s in zip(pairs, sentences, strict=True) if s.lang == lang])
     family = hedge_prompt.model_family(judge_model)
