@@ -199,3 +199,11 @@ def test_a_probe_inside_an_if_is_read_and_its_else_message_alone_is_a_miss() -> 
     command = "if [ -f config/retry.yaml ]; then cat config/retry.yaml; else echo 'no retry config'; fi"
     assert bash(command, "no retry config") == MISS
     assert bash(command, "retries: 3") == {}
+
+
+def test_test_path_answers_with_true_or_false() -> None:
+    """PowerShell's ``Test-Path`` prints ``False`` for a path that is not there; inside ``if (…)`` it prints
+    nothing, and the command's empty output says nothing of it."""
+    assert bash("Test-Path C:\\tools\\retry.exe", "False") == MISS
+    assert bash("Test-Path C:\\tools\\retry.exe", "True") == {}
+    assert bash("if (Test-Path build) { Remove-Item build -Recurse -Force }", "") == {}

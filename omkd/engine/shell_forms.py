@@ -87,7 +87,7 @@ def probe_of(program: str, args: list[str], text: str) -> shell_rules.ProbeRule 
     for rule in shell_rules.PROBES:
         if rule.programs and program not in rule.programs:
             continue
-        if args[0] not in rule.first or (rule.needs and rule.needs not in text):
+        if (rule.first and args[0] not in rule.first) or (rule.needs and rule.needs not in text):
             continue
         if not rule.programs and program in _SEARCH_FAMILY:
             continue

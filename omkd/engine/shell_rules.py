@@ -63,7 +63,7 @@ SHELL_RULE: Final = ShellRule(
     programs=frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "locate", "which", "type"}),
     subcommands=frozenset({("git", "grep"), ("command", "-v")}),
     path_programs=frozenset(
-        {"ls", "cat", "head", "tail", "sed", "dir", "Get-ChildItem", "Test-Path", "Get-Content", "stat", "tree"}
+        {"ls", "cat", "head", "tail", "sed", "dir", "Get-ChildItem", "Get-Content", "stat", "tree"}
         | {"nl", "less", "more", "wc", "file", "gci", "gc", "where", "where.exe"}
     ),
     editing_flags=frozenset({"-i", "--in-place"}),
@@ -153,7 +153,8 @@ CARRIERS: Final[dict[str, CarrierRule]] = {
 class ProbeRule:
     """A package, module or tool probe whose answer can be "not there".
 
-    ``programs`` run with a first argument in ``first`` (any program when ``programs`` is empty) probe;
+    ``programs`` run with a first argument in ``first`` (any program when ``programs`` is empty, any
+    first argument when ``first`` is) probe;
     ``needs``: a text the stage must hold (``python -c`` only when it imports). The probe missed when
     its output matches ``not_found``, or, with ``empty_is_miss``, when it printed nothing.
     """
@@ -166,6 +167,8 @@ class ProbeRule:
 
 
 PROBES: Final[tuple[ProbeRule, ...]] = (
+    # Test-Path prints True or False; inside ``if (Test-Path …)`` it prints nothing (the condition uses it)
+    ProbeRule(frozenset({"Test-Path"}), frozenset(), re.compile(r"^\s*False\s*$", re.MULTILINE)),
     ProbeRule(frozenset({"pip", "pip3"}), frozenset({"show"}), re.compile(r"Package\(s\) not found")),
     ProbeRule(
         frozenset({"python", "python3", "py"}), frozenset({"-c"}),
