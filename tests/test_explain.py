@@ -10,6 +10,8 @@ import pytest
 
 from omkd.cli import main
 from omkd.engine.explain import Explanation
+from omkd.shell.explain import explain
+from omkd.shell.scan import Source
 from tests.live_helpers import omkd
 from tests.test_real_fixtures import every_file
 from tests.transcript_builder import Transcript
@@ -111,3 +113,18 @@ def test_explain_reads_every_real_fixture(
     document = orjson.loads(capsys.readouterr().out)
     explanation = Explanation.model_validate(document)
     assert all(call.file == relative.name for call in explanation.calls)
+
+
+def test_explain_says_which_text_parts_are_in_a_language_without_cues(tmp_path: Path) -> None:
+    """Spec §3.3: a language the net has no cues for is reported as such, never silently certain."""
+    t = Transcript()
+    t.prompt("regarde le fichier de configuration")
+    t.say("Je pense que le fichier de configuration est probablement dans le dossier des scripts.")
+    t.say("The retry count is probably three.")
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(t.to_bytes())
+    found, _, _ = explain([Source(path, "session.jsonl")])
+    assert [(u.language, u.thinking) for u in found.uncovered] == [("fr", False)]
+    shown = omkd("explain", path)
+    assert shown.returncode == 0, shown.stderr
+    assert "1 text parts in languages the hedging net has no cues for (fr 1)" in " ".join(shown.stdout.split())

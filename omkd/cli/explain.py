@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 
 import click
@@ -29,22 +30,24 @@ VERDICT_STYLES = {
 
 
 def restrict(found: Explanation, skill: str | None, only: str | None) -> Explanation:
-    segments, calls, candidates = found.segments, found.calls, found.candidates
+    segments, calls, candidates, uncovered = found.segments, found.calls, found.candidates, found.uncovered
     if skill is not None:
         segments = [s for s in segments if s.skill == skill]
         keys = {s.key for s in segments}
         calls = [c for c in calls if c.segment in keys]
         spans = {(s.file, s.start_line, s.end_line) for s in segments}
         candidates = [c for c in candidates if any(f == c.file and a <= c.line <= b for f, a, b in spans)]
+        uncovered = [u for u in uncovered if any(f == u.file and a <= u.line <= b for f, a, b in spans)]
     if only == "gaps":
         segments = []
         calls = [c for c in calls if c.verdict in GAP_VERDICTS]
         candidates = [c for c in candidates if c.is_uncertainty]
     elif only == "calls":
-        segments, candidates = [], []
+        segments, candidates, uncovered = [], [], []
     elif only == "segments":
-        calls, candidates = [], []
-    return found.model_copy(update={"segments": segments, "calls": calls, "candidates": candidates})
+        calls, candidates, uncovered = [], [], []
+    update = {"segments": segments, "calls": calls, "candidates": candidates, "uncovered": uncovered}
+    return found.model_copy(update=update)
 
 
 def show(found: Explanation) -> None:
@@ -80,6 +83,14 @@ def show(found: Explanation) -> None:
             rows.append((cand.line, 2, line))
         for _, _, text in sorted(rows, key=lambda r: (r[0], r[1])):
             console.print(text, soft_wrap=True)
+        unread = Counter(u.language for u in found.uncovered if u.file == file)
+        if unread:
+            said = ", ".join(f"{lang} {n}" for lang, n in sorted(unread.items()))
+            console.print(
+                Text(f"  {sum(unread.values())} text parts in languages the hedging net has no cues for ({said}): "
+                     "their hedges are not looked for, not counted as certain", style="yellow"),
+                soft_wrap=True,
+            )  # fmt: skip
 
 
 @click.command("explain")

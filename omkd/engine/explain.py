@@ -76,11 +76,22 @@ class CandidateRow(_Model):
     after_tool_result: bool = False
 
 
+class UncoveredRow(_Model):
+    """An assistant text part in a language the hedging net has no cues for: its hedges are not
+    looked for, and it is never counted as certain (spec §3.3)."""
+
+    file: str
+    line: int
+    language: str
+    thinking: bool = False
+
+
 class Explanation(_Model):
     schema_version: int
     segments: list[SegmentRow]
     calls: list[CallRow]
     candidates: list[CandidateRow]
+    uncovered: list[UncoveredRow] = []
 
 
 @dataclass(slots=True)
@@ -100,6 +111,7 @@ class StreamExplainer:
     segments: list[_Seen] = field(default_factory=list)
     calls: list[tuple[ToolCall, int, str, str, int, Segment]] = field(default_factory=list)
     candidates: list[CandidateRow] = field(default_factory=list)
+    uncovered: list[UncoveredRow] = field(default_factory=list)
     records: dict[int, Segment] = field(default_factory=dict)
     """The segment each assistant record (by line) was counted in."""
 
@@ -127,6 +139,9 @@ class StreamExplainer:
     def call_judged(self, call: ToolCall, call_line: int, verdict: str, rule: str, line: int, segment: Segment) -> None:
         self.calls.append((call, call_line, verdict, rule, line, segment))
 
+    def uncovered_text(self, language: str, line: int, thinking: bool) -> None:
+        self.uncovered.append(UncoveredRow(file=self.file, line=line, language=language, thinking=thinking))
+
     def text_candidate(self, candidate: Candidate, verdict: HedgeVerdict, line: int) -> None:
         self.candidates.append(
             CandidateRow(
@@ -150,6 +165,7 @@ def explanation(streams: list[tuple[StreamExplainer, str]], fold: Fold) -> Expla
     segments: list[SegmentRow] = []
     calls: list[CallRow] = []
     candidates: list[CandidateRow] = []
+    uncovered: list[UncoveredRow] = []
     for explainer, stream_key in streams:
         keys: dict[int, str] = {}
         for seen in explainer.segments:
@@ -189,7 +205,10 @@ def explanation(streams: list[tuple[StreamExplainer, str]], fold: Fold) -> Expla
                 )
             )
         candidates.extend(explainer.candidates)
-    return Explanation(schema_version=SCHEMA_VERSION, segments=segments, calls=calls, candidates=candidates)
+        uncovered.extend(explainer.uncovered)
+    return Explanation(
+        schema_version=SCHEMA_VERSION, segments=segments, calls=calls, candidates=candidates, uncovered=uncovered
+    )
 
 
 def record_skills(streams: list[tuple[StreamExplainer, str]], fold: Fold) -> dict[tuple[str, int], str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from omkd.engine import cues, markers, patterns
+from omkd.engine import cue_rules, cues, markers, patterns
 from omkd.engine.cues import Candidate
 from omkd.engine.events import AssistantText
 from omkd.engine.hedge_judge import HedgeVerdict, embedded_judge
@@ -101,6 +101,8 @@ class TextSignals:
                 segment.signals.append(Signal(patterns.EXPLICIT_MARKER, turn, event.timestamp, context, evidence, line))
         if not self._hedging:
             return
+        if self._observer is not None and (language := cue_rules.uncovered_language(text)) is not None:
+            self._observer.uncovered_text(language, line, event.thinking)  # said, never counted as certain
         for candidate in cues.candidates(text, self._net, event.thinking, after_tool_result):
             self._judge(candidate, segment, turn, event.timestamp, line)
 
