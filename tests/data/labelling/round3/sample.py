@@ -174,10 +174,19 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in SENT_SPLIT.split(text) if s and len(s.strip()) >= 8]
 
 
+Pools = tuple[dict[tuple[str, str, bool], list[dict[str, Any]]], dict[tuple[str, str, str, bool], list[dict[str, Any]]]]
+
+
 def main() -> None:
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(SEED)
+    calls, sents = pools()
+    draw(out, rng, calls, sents)
+
+
+def pools() -> Pools:
+    """Every call and every sentence of real-2, by stratum (what the draws choose from)."""
     calls: dict[tuple[str, str, bool], list[dict[str, Any]]] = defaultdict(list)
     sents: dict[tuple[str, str, str, bool], list[dict[str, Any]]] = defaultdict(list)
     files = sorted(p for p in ROOT.rglob("*") if p.is_file() and formats.is_transcript(str(p)))
@@ -243,6 +252,15 @@ def main() -> None:
                     }
                 )
                 recent.append(cut(f"{event.tool} {orjson.dumps(event.input).decode()}", 300))
+    return calls, sents
+
+
+def draw(
+    out: Path,
+    rng: random.Random,
+    calls: dict[tuple[str, str, bool], list[dict[str, Any]]],
+    sents: dict[tuple[str, str, str, bool], list[dict[str, Any]]],
+) -> None:
     # --- draw calls
     # (suspect, plain) per agent and family: shell calls and each agent's lookups weigh most
     quota = {
