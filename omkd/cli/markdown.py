@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from omkd.cli import render
 from omkd.engine import skills
+from omkd.engine.figures import BAND_LEGEND
 from omkd.engine.gates import GateFailure
 from omkd.engine.report.schema import Report, SkillHealth
 from omkd.render import columns
@@ -33,14 +34,14 @@ def text(value: str) -> str:
     return html.escape(" ".join(value.split()), quote=False).translate(_MARKDOWN)
 
 
-def _rate(value: float, lower: float, upper: float) -> str:
+def _rate(value: float | None, lower: float, upper: float) -> str:
+    if value is None:
+        return "—"
     return f"{100 * value:.1f} % [{100 * lower:.1f}–{100 * upper:.1f}]"
 
 
 def _band(value: Band) -> str:
-    if value.indicative:
-        return f"({value.health}?)"
-    return value.health if value.confident else f"{value.health}~"
+    return text(value.label)
 
 
 def _cell(column: Column, skill: SkillHealth, overall: bool) -> str:
@@ -119,8 +120,7 @@ def _document(
                   f"{MAX_CHARS:,} characters; `omkd scan --json` has them all.*"]  # fmt: skip
     lines += [
         "",
-        "Rates with their 95 % intervals (Wilson, continuity-corrected); `band~` is indicative (its interval "
-        "crosses the threshold), `(band?)` underpowered (fewer than 5 segments).",
+        f"Rates with their 95 % intervals (Wilson, continuity-corrected); {text(BAND_LEGEND)}.",
     ]
     patterns = report.top_failed_searches[:PATTERNS_SHOWN]
     if patterns:

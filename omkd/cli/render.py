@@ -10,6 +10,7 @@ from rich.text import Text
 
 from omkd.engine import formats, gates, skills, stats
 from omkd.engine.certainty import Interval
+from omkd.engine.figures import BAND_LEGEND
 from omkd.engine.gates import GateFailure, Regression
 from omkd.engine.report.schema import CoverageReport, Report, SkillHealth
 from omkd.render import columns
@@ -29,15 +30,19 @@ def percent(value: float | None) -> str:
 
 
 def band(value: Band) -> Text:
-    """Hard colour only when confident; indicative otherwise, and ``(red?)`` when underpowered."""
-    if value.indicative:
-        return Text(f"({value.health}?)", style="dim")
-    if not value.confident:
-        return Text(f"{value.health}~", style=BAND_STYLES[value.health].replace("bold ", ""))
-    return Text(value.health, style=BAND_STYLES[value.health])
+    """The band's label (``Band.label``): a hard colour only when its interval backs it, dim when
+    underpowered or without a segment."""
+    style = BAND_STYLES.get(value.health, "dim")
+    if value.indicative or value.health not in BAND_STYLES:
+        style = "dim"
+    elif not value.confident:
+        style = style.replace("bold ", "")
+    return Text(value.label, style=style)
 
 
-def with_interval(value: float, interval: Interval) -> Text:
+def with_interval(value: float | None, interval: Interval) -> Text:
+    if value is None:
+        return Text("—")
     return Text(f"{100 * value:.1f} % [{100 * interval.lower:.1f}–{100 * interval.upper:.1f}]")
 
 
@@ -82,7 +87,7 @@ def cell(column: Column, skill: SkillHealth, overall: bool, intervals: bool) -> 
     if kind == columns.AGENT:
         return Text(value or "")
     if kind == columns.RATE:
-        return with_interval(value.value, value.interval) if intervals else percent(value.value)
+        return with_interval(value.value, value.interval) if intervals else Text(percent(value.value))
     if kind == columns.TIER:
         return tier(value)
     if kind == columns.BAND:
@@ -268,7 +273,7 @@ def render(
             if shows_intervals(width)
             else "rates without their 95 % intervals at this width (--json has them); "
         )
-        + "band~ = indicative (its interval crosses the threshold)",
+        + BAND_LEGEND,
         style="dim",
         markup=False,
     )

@@ -199,6 +199,29 @@ def reaches(new: SegmentSummary, counted: SegmentSummary) -> bool:
 
 
 LEVEL: Final = stats.DEFAULT_CONFIDENCE
+NO_BAND: Final = "none"
+"""The band of a row without a segment in the window: no rate, so no colour (never a green that
+reads as healthy)."""
+
+
+def band_label(band: str, underpowered: bool, confident: bool) -> str:
+    """The band as every view writes it (terminal, Markdown, HTML, ``band_label`` in the JSON):
+    ``red`` when its interval backs it, ``red~`` when the interval crosses a threshold, ``(red?)``
+    for an underpowered row (under 5 segments), ``—`` without a segment (``NO_BAND``)."""
+    if band == NO_BAND:
+        return "—"
+    if underpowered:
+        return f"({band}?)"
+    return band if confident else f"{band}~"
+
+
+BAND_LEGEND: Final = (
+    "band: red from 30 %, yellow from 10 % weighted gap rate; written plain when its 95 % interval backs it "
+    "(red: lower bound ≥ 30 %; yellow: lower bound ≥ 10 %, surely not green though it may be red; "
+    "green: upper bound < 10 %), band~ when the interval crosses a threshold, (band?) under 5 segments, "
+    "— without a segment in the window"
+)
+"""What the band column says, one sentence for every view's legend."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +234,7 @@ class WindowFigures:
     """gap_rate - weighted_gap_rate: the part of the rate carried by weak signals (>= 0)."""
     tier: str
     band: str
+    """``green``, ``yellow``, ``red``; ``NO_BAND`` without a segment."""
     gap_interval: tuple[float, float]
     """The gap rate's interval at ``LEVEL`` (``intervals.rate_interval``)."""
     weighted_interval: tuple[float, float]
@@ -222,6 +246,11 @@ class WindowFigures:
     def indicative(self) -> bool:
         """An underpowered skill's band is shown as indicative only, never as a hard colour."""
         return self.tier == "underpowered"
+
+    @property
+    def label(self) -> str:
+        """The band as every view writes it (``band_label``)."""
+        return band_label(self.band, self.indicative, self.confident)
 
     @property
     def soft_share_warning(self) -> bool:
@@ -243,7 +272,7 @@ def derive(counts: GapCounts) -> WindowFigures:
         # Exact: (2k - halves)/(2n) - ... computed from integers, so never below 0.
         soft_share=(2 * k - counts.weight_halves) / (2 * n) if n else 0.0,
         tier=health.confidence_tier(n),
-        band=health.health_band(weighted),
+        band=health.health_band(weighted) if n else NO_BAND,
         gap_interval=(gap_lower, gap_upper),
         weighted_interval=(weight_lower, weight_upper),
         confident=confident and n > 0,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from omkd.engine.certainty import Interval
-from omkd.engine.figures import LEVEL
+from omkd.engine.figures import LEVEL, NO_BAND, band_label
 from omkd.engine.report.schema import SkillHealth
 
 NAME: Final = "name"
@@ -37,7 +37,8 @@ TEXT: Final = "text"
 
 @dataclass(frozen=True, slots=True)
 class Rate:
-    value: float
+    value: float | None
+    """None without a segment in the window: no rate (never a 0.0 that reads as healthy)."""
     interval: Interval
 
 
@@ -48,6 +49,11 @@ class Band:
     """Underpowered: the band is only indicative."""
     confident: bool
     """The band is backed by the intervals (when not, a view marks it)."""
+
+    @property
+    def label(self) -> str:
+        """The band as every view writes it (``figures.band_label``): ``red``, ``red~``, ``(red?)``, ``—``."""
+        return band_label(self.health, self.indicative, self.confident)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,15 +73,17 @@ COLUMNS: Final = (
     Column("segments", "segments", "Segments", lambda s: s.segments, COUNT, right=True),
     Column(
         "gap rate", "gap rate", f"Gap rate [{LEVEL:.0%} interval]",
-        lambda s: Rate(s.gap_rate, s.certainty.gap_rate_interval), RATE, right=True,
+        lambda s: Rate(s.gap_rate if s.segments else None, s.certainty.gap_rate_interval), RATE, right=True,
     ),
     Column(
         "weighted", "weighted", f"Weighted gap rate [{LEVEL:.0%} interval]",
-        lambda s: Rate(s.weighted_gap_rate, s.certainty.weighted_gap_rate_interval), RATE, right=True,
+        lambda s: Rate(s.weighted_gap_rate if s.segments else None, s.certainty.weighted_gap_rate_interval), RATE,
+        right=True,
     ),
     Column("tier", "tier", "Tier", lambda s: s.confidence, TIER),
     Column(
-        "band", "band", "Band", lambda s: Band(s.health, s.health_indicative, s.certainty.health_confident), BAND
+        "band", "band", "Band",
+        lambda s: Band(s.health if s.segments else NO_BAND, s.health_indicative, s.certainty.health_confident), BAND,
     ),
     Column("coverage", "coverage", "Knowledge files read", lambda s: s.coverage, COVERAGE, right=True),
     Column("stability", "stability", "Tools", lambda s: s.tools.stability, TEXT),

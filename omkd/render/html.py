@@ -21,6 +21,7 @@ from pathlib import PurePosixPath as Path
 from typing import Any, Final
 
 from omkd.engine import patterns
+from omkd.engine.figures import BAND_LEGEND
 from omkd.engine.health import BANDS
 from omkd.engine.report.schema import GapEntry, Report, SkillHealth
 from omkd.engine.stats import NUDGE_MESSAGE
@@ -65,14 +66,25 @@ def slug(skill: SkillHealth) -> str:
 # --- sections -----------------------------------------------------------------------------------
 
 
+BAND_MEANING: Final = {"~": "indicative: its interval crosses a threshold", "?": "indicative: under 5 segments"}
+
+
 def _band(value: Band) -> str:
-    indicative = " (indicative)" if value.indicative else ""
-    band = escape(value.health)  # a daemon's document is read as it comes
-    chip = value.health if value.health in BANDS else "unknown"
-    return f'<span class="band-chip {chip}">{band}</span>{indicative}'
+    """The band's label (``Band.label``, as every view writes it) in a chip; a hard colour only
+    when its interval backs it (an indicative chip is outlined, dashed)."""
+    label = value.label
+    chip = value.health if value.health in BANDS else "unknown"  # a daemon's document is read as it comes
+    hard = value.confident and not value.indicative and chip != "unknown"
+    meaning = next((text for mark, text in BAND_MEANING.items() if mark in label), "")
+    if chip == "unknown":
+        meaning = "no segment in the window" if label == "—" else ""
+    title = f' title="{escape(meaning, quote=True)}"' if meaning else ""
+    return f'<span class="band-chip {chip}{"" if hard else " soft"}"{title}>{escape(label)}</span>'
 
 
-def _rate_cell(rate: float, lower: float, upper: float) -> str:
+def _rate_cell(rate: float | None, lower: float, upper: float) -> str:
+    if rate is None:
+        return "<span class='rate'>–</span>"
     return f"<span class='rate'>{pct(rate)}</span> <span class='ci'>[{pct(lower)},&nbsp;{pct(upper)}]</span>"
 
 
@@ -242,7 +254,7 @@ thead th { background: #f0f0f0; } td.num { text-align: right; white-space: nowra
 .note { color: var(--muted); }
 .band-chip { display: inline-block; padding: 0 .45rem; border-radius: .6rem; font-weight: 600; border: 1px solid; }
 .band-chip.green { background: #e3f4e6; color: #0b5a1e; } .band-chip.yellow { background: #fff3c4; color: #5c4500; }
-.band-chip.red { background: #fde2e0; color: #8c1a10; }
+.band-chip.red { background: #fde2e0; color: #8c1a10; } .band-chip.soft { background: #fff; border-style: dashed; }
 a { color: #0b4fa8; } a:focus-visible, summary:focus-visible { outline: 3px solid #0b4fa8; outline-offset: 2px; }
 svg.chart { width: 100%; max-width: 640px; height: auto; border: 1px solid var(--rule); background: #fff; }
 svg .grid { stroke: #e2e2e2; } svg .axis { font-size: 11px; fill: var(--muted); }
@@ -279,9 +291,8 @@ def render(report: Report, gaps: Sequence[GapEntry], inputs: PageInputs) -> str:
             '<section aria-labelledby="skills"><h2 id="skills">Skills in the window</h2>']  # fmt: skip
     if report.skills:
         html.append(f"<table class='overview'>{_TABLE_HEAD}<tbody>{rows}{overall}</tbody></table>")
-        html.append("<p class='note'>Bands: green under 10 %, yellow from 10 %, red from 30 % weighted gap rate; "
-                    "“indicative” when the interval does not back the band. Tiers: underpowered under 5 segments, "
-                    "low under 20, high from 20.</p>")  # fmt: skip
+        html.append(f"<p class='note'>Rates with their 95 % intervals; {escape(BAND_LEGEND)}. "
+                    "Tiers: underpowered under 5 segments, low under 20, high from 20.</p>")  # fmt: skip
     else:
         html.append("<p class='note'>No segment in the window.</p>")
     html.append('</section><section aria-labelledby="dormant"><h2 id="dormant">Installed skills that never fired</h2>')

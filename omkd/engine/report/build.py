@@ -115,6 +115,7 @@ def skill_health(
         certainty=certainty.assess(derived, days or []),
         markers=markers,
         projects=sorted(totals.cwds),
+        band_label=derived.label,
         **{name: getattr(totals, name) for name in figures.REPORTED},
     )
 

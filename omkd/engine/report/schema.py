@@ -85,6 +85,10 @@ class SkillHealth(Record):
     """The working directories its segments ran in (where its knowledge files are looked for)."""
     verified_absent: int = 0
     """Searches that found nothing and confirmed a removal the agent had just made (not gaps)."""
+    band_label: str = ""
+    """The band as every view writes it: ``red`` backed by its interval, ``red~`` the interval
+    crosses a threshold, ``(red?)`` underpowered, ``—`` no segment in the window (``health``
+    is then ``none``); empty in a document of an older omkd (a view then derives it)."""
 
     @property
     def row(self) -> str:
