@@ -16,6 +16,7 @@ from omkd.daemon.snapshot import DECODE_STEP, Taken, read_window, take_window
 from omkd.daemon.state.store import StateStore
 from omkd.daemon.stored_segments import StoredSegments
 from omkd.daemon.views import Views
+from omkd.engine.counters import PastRetention
 from omkd.engine.fold import Fold
 from omkd.engine.records import to_data
 from omkd.engine.report.build import build_report
@@ -119,7 +120,7 @@ class _Stub:
     def __init__(self, fold: Fold) -> None:
         self.keeper = SimpleNamespace(
             fold=fold, open_after=lambda: 0.0, pipeline=fold.counters, rules=SegmenterRules(), judge="embedded",
-            version=1, config=SimpleNamespace(roots=lambda: ["/r"]),
+            version=1, config=SimpleNamespace(roots=lambda: ["/r"]), past_retention=PastRetention(),
         )  # fmt: skip
         self.knowledge = SimpleNamespace(generation=0, index=None)
 

@@ -36,7 +36,7 @@ def old_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaemonProce
     root = workdir / "projects"
     data = session_bytes([("deploy", "miss"), ("deploy", "hit")])
     append(root / "-home-dev-shop" / "session.jsonl", data)
-    with DaemonProcess(workdir, [root]) as process:
+    with DaemonProcess(workdir, [root, workdir / "no-such-root"]) as process:
         process.write_config()
         text = process.config_path.read_text()
         process.config_path.write_text(text[: text.index("[window]")] + OLD_WINDOW)
@@ -44,6 +44,48 @@ def old_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaemonProce
         wait_lines(process, data.count(b"\n"))
         yield process
         assert process.stop() == 0
+
+
+# --- item 1: old history says how much lies outside the window, how old, and the fix ----------
+
+
+def says_outside(text: str) -> None:
+    flat = " ".join(text.split())
+    assert ("2 segments" in flat, "2026-01-01" in flat, "window.length" in flat, "--since" in flat) == (
+        True, True, True, True,
+    ), text  # fmt: skip
+
+
+def test_the_api_counts_the_segments_outside_the_window_past_retention_too(old_daemon: DaemonProcess) -> None:
+    pipeline = old_daemon.get("/api/v1/status")["pipeline"]
+    assert pipeline["segments_outside_window"] == 2
+    assert (pipeline["newest_outside_window"] or "").startswith("2026-01-01")
+    answer = old_daemon.get("/api/v1/gaps")
+    assert (answer["count"], answer["outside_window"]) == (0, 2)
+
+
+def test_status_gaps_and_the_html_say_why_they_are_empty(old_daemon: DaemonProcess, tmp_path: Path) -> None:
+    status = cli("status", "--url", old_daemon.url)
+    says_outside(status.stdout)
+    gaps = cli("gaps", "--url", old_daemon.url)
+    says_outside(gaps.stdout)
+    out = tmp_path / "r.html"
+    assert cli("report", "--url", old_daemon.url, "--html", out).exit_code == 0
+    says_outside(re.sub(r"<[^>]+>", "", out.read_text()))
+
+
+def test_the_count_outside_the_window_survives_a_restart(old_daemon: DaemonProcess) -> None:
+    old_daemon.stop()
+    old_daemon.start()
+    pipeline = old_daemon.get("/api/v1/status")["pipeline"]
+    assert (pipeline["segments_outside_window"], (pipeline["newest_outside_window"] or "")[:10]) == (2, "2026-01-01")
+
+
+def test_status_names_a_missing_root(old_daemon: DaemonProcess) -> None:
+    missing = str(old_daemon.workdir / "no-such-root")
+    assert old_daemon.get("/api/v1/status")["pipeline"]["missing_roots"] == [missing]
+    text = " ".join(cli("status", "--url", old_daemon.url).stdout.split())
+    assert f"root {missing} does not exist" in text
 
 
 # --- item 3: an empty window never reads as healthy ---------------------------------------------

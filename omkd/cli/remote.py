@@ -18,6 +18,7 @@ from omkd.cli import render
 from omkd.cli.gating import EXIT_INPUT, GateOptions, apply_gates, check_usage, gate_options, publish
 from omkd.engine import formats, patterns, records, skills
 from omkd.engine.report.schema import Report
+from omkd.render import notes
 
 DEFAULT_URL = f"http://127.0.0.1:{DEFAULT_PORT}"
 TIMEOUT_SECONDS = 10.0
@@ -115,8 +116,8 @@ def gaps_command(
         table.add_row(gap["timestamp"] or "—", name, gap["type"], where, gap["context"])
     console = render.stdout_console()
     console.print(table)
+    outside = document.get("outside_window", 0)
     if not document["gaps"] and older:
-        console.print(
-            f"0 gaps in the window; {older} older: widen the daemon's `window.length`, or use "
-            "`omkd scan --since` with an age that reaches them"
-        )
+        console.print(f"0 gaps in the window; {older} older: {notes.FIX}")
+    elif not document["gaps"] and outside:
+        console.print(notes.outside_window(outside, document.get("newest_outside_window")))

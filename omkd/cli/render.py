@@ -13,7 +13,7 @@ from omkd.engine.certainty import Interval
 from omkd.engine.figures import BAND_LEGEND
 from omkd.engine.gates import GateFailure, Regression
 from omkd.engine.report.schema import CoverageReport, Report, SkillHealth
-from omkd.render import columns
+from omkd.render import columns, notes
 from omkd.render.columns import Band, Column
 
 PIPE_WIDTH = 160
@@ -128,14 +128,13 @@ def warnings(report: Report) -> list[str]:
     """Warnings a reader must see, each once; none that the sample size cannot carry (an
     underpowered skill gets no trend, saturation or nudge verdict, only the one summary line)."""
     lines: list[str] = []
-    outside = report.pipeline.segments_outside_window
-    if report.overall.segments == 0 and outside:
-        newest = report.pipeline.newest_outside_window
+    pipeline, mark = report.pipeline, report.watermark
+    lines += [notes.missing_root(root) for root in pipeline.missing_roots]
+    if report.overall.segments == 0 and pipeline.segments_outside_window:
         lines.append(
-            f"{plural(outside, 'segment')} read, all outside the window "
-            f"({report.watermark.window_from or '—'} → {report.watermark.window_to or '—'}"
-            + (f"; newest event {newest[:10]}" if newest else "")
-            + "): widen the daemon's `window.length`, or use `omkd scan --since` with an age that reaches them"
+            notes.outside_window(
+                pipeline.segments_outside_window, pipeline.newest_outside_window, (mark.window_from, mark.window_to)
+            )
         )
     underpowered = [s.label for s in report.skills if s.confidence == "underpowered" and s.segments > 0]
     for skill in [*report.skills, report.overall]:

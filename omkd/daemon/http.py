@@ -26,7 +26,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from omkd.api import MAX_GAPS, SKILLS_PAGE, SKILLS_TOTAL_HEADER
 from omkd.engine import formats, patterns
 from omkd.engine.records import fields_data, to_data
-from omkd.engine.report.schema import GapEntry, Report
+from omkd.engine.report.schema import GapEntry, Report, iso
 from omkd.engine.timespec import parse_moment
 
 WHOLE_NUMBER: Final = re.compile(r"[0-9]{1,9}")
@@ -60,6 +60,9 @@ class StatusSource(Protocol):
         self, skill: str | None, kind: str | None, since: float | None, limit: int, agent: str | None = None
     ) -> tuple[list[GapEntry], int]:
         """The newest gaps in the window, and how many older ones (outside it) are kept."""
+
+    def outside_window(self) -> tuple[int, float | None]:
+        """Segments read outside the window, and the newest one's last event."""
 
 
 def _json(document: object, status: int = 200) -> web.Response:
@@ -137,7 +140,11 @@ def build_app(source: StatusSource) -> web.Application:
         if agent is not None and agent not in formats.AGENTS:
             return _bad_request(f"agent must be one of {', '.join(formats.AGENTS)}, not {agent!r}")
         entries, older = await source.gaps(query.get("skill"), kind, since, int(limit_text), agent)
-        return _json({"gaps": to_data(entries), "count": len(entries), "older": older})
+        outside, newest = source.outside_window()
+        return _json({
+            "gaps": to_data(entries), "count": len(entries), "older": older,
+            "outside_window": outside, "newest_outside_window": iso(newest),
+        })  # fmt: skip
 
     app = web.Application()
     app.add_routes(routes)

@@ -22,7 +22,7 @@ from omkd.daemon.selfmetrics import IngestStats
 from omkd.daemon.state.store import Checkpoint, FileCheckpoint, Restored, StateStore
 from omkd.daemon.stored_segments import StoredSegments
 from omkd.daemon.streams import stream_fingerprint
-from omkd.engine.counters import PipelineCounters, StreamCounters
+from omkd.engine.counters import PastRetention, PipelineCounters, StreamCounters
 from omkd.engine.figures import AllTimeCounts
 from omkd.engine.fold import Fold
 from omkd.engine.links import Link
@@ -95,6 +95,7 @@ class Keeper:
         #: Bumped on every change a metric could show: the daemon rebuilds /metrics only then.
         self.version = 0
         self.live.restore(restored.segments, restored.counters, restored.rollups, restored.links)
+        self.live.past_retention = restored.past_retention
         # summaries an older omkd pickled are saved again as plain data at the first checkpoint
         self.live.changed_segments.update(restored.legacy_segments)
         if restored.legacy_segments or restored.unreadable_segments:
@@ -163,6 +164,11 @@ class Keeper:
     @property
     def fold(self) -> Fold:
         return self.live.fold
+
+    @property
+    def past_retention(self) -> PastRetention:
+        """The segments pruned past retention (outside the window, no longer kept)."""
+        return self.live.past_retention
 
     @property
     def last_event(self) -> float | None:
@@ -250,6 +256,7 @@ class Keeper:
                 counters={skill: live.counters[skill] for skill in live.changed_skills if skill in live.counters},
                 rollups={key: live.rollups.get(key) for key in live.changed_rollups},
                 pipeline=self.pipeline,
+                past_retention=live.past_retention,
                 skill_labels=self.skill_labels,
                 retention=self.pruned_by,
                 stream_fingerprint=self.fingerprint_to_save,

@@ -11,7 +11,7 @@ from omkd.config import Config
 from omkd.daemon.selfmetrics import IngestStats
 from omkd.daemon.snapshot import read_window, take_window
 from omkd.daemon.stored_segments import StoredSegments
-from omkd.engine.counters import PipelineCounters
+from omkd.engine.counters import PastRetention, PipelineCounters
 from omkd.engine.fold import Fold
 from omkd.engine.plain import copy_record
 from omkd.engine.report.build import KnowledgeIndex, build_report, restrict
@@ -37,6 +37,8 @@ class Kept(Protocol):
     def judge(self) -> str: ...
     @property
     def stats(self) -> IngestStats: ...
+    @property
+    def past_retention(self) -> PastRetention: ...
     @property
     def config(self) -> Config: ...
     def open_after(self) -> float: ...
@@ -110,13 +112,25 @@ class Views:
         kept = self._kept
         index, counters = self._knowledge.index, copy_record(kept.pipeline)
         rules, judge = kept.rules, kept.judge
+        past, missing = copy_record(kept.past_retention), self.missing_roots
         window = take_window(kept.fold)
 
         async def build() -> Report:
             fold = await window.read()
-            return build_report(fold, roots, index, open_after=open_after, counters=counters, rules=rules, judge=judge)
+            return build_report(
+                fold, roots, index, open_after=open_after, counters=counters, rules=rules, judge=judge,
+                past_retention=past, missing_roots=missing,
+            )  # fmt: skip
 
         return build()
+
+    def outside_window(self) -> tuple[int, float | None]:
+        """Segments read outside the window (kept, or forgotten past retention), and the newest's
+        last event: what an empty answer must say."""
+        fold, past = self._kept.fold, self._kept.past_retention
+        kept = fold.outside_window
+        newest = [t for t in (fold.segments.newest_outside(fold.window) if kept else None, past.newest) if t]
+        return kept + past.segments, max(newest, default=None)
 
     async def gaps(
         self, skill: str | None, kind: str | None, since: float | None, limit: int, agent: str | None = None

@@ -71,6 +71,21 @@ class PipelineCounters(StreamCounters):
 
 
 @dataclass(slots=True)
+class PastRetention:
+    """Segments read and then forgotten past the retention (``window.retention``): outside the
+    window and no longer kept, yet what a person with old history must be told of."""
+
+    segments: int = 0
+    newest: float | None = None
+    """The newest last event of them (epoch seconds)."""
+
+    def forgot(self, last: float | None) -> None:
+        self.segments += 1
+        if last is not None and (self.newest is None or last > self.newest):
+            self.newest = last
+
+
+@dataclass(slots=True)
 class GapCounts:
     """Segments, gap segments and half-weight segments: everything a gap rate is made of.
 

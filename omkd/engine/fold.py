@@ -138,11 +138,12 @@ class Fold:
         if self.window.contains(summary.first_ts):
             self._count(summary, 1)
 
-    def forget(self, key: str) -> None:
-        """Drop a segment entirely (retention)."""
+    def forget(self, key: str) -> SegmentSummary | None:
+        """Drop a segment entirely (retention); the summary dropped."""
         old = self.segments.pop(key)
         if old is not None and self.window.contains(old.first_ts):
             self._count(old, -1)
+        return old
 
     def advance(self, since: float) -> int:
         """Move the window's start forward to ``since``; the number of segments that fell out."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from omkd.engine.counters import GapCounts
+from omkd.engine.counters import GapCounts, PastRetention
 from omkd.engine.figures import AllTimeCounts, SkillCounters, reaches
 from omkd.engine.fold import Fold, kept_copy
 from omkd.engine.links import Link
@@ -41,6 +41,9 @@ class LiveFold:
         self.counters: dict[str, AllTimeCounts] = {}
         self.rollups: dict[tuple[int, str], GapCounts] = {}
         self.last_event_ts: float | None = None
+        self.past_retention = PastRetention()
+        """The segments pruned past retention (saved with each checkpoint; counted anew when the
+        history on disk is read again)."""
         #: keys of segments changed or forgotten since the last checkpoint took them.
         self.changed_segments: set[str] = set()
         self.changed_links: set[str] = set()
@@ -64,6 +67,7 @@ class LiveFold:
         """These streams are about to be read again from their start: do not count twice what was
         counted (pruned segments last active before ``before`` included)."""
         self.recount_before = before if self.recount_before is None else max(self.recount_before, before)
+        self.past_retention = PastRetention()  # what is still past retention is pruned, and counted, again
         names = set(streams)
         self._unconfirmed |= {key for key, s in self.fold.segments.items() if s.stream in names}
 
@@ -223,7 +227,9 @@ class LiveFold:
         """Forget segments and roll-ups past retention (a walk over every segment: seldom)."""
         horizon = now - self.retention
         for key in self.fold.segments.stale(horizon):
-            self.fold.forget(key)
+            old = self.fold.forget(key)
+            if old is not None:
+                self.past_retention.forgot(old.last_ts if old.last_ts is not None else old.first_ts)
             self._counted.pop(key, None)
             self.changed_segments.add(key)
         self.changed_links.update(self.fold.links.forget_before(horizon))  # deleted from the store too

@@ -25,7 +25,7 @@ from omkd.engine.figures import BAND_LEGEND
 from omkd.engine.health import BANDS
 from omkd.engine.report.schema import GapEntry, Report, SkillHealth
 from omkd.engine.stats import NUDGE_MESSAGE
-from omkd.render import columns
+from omkd.render import columns, notes
 from omkd.render.chart import Change, chart, day_points, iso_day, marked, pct
 from omkd.render.columns import Band, Column
 
@@ -294,7 +294,16 @@ def render(report: Report, gaps: Sequence[GapEntry], inputs: PageInputs) -> str:
         html.append(f"<p class='note'>Rates with their 95 % intervals; {escape(BAND_LEGEND)}. "
                     "Tiers: underpowered under 5 segments, low under 20, high from 20.</p>")  # fmt: skip
     else:
-        html.append("<p class='note'>No segment in the window.</p>")
+        pipeline, mark = report.pipeline, report.watermark
+        why = (
+            notes.outside_window(
+                pipeline.segments_outside_window, pipeline.newest_outside_window, (mark.window_from, mark.window_to)
+            )
+            if pipeline.segments_outside_window
+            else "nothing was read"
+        )
+        html.append(f"<p class='note'>No segment in the window: {escape(why)}.</p>")
+    html += [f"<p class='note'>{escape(notes.missing_root(root))}.</p>" for root in report.pipeline.missing_roots]
     html.append('</section><section aria-labelledby="dormant"><h2 id="dormant">Installed skills that never fired</h2>')
     if dormant:
         items = "".join(f"<li><strong>{escape(name)}</strong> ({escape(agent)}) — <code>{escape(path)}</code></li>"

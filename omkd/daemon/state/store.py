@@ -30,7 +30,7 @@ import structlog
 from omkd.daemon.state import StateLockedError
 from omkd.daemon.state.queries import SummaryQueries, summary_of
 from omkd.daemon.state.upgrades import counters_of, index_segments
-from omkd.engine.counters import GapCounts, PipelineCounters
+from omkd.engine.counters import GapCounts, PastRetention, PipelineCounters
 from omkd.engine.figures import AllTimeCounts
 from omkd.engine.links import Link
 from omkd.engine.plain import from_plain, to_plain
@@ -102,6 +102,7 @@ class Restored:
     rollups: dict[tuple[int, str], GapCounts] = field(default_factory=dict)
     links: list[Link] = field(default_factory=list)
     pipeline: PipelineCounters = field(default_factory=PipelineCounters)
+    past_retention: PastRetention = field(default_factory=PastRetention)
     meta: StoreMeta = field(default_factory=StoreMeta)
     fresh: bool = True
     moved_aside: Path | None = None
@@ -126,6 +127,7 @@ class Checkpoint:
     counters: dict[str, AllTimeCounts] = field(default_factory=dict)
     rollups: dict[tuple[int, str], GapCounts | None] = field(default_factory=dict)
     pipeline: PipelineCounters | None = None
+    past_retention: PastRetention | None = None
     skill_labels: list[str] | None = None
     retention: float | None = None
     stream_fingerprint: str | None = None
@@ -230,6 +232,9 @@ class StateStore(SummaryQueries):
         pipeline = meta.get("pipeline")
         if isinstance(pipeline, dict):
             restored.pipeline = from_plain(PipelineCounters, pipeline)
+        past = meta.get("past_retention")
+        if isinstance(past, dict):
+            restored.past_retention = from_plain(PastRetention, past)
         return restored
 
     def _restoring(self, restored: Restored) -> Iterator[SegmentSummary]:
@@ -307,6 +312,8 @@ class StateStore(SummaryQueries):
             meta: dict[str, Any] = {}
             if checkpoint.pipeline is not None:
                 meta["pipeline"] = to_plain(checkpoint.pipeline)
+            if checkpoint.past_retention is not None:
+                meta["past_retention"] = to_plain(checkpoint.past_retention)
             if checkpoint.skill_labels is not None:
                 meta["skill_labels"] = checkpoint.skill_labels
             if checkpoint.retention is not None:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Final, Protocol
 
 from omkd.engine import certainty, conventions, figures, health, patterns, skills
-from omkd.engine.counters import GapCounts, PipelineCounters
+from omkd.engine.counters import GapCounts, PastRetention, PipelineCounters
 from omkd.engine.figures import SkillTotals
 from omkd.engine.fold import Fold
 from omkd.engine.formats import CLAUDE_CODE
@@ -143,12 +143,18 @@ def pipeline_report(
     outside_window: int,
     skipped_files: dict[str, int] | None = None,
     newest_outside: float | None = None,
+    past_retention: PastRetention | None = None,
+    missing_roots: Sequence[str] = (),
 ) -> PipelineReport:
+    """What was read; outside the window, the kept segments and those forgotten past retention."""
+    past = past_retention or PastRetention()
+    newest = max((t for t in (newest_outside, past.newest) if t is not None), default=None)
     return PipelineReport(
         **to_plain(counters),
-        segments_outside_window=outside_window,
-        newest_outside_window=iso(newest_outside),
+        segments_outside_window=outside_window + past.segments,
+        newest_outside_window=iso(newest),
         skipped_files=dict(skipped_files or {}),
+        missing_roots=list(missing_roots),
     )
 
 
@@ -194,12 +200,15 @@ def build_report(
     rules: SegmenterRules | None = None,
     judge: str | None = None,
     skipped_files: dict[str, int] | None = None,
+    past_retention: PastRetention | None = None,
+    missing_roots: Sequence[str] = (),
 ) -> Report:
     """Derive the report from a fold; ``gap_limit`` keeps the newest gaps (``None``: all).
 
     A segment counts as open while its stream is open and, when ``open_after`` is given,
     its last record is newer than that (idle segments close). ``counters`` replace the
-    fold's own pipeline counters (the daemon counts its reading apart from the fold).
+    fold's own pipeline counters (the daemon counts its reading apart from the fold);
+    ``past_retention`` the segments the daemon read and forgot, ``missing_roots`` the roots not found.
     """
     index = knowledge or NoKnowledge()
     inside = list(fold.in_window())
@@ -246,6 +255,8 @@ def build_report(
             fold.outside_window,
             skipped_files,
             newest_outside(fold) if fold.outside_window else None,
+            past_retention,
+            missing_roots,
         ),
     )
 

@@ -135,8 +135,12 @@ class PipelineReport(PipelineCounters, Record):
     """``PipelineCounters`` as reported, every field of it, with what fell outside the window."""
 
     segments_outside_window: int = 0
+    """Segments read that lie outside the window: kept (older than it, or newer), or forgotten past
+    the daemon's retention."""
     newest_outside_window: str | None = None
     """The newest event of the segments outside the window (ISO-8601): how far back the history is."""
+    missing_roots: list[str] = dataclasses.field(default_factory=list)
+    """The daemon: configured roots that do not exist (nothing is read there)."""
     skipped_files: dict[str, int] = dataclasses.field(default_factory=dict)
     """``omkd scan``: files below a PATH that were not read, by reason (``not_regular``: a FIFO,
     a device or a socket named ``*.jsonl``; ``symlink_loop``; ``dangling``; ``unreadable``)."""
