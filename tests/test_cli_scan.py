@@ -420,7 +420,6 @@ def test_gates_say_how_many_skills_they_gated(gates_file: Path, home: Path) -> N
     "inputs",
     [
         pytest.param(lambda tmp: [tmp / "empty"], id="no-files"),
-        pytest.param(lambda tmp: [tmp / "projects", "--skill", "nosuch"], id="unknown-skill"),
         pytest.param(lambda tmp: [tmp / "projects", "--skill", "gamma"], id="only-underpowered"),
         pytest.param(lambda tmp: [tmp / "bad.jsonl"], id="only-bad-lines"),
     ],
@@ -428,8 +427,9 @@ def test_gates_say_how_many_skills_they_gated(gates_file: Path, home: Path) -> N
 def test_gates_over_no_evidence_exit_3_unless_allowed(
     tmp_path: Path, gates_file: Path, home: Path, inputs: Any
 ) -> None:
-    """Gates asked for and nothing to gate (no files, an unknown skill, only underpowered skills, a
-    file of bad lines): exit 3 saying so; ``--allow-empty`` makes it 0."""
+    """Gates asked for and nothing to gate (no files, only underpowered skills, a file of bad
+    lines): exit 3 saying so; ``--allow-empty`` makes it 0. (An unknown skill is a usage error,
+    exit 2: ``tests/test_views_small.py``, issue 29 item 8.)"""
     (tmp_path / "empty").mkdir()
     (tmp_path / "bad.jsonl").write_bytes(b"not json\n" * 774)
     paths = inputs(tmp_path)

@@ -47,7 +47,7 @@ COMMANDS: Final = {
     "conventions": LazyCommand(
         "omkd.cli.conventions",
         "conventions_command",
-        "Print the marker convention for CLAUDE.md or AGENTS.md (spec §3.2).",
+        "Print the marker convention for CLAUDE.md or AGENTS.md (README: Hedging, omkd conventions).",
     ),
     "wiki": LazyCommand(
         "omkd.cli.wiki",

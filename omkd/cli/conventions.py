@@ -16,7 +16,7 @@ from omkd.engine import conventions
     help="English, Chinese, or both (the agent follows either).",
 )
 def conventions_command(lang: str) -> None:
-    """Print the marker convention for CLAUDE.md or AGENTS.md (spec §3.2).
+    """Print the marker convention for CLAUDE.md or AGENTS.md (README: Hedging, omkd conventions).
 
     Agents write the uncertainty markers only when told to: append this block to the
     instructions of each project (or to ~/.claude/CLAUDE.md for all of them). `omkd status` and

@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import click
 import orjson
@@ -46,9 +46,12 @@ class GateOptions:
     step_summary: bool = False
 
     def restrict(self, report: Report) -> Report:
-        """The report with only the chosen skills and agents (``--skill``, ``--agent``)."""
+        """The report with only the chosen skills and agents (``--skill``, ``--agent``); a name
+        that is in none of its rows is an error naming those that are (exit 2)."""
         if not self.only_skills and not self.agents:
             return report
+        check_names("skill", self.only_skills, [s.skill for s in report.skills])
+        check_names("agent", self.agents, [s.agent or "" for s in report.skills])
         return restrict(report, set(self.only_skills) or None, set(self.agents) or None)
 
     @property
@@ -157,6 +160,24 @@ def gate_options(command: F) -> F:
     for option in reversed(_OPTIONS):
         decorated = option(decorated)
     return decorated  # type: ignore[no-any-return]
+
+
+NAMES_SHOWN: Final = 20
+
+
+def check_names(kind: str, asked: Sequence[str], existing: Sequence[str]) -> None:
+    """Every name ``asked`` for is among ``existing``; else say which are, and exit 2."""
+    known = sorted(set(existing))
+    unknown = [name for name in asked if name not in known]
+    if not unknown:
+        return
+    shown = ", ".join(known[:NAMES_SHOWN]) + (", …" if len(known) > NAMES_SHOWN else "")
+    click.echo(
+        f"omkd: no {kind} {', '.join(repr(n) for n in unknown)} in the window; "
+        + (f"the {kind}s there: {shown}" if known else f"no {kind} has a segment there"),
+        err=True,
+    )
+    sys.exit(EXIT_INPUT)
 
 
 def check_usage(gate: GateOptions) -> gates.Baseline | None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import click
@@ -15,7 +17,7 @@ from rich.table import Table
 
 from omkd.api import DEFAULT_PORT, SKILLS_PAGE, SKILLS_TOTAL_HEADER
 from omkd.cli import render
-from omkd.cli.gating import EXIT_INPUT, GateOptions, apply_gates, check_usage, gate_options, publish
+from omkd.cli.gating import EXIT_INPUT, GateOptions, apply_gates, check_names, check_usage, gate_options, publish
 from omkd.engine import formats, patterns, records, skills
 from omkd.engine.report.schema import Report
 from omkd.render import notes
@@ -65,23 +67,60 @@ def fetch_status(url: str, skills: tuple[str, ...], agents: tuple[str, ...] = ()
     return dict(document)
 
 
-url_option = click.option("--url", default=DEFAULT_URL, show_default=True, envvar="OMKD_URL",
-                          help="The daemon's address (env OMKD_URL).")  # fmt: skip
+def daemon_url(url: str | None, config_path: Path | None) -> str:
+    """The daemon's address: ``--url`` (or ``OMKD_URL``), else the config's ``http.listen``
+    (``--config`` or ``OMKD_CONFIG``), else the default's."""
+    if url:
+        return url
+    if config_path is None:
+        return DEFAULT_URL
+    from omkd.config import ConfigError, load_config  # deferred: pydantic, only when a config is named
+
+    try:
+        http = load_config(config_path).http
+    except ConfigError as error:
+        for problem in error.problems:
+            click.echo(f"omkd: {error.source}: {problem}", err=True)
+        sys.exit(EXIT_INPUT)
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(http.host, http.host)  # noqa: S104 (read, not bound)
+    return f"http://{f'[{host}]' if ':' in host else host}:{http.port}"
+
+
+def url_options(command: Callable[..., None]) -> Callable[..., None]:
+    """``--url`` and ``--config``, given to the command as one ``url``."""
+
+    @click.option(
+        "--url",
+        envvar="OMKD_URL",
+        help=f"The daemon's address (env OMKD_URL; default: the config's http.listen, else {DEFAULT_URL}).",
+    )
+    @click.option(
+        "--config",
+        "config_path",
+        envvar="OMKD_CONFIG",
+        type=click.Path(path_type=Path, dir_okay=False),
+        help="The daemon's config file: its http.listen is the address (env OMKD_CONFIG).",
+    )
+    @functools.wraps(command)
+    def wrapped(url: str | None, config_path: Path | None, **kwargs: Any) -> None:
+        command(url=daemon_url(url, config_path), **kwargs)
+
+    return wrapped
 
 
 @click.command("status")
-@url_option
+@url_options
 @click.option("--json", "as_json", is_flag=True, help="Print the daemon's JSON report (schema in the README).")
 @gate_options
 def status_command(url: str, as_json: bool, gate: GateOptions) -> None:
     """Spot-check a running daemon: skill table, tiers and watermark; same gates as scan."""
     baseline = check_usage(gate)
-    report = gate.restrict(records.parse(Report, fetch_status(url, gate.only_skills, gate.agents)))
+    report = gate.restrict(records.parse(Report, fetch_status(url, ())))  # every skill: a name is checked
     publish(report, apply_gates(report, gate, baseline), as_json, gate)
 
 
 @click.command("gaps")
-@url_option
+@url_options
 @click.option("--skill", help="Only this skill.")
 @click.option("--agent", type=click.Choice(formats.AGENTS), help="Only the skills this agent ran.")
 @click.option("--type", "kind", type=click.Choice(patterns.SIGNAL_TYPES), help="Only this signal type.")
@@ -102,11 +141,18 @@ def gaps_command(
     chosen = (("skill", skill), ("agent", agent), ("type", kind), ("since", since))
     query += [(k, v) for k, v in chosen if v is not None]
     document = fetch(url, "/api/v1/gaps", query)
+    if not document["gaps"] and (skill or agent):  # nothing: is it a name that names nothing?
+        rows = fetch_status(url, ())["skills"]
+        check_names("skill", [skill] if skill else [], [row["skill"] for row in rows])
+        check_names("agent", [agent] if agent else [], [row.get("agent") or "" for row in rows])
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
         return
-    older = document.get("older", 0)
-    title = f"Gaps ({document['count']} in the window" + (f"; {older} older)" if older else ")")
+    older, count = document.get("older", 0), document["count"]
+    total = document.get("total", count)
+    title = f"Gaps ({count}{f' of {total}' if total > count else ''} in the window" + (
+        f"; {older} older)" if older else ")"
+    )
     table = Table(title=title, title_justify="left")
     for column in ("time", "skill", "type", "where", "context"):
         table.add_column(column, overflow="fold")

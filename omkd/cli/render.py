@@ -136,9 +136,15 @@ def warnings(report: Report) -> list[str]:
                 pipeline.segments_outside_window, pipeline.newest_outside_window, (mark.window_from, mark.window_to)
             )
         )
-    underpowered = [s.label for s in report.skills if s.confidence == "underpowered" and s.segments > 0]
+    agents = several_agents(report)
+
+    def name(skill: SkillHealth) -> str:
+        """The row's name, its agent named whenever rows are per skill and agent."""
+        return f"{skill.skill} ({skill.agent})" if agents and skill.agent else skill.label
+
+    underpowered = [name(s) for s in report.skills if s.confidence == "underpowered" and s.segments > 0]
     for skill in [*report.skills, report.overall]:
-        label = "overall" if skill is report.overall else skill.label
+        label = "overall" if skill is report.overall else name(skill)
         if skill.soft_share_warning:
             lines.append(
                 f"{label}: weak signals carry {percent(skill.soft_share)} of the gap rate — review the inventory"

@@ -58,8 +58,9 @@ class StatusSource(Protocol):
 
     async def gaps(
         self, skill: str | None, kind: str | None, since: float | None, limit: int, agent: str | None = None
-    ) -> tuple[list[GapEntry], int]:
-        """The newest gaps in the window, and how many older ones (outside it) are kept."""
+    ) -> tuple[list[GapEntry], int, int]:
+        """The newest gaps in the window, how many older ones (outside it) are kept, and how many
+        the window holds."""
 
     def outside_window(self) -> tuple[int, float | None]:
         """Segments read outside the window, and the newest one's last event."""
@@ -139,10 +140,10 @@ def build_app(source: StatusSource) -> web.Application:
         agent = query.get("agent")
         if agent is not None and agent not in formats.AGENTS:
             return _bad_request(f"agent must be one of {', '.join(formats.AGENTS)}, not {agent!r}")
-        entries, older = await source.gaps(query.get("skill"), kind, since, int(limit_text), agent)
+        entries, older, total = await source.gaps(query.get("skill"), kind, since, int(limit_text), agent)
         outside, newest = source.outside_window()
         return _json({
-            "gaps": to_data(entries), "count": len(entries), "older": older,
+            "gaps": to_data(entries), "count": len(entries), "total": total, "older": older,
             "outside_window": outside, "newest_outside_window": iso(newest),
         })  # fmt: skip
 

@@ -134,9 +134,10 @@ class Views:
 
     async def gaps(
         self, skill: str | None, kind: str | None, since: float | None, limit: int, agent: str | None = None
-    ) -> tuple[list[GapEntry], int]:
+    ) -> tuple[list[GapEntry], int, int]:
         """The newest gaps of the segments in the window (what the status figures count, so the
-        answer does not depend on when retention last pruned), and how many older ones are kept."""
+        answer does not depend on when retention last pruned), how many older ones are kept, and
+        how many the window holds (``limit`` aside)."""
         fold = self._kept.fold
         book = fold.segments
         if isinstance(book, StoredSegments):  # counted in the store, not decoded
@@ -144,4 +145,5 @@ class Views:
         else:
             older = count_gaps(book.outside(fold.window), skill, kind, since, agent)
         inside = await read_window(fold, with_signals=True)
-        return select_gaps(inside.in_window(), skill, kind, since, limit, agent), older
+        total = count_gaps(inside.in_window(), skill, kind, since, agent)
+        return select_gaps(inside.in_window(), skill, kind, since, limit, agent), older, total

@@ -27,6 +27,8 @@ SATURATION_STEPS: Final = 3
 UNSTABLE_CV_ABOVE: Final = 0.15
 NUDGE_CEILING: Final = 0.10
 NUDGE_WINDOWS: Final = 3
+"""Windows with data the nudge looks at: a window is a UTC day with segments (``daily_series``),
+as the README says; the message keeps the spec's word for it."""
 NUDGE_MESSAGE: Final = (
     "gap rate has stayed under 10 % for 3 windows: widen the tasks this skill is exercised on, "
     "or the low rate may only mean the tasks avoid its edges."

@@ -21,9 +21,10 @@ def plural(count: int, word: str) -> str:
 
 def outside_window(count: int, newest: str | None, window: tuple[str | None, str | None] | None = None) -> str:
     """``count`` segments read lie outside the window; the newest one's day; the fix."""
-    span = f" ({window[0] or '—'} → {window[1] or '—'})" if window is not None else ""
-    when = f"; the newest is of {newest[:10]}" if newest else ""
-    return f"{plural(count, 'segment')} read, all outside the window{span}{when}: {FIX}"
+    parts = [f"{window[0] or '—'} → {window[1] or '—'}"] if window is not None else []
+    parts += [f"newest event {newest[:10]}"] if newest else []
+    span = f" ({'; '.join(parts)})" if parts else ""
+    return f"{plural(count, 'segment')} read, all outside the window{span}: {FIX}"
 
 
 def missing_root(root: str) -> str:
