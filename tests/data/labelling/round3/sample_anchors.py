@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from sample import cut, events_of
+from sample import cut, events_of  # type: ignore[import-not-found]  # the sampler beside this one
 
 from omkd.engine import formats
 from omkd.engine.events import AssistantText, CommandInvoked, SidechainPrompt, ToolCall, ToolResult, UserPrompt
@@ -109,11 +109,11 @@ def main() -> None:
                     row: dict[str, Any] = {"set": set_name, "repo": person.name, "file": f"{person.name}/{file}",
                                            "agent": agent, **anchor}  # fmt: skip
                     if anchor["kind"] == "miss":
-                        call = calls_by_id.get(anchor["call_id"])
+                        made = calls_by_id.get(anchor["call_id"])
                         answer = results.get(anchor["call_id"])
-                        if call is None or answer is None:
+                        if made is None or answer is None:
                             continue
-                        row["anchor"] = (f"CALL {call[1].tool} {cut(orjson.dumps(call[1].input).decode(), 700)}\n"
+                        row["anchor"] = (f"CALL {made[1].tool} {cut(orjson.dumps(made[1].input).decode(), 700)}\n"
                                          f"-> result: {cut(answer[1].text, 500)}")  # fmt: skip
                         row["episode"] = episode(events, answer[0], anchor["call_id"])
                     else:
@@ -136,9 +136,9 @@ def main() -> None:
             by_person[row["repo"]].append(row)
         fair: list[dict[str, Any]] = []
         while len(fair) < QUOTA.get(key, 0) and any(by_person.values()):
-            for person in sorted(by_person):
-                if by_person[person] and len(fair) < QUOTA.get(key, 0):
-                    fair.append(by_person[person].pop(rng.randrange(len(by_person[person]))))
+            for repo in sorted(by_person):
+                if by_person[repo] and len(fair) < QUOTA.get(key, 0):
+                    fair.append(by_person[repo].pop(rng.randrange(len(by_person[repo]))))
         drawn.extend(fair)
     rng.shuffle(drawn)
     (out / "anchors.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in drawn))
