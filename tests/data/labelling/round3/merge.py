@@ -96,7 +96,6 @@ def main() -> None:
     write(DATA / "hedging_sentences_relabelled.jsonl", relabelled)
 
 
-
 def merge_more(more: Path) -> None:
     """Add the second draw's sentences (``sample_more.py``, labelled by two more labellers) to
     ``real2_hedging_sentences.jsonl`` and give every row of the first draw its weight over both.
