@@ -108,7 +108,7 @@ def merge_more(more: Path) -> None:
     for row in first:
         row["weight"] = weights[row["id"]]
     drawn = {row["id"]: row for row in load(more / "sentences_more.jsonl")}
-    added = []
+    added: list[dict[str, Any]] = []
     for chunk in ("moreA", "moreB"):
         for row in load(more / "out" / f"{chunk}.labels.jsonl"):
             base = {k: v for k, v in drawn[row["id"]].items() if k not in ("stratum", "weight")}
