@@ -112,7 +112,9 @@ def merge_more(more: Path) -> None:
     for chunk in ("moreA", "moreB"):
         for row in load(more / "out" / f"{chunk}.labels.jsonl"):
             base = {k: v for k, v in drawn[row["id"]].items() if k not in ("stratum", "weight")}
-            labels = {k: row[k] for k in ("kind", "is_uncertainty", "lang", "reason", "doubt") if k in row}
+            labels: dict[str, Any] = {
+                k: row[k] for k in ("kind", "is_uncertainty", "lang", "reason", "doubt") if k in row
+            }
             added.append({**base, **labels, "stratum": drawn[row["id"]]["stratum"],
                           "weight": drawn[row["id"]]["weight"], "labeller": chunk, "draw": 2})  # fmt: skip
     write(target, first + added)
