@@ -128,12 +128,13 @@ def _document(
             "",
             "### Top failed searches",
             "",
-            "| skill | tool | pattern | count | last seen |",
+            "| skill | looked for | tools | count | last seen |",
             "|---|---|---|---:|---|",
         ]
         for p in patterns:
+            tools = ", ".join(p.tools or [p.tool])
             lines.append(
-                f"| {text(skills.row_label(p.skill, p.agent))} | {text(p.tool)} | {text(p.pattern)} | {p.count} "
+                f"| {text(skills.row_label(p.skill, p.agent))} | {text(p.pattern)} | {text(tools)} | {p.count} "
                 f"| {p.last_seen or '—'} |"
             )
     warnings = render.warnings(report)

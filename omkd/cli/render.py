@@ -188,13 +188,22 @@ def marker_note(report: Report) -> str | None:
 def patterns_table(report: Report) -> Table | None:
     if not report.top_failed_searches:
         return None
-    table = Table(title="Top failed searches", title_justify="left")
-    for column in ("skill", "tool", "pattern", "count", "last seen"):
-        table.add_column(column, justify="right" if column == "count" else "left", overflow="fold")
+    table = Table(title="Top failed searches (what was looked for; the commands are in --json)", title_justify="left")
+    table.add_column("skill", no_wrap=True, overflow="ellipsis", max_width=28)
+    table.add_column("looked for", no_wrap=True, overflow="ellipsis", ratio=1)
+    table.add_column("tools", no_wrap=True, overflow="ellipsis", max_width=16)
+    table.add_column("count", justify="right", no_wrap=True)
+    table.add_column("last seen", no_wrap=True)
     for pattern in report.top_failed_searches:
         name = skills.row_label(pattern.skill, pattern.agent)
-        table.add_row(name, pattern.tool, pattern.pattern, str(pattern.count), pattern.last_seen or "—")
+        tools = ", ".join(pattern.tools or [pattern.tool])
+        table.add_row(name, " ".join(pattern.pattern.split()), tools, str(pattern.count), short_time(pattern.last_seen))
     return table
+
+
+def short_time(iso: str | None) -> str:
+    """``2026-11-08T12:00:00.000Z`` as ``2026-11-08 12:00`` (UTC): what a table needs, on one line."""
+    return iso[:16].replace("T", " ") if iso else "—"
 
 
 def watermark(report: Report) -> Text:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -23,6 +22,7 @@ from typing import Any, Final
 from omkd.engine import patterns
 from omkd.engine.figures import BAND_LEGEND
 from omkd.engine.health import BANDS
+from omkd.engine.report.build import grouped_searches
 from omkd.engine.report.schema import GapEntry, Report, SkillHealth
 from omkd.engine.stats import NUDGE_MESSAGE
 from omkd.render import columns, notes
@@ -138,16 +138,17 @@ _TABLE_HEAD: Final = _head(*(column.title for column in SHOWN))
 
 
 def _top_patterns(gaps: Sequence[GapEntry]) -> list[tuple[str, str, int, str]]:
-    """The failed-search patterns of these gaps, most frequent first: (tool, pattern, count, last)."""
-    counts: Counter[tuple[str, str]] = Counter()
-    last: dict[tuple[str, str], str] = {}
-    for gap in gaps:
-        if gap.type == patterns.FAILED_SEARCH:
-            key = (str(gap.evidence.get("tool", "")), str(gap.evidence.get("pattern", "")))
-            counts[key] += 1
-            last[key] = max(last.get(key, ""), gap.timestamp or "")
-    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    return [(tool, pattern, n, last[(tool, pattern)]) for (tool, pattern), n in ranked[:PATTERNS_SHOWN]]
+    """The failed-search patterns of these gaps, grouped by the pattern (``grouped_searches``, as
+    every view), most frequent first: (tools, pattern, count, last)."""
+    seen = (
+        ("", "", str(g.evidence.get("tool", "")), str(g.evidence.get("pattern", "")), g.timestamp)
+        for g in gaps
+        if g.type == patterns.FAILED_SEARCH
+    )
+    return [
+        (", ".join(tools), pattern, n, last or "")
+        for _, _, _, tools, pattern, n, last in grouped_searches(seen, PATTERNS_SHOWN)
+    ]
 
 
 def _file_line(gap: GapEntry) -> str:
@@ -203,11 +204,11 @@ def _skill_section(skill: SkillHealth, report: Report, inputs: PageInputs, gaps:
     html.append("<h3>What its agents looked for and did not find</h3>")
     if top:
         rows = "".join(
-            f"<tr><td>{escape(tool)}</td><td><code>{escape(pattern)}</code></td><td class='num'>{n}</td>"
+            f"<tr><td><code>{escape(pattern)}</code></td><td>{escape(tool)}</td><td class='num'>{n}</td>"
             f"<td>{escape(_when(last))}</td></tr>"
             for tool, pattern, n, last in top
         )
-        html.append(f"<table>{_head('Tool', 'Pattern', 'Times', 'Last seen')}<tbody>{rows}</tbody></table>")
+        html.append(f"<table>{_head('Looked for', 'Tools', 'Times', 'Last seen')}<tbody>{rows}</tbody></table>")
     else:
         html.append("<p class='note'>No failed search in the window.</p>")
     html.append(f"<h3>Gap inventory ({len(gaps)})</h3>")

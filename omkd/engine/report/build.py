@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 from omkd.engine import certainty, conventions, figures, health, patterns, skills
 from omkd.engine.counters import GapCounts, PastRetention, PipelineCounters
@@ -163,23 +163,49 @@ def newest_outside(fold: Fold) -> float | None:
     return fold.segments.newest_outside(fold.window)
 
 
-def top_failed_searches(segments: list[SegmentSummary], limit: int) -> list[FailedSearchPattern]:
+Seen = tuple[str, str, str, str, object]
+"""One failed search: (skill, agent, tool, pattern, when) — when is any comparable moment."""
+
+
+def grouped_searches(seen: Iterable[Seen], limit: int) -> list[tuple[str, str, str, list[str], str, int, Any]]:
+    """Failed searches grouped by (skill, agent, pattern), the most seen first (then the latest):
+    (skill, agent, most used tool, every tool, pattern, count, latest moment). The one grouping
+    of every view's top-patterns table."""
+    groups: dict[tuple[str, str, str], tuple[Counter[str], list[Any]]] = {}
+    for skill, agent, tool, pattern, when in seen:
+        tools, latest = groups.setdefault((skill, agent, pattern), (Counter(), [None]))
+        tools[tool] += 1
+        if when is not None and (latest[0] is None or when > latest[0]):
+            latest[0] = when
+    ranked = sorted(groups.items(), key=lambda item: (-item[1][0].total(), _negated(item[1][1][0]), item[0]))
+    return [
+        (skill, agent, tools.most_common(1)[0][0], sorted(tools), pattern, tools.total(), latest[0])
+        for (skill, agent, pattern), (tools, latest) in ranked[:limit]
+    ]
+
+
+def _negated(when: Any) -> tuple[int, Any]:
+    """A sort key putting the latest moment first (``None`` last), for numbers and ISO strings alike."""
+    if when is None:
+        return (1, 0)
+    if isinstance(when, str):
+        return (0, tuple(-ord(c) for c in when))
+    return (0, -when)
+
+
+def top_failed_searches(segments: Iterable[Any], limit: int) -> list[FailedSearchPattern]:
     """The failed-search patterns seen most, per skill, with when they were last seen."""
-    stats: dict[tuple[str, str, str, str], list[float]] = {}
-    for segment in segments:
-        for signal in segment.signals:
-            if signal.type != patterns.FAILED_SEARCH:
-                continue
-            key = (segment.skill, segment.agent, str(signal.evidence["tool"]), str(signal.evidence["pattern"]))
-            entry = stats.setdefault(key, [0, 0.0])
-            entry[0] += 1
-            entry[1] = max(entry[1], signal.timestamp or 0.0)
-    ranked = sorted(stats.items(), key=lambda item: (-item[1][0], -item[1][1], item[0]))
+    seen = (
+        (s.skill, s.agent, str(sig.evidence["tool"]), str(sig.evidence["pattern"]), sig.timestamp or None)
+        for s in segments
+        for sig in s.signals
+        if sig.type == patterns.FAILED_SEARCH
+    )
     return [
         FailedSearchPattern(
-            skill=skill, agent=agent, tool=tool, pattern=pattern, count=int(count), last_seen=iso(last_seen or None)
+            skill=skill, agent=agent, tool=tool, tools=tools, pattern=pattern, count=count, last_seen=iso(last)
         )
-        for (skill, agent, tool, pattern), (count, last_seen) in ranked[:limit]
+        for skill, agent, tool, tools, pattern, count, last in grouped_searches(seen, limit)
     ]
 
 

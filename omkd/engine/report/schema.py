@@ -111,12 +111,18 @@ class ConventionReport(Record):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FailedSearchPattern(Record):
+    """What a skill's agents looked for and did not find, however they looked (grouped by the
+    pattern, the README's *How omkd computes*: never the whole command)."""
+
     skill: str
     agent: str
     tool: str
+    """The tool that looked for it most often (``tools`` has them all)."""
     pattern: str
     count: int
     last_seen: str | None
+    tools: list[str] = dataclasses.field(default_factory=list)
+    """Every tool that looked for it, sorted."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
