@@ -24,6 +24,8 @@ from omkd.render import notes
 
 DEFAULT_URL = f"http://127.0.0.1:{DEFAULT_PORT}"
 TIMEOUT_SECONDS = 10.0
+CONTEXT_SHOWN = 160
+"""Characters of a gap's context in the table (``--json`` has it whole)."""
 
 
 def fetch(url: str, path: str, query: list[tuple[str, str]]) -> Any:
@@ -154,12 +156,17 @@ def gaps_command(
         f"; {older} older)" if older else ")"
     )
     table = Table(title=title, title_justify="left")
-    for column in ("time", "skill", "type", "where", "context"):
-        table.add_column(column, overflow="fold")
+    table.add_column("time (UTC)", no_wrap=True)
+    table.add_column("skill", no_wrap=True, overflow="ellipsis", max_width=render.SKILL_NARROW_WIDTH)
+    table.add_column("type", no_wrap=True)
+    table.add_column("where", no_wrap=True, overflow="ellipsis", max_width=32)
+    table.add_column("context", overflow="fold", ratio=1)
     for gap in document["gaps"]:
         where = f"{gap.get('file') or gap['stream']}:{gap.get('line', 0)}"
         name = skills.row_label(gap["skill"], gap.get("agent"))
-        table.add_row(gap["timestamp"] or "—", name, gap["type"], where, gap["context"])
+        context = " ".join(gap["context"].split())
+        context = context if len(context) <= CONTEXT_SHOWN else context[: CONTEXT_SHOWN - 1] + "…"
+        table.add_row(render.short_time(gap["timestamp"]), name, gap["type"], where, context)
     console = render.stdout_console()
     console.print(table)
     outside = document.get("outside_window", 0)

@@ -68,6 +68,9 @@ def several_agents(report: Report) -> bool:
 
 
 SKILL_MIN_WIDTH: Final = 14
+SKILL_NARROW_WIDTH: Final = 18
+"""The skill column's width on a narrow terminal: the figures keep theirs, a longer name is cut."""
+NARROW_BELOW: Final = 120
 DROPPED_WHEN_NARROW: Final = (("stability", 120), ("coverage", 110))
 """Columns left out below these terminal widths, least needed first: the skill name keeps its room."""
 INTERVALS_FROM: Final = 100
@@ -97,6 +100,12 @@ def cell(column: Column, skill: SkillHealth, overall: bool, intervals: bool) -> 
     return str(value)
 
 
+def left_out(width: int | None) -> list[str]:
+    """What the skill table leaves out at this terminal width, least needed first."""
+    dropped = [name for name, below in DROPPED_WHEN_NARROW if width is not None and width < below]
+    return [*dropped, *([] if shows_intervals(width) else ["intervals"])]
+
+
 def skill_table(report: Report, width: int | None = None) -> Table:
     table = Table(title="Skill health", title_justify="left")
     dropped = [name for name, below in DROPPED_WHEN_NARROW if width is not None and width < below]
@@ -105,8 +114,11 @@ def skill_table(report: Report, width: int | None = None) -> Table:
     intervals = shows_intervals(width)
     shown = columns.chosen(columns.TERMINAL, dropped)
     for column in shown:
-        if column.kind == columns.NAME:
-            table.add_column(column.header, justify="left", min_width=SKILL_MIN_WIDTH, overflow="fold")
+        if column.kind == columns.NAME:  # one line a row: a long name is cut with an ellipsis
+            table.add_column(
+                column.header, justify="left", min_width=SKILL_MIN_WIDTH, no_wrap=True, overflow="ellipsis",
+                max_width=None if width is None or width >= NARROW_BELOW else SKILL_NARROW_WIDTH,
+            )  # fmt: skip
         elif column.kind == columns.AGENT:
             table.add_column(column.header, justify="left", no_wrap=True)
         else:
@@ -185,12 +197,18 @@ def marker_note(report: Report) -> str | None:
     )
 
 
-def patterns_table(report: Report) -> Table | None:
+def patterns_table(report: Report, width: int | None = None) -> Table | None:
+    """What was looked for, one line a row: a long name or pattern is cut with an ellipsis."""
     if not report.top_failed_searches:
         return None
-    table = Table(title="Top failed searches (what was looked for; the commands are in --json)", title_justify="left")
-    table.add_column("skill", no_wrap=True, overflow="ellipsis", max_width=28)
-    table.add_column("looked for", no_wrap=True, overflow="ellipsis", ratio=1)
+    table = Table(
+        title="Top failed searches (what was looked for; the commands are in --json)",
+        title_justify="left",
+        expand=width is not None,
+    )
+    narrow = width is not None and width < NARROW_BELOW
+    table.add_column("skill", no_wrap=True, overflow="ellipsis", max_width=SKILL_NARROW_WIDTH if narrow else 40)
+    table.add_column("looked for", no_wrap=True, overflow="ellipsis", ratio=1, min_width=12)
     table.add_column("tools", no_wrap=True, overflow="ellipsis", max_width=16)
     table.add_column("count", justify="right", no_wrap=True)
     table.add_column("last seen", no_wrap=True)
@@ -281,12 +299,15 @@ def render(
     """The whole terminal view; ``comparable`` False warns that the baseline's rules differ."""
     width = console.width if console.is_terminal else None
     console.print(skill_table(report, width))
-    console.print(
-        (
-            "rates with their 95 % intervals (Wilson, continuity-corrected); "
-            if shows_intervals(width)
-            else "rates without their 95 % intervals at this width (--json has them); "
+    dropped = left_out(width)
+    if dropped:
+        console.print(
+            f"left out at this width ({width} columns): {', '.join(dropped)} — a wider terminal or --json has them",
+            style="dim",
+            markup=False,
         )
+    console.print(
+        ("rates with their 95 % intervals (Wilson, continuity-corrected); " if shows_intervals(width) else "")
         + BAND_LEGEND,
         style="dim",
         markup=False,
@@ -296,7 +317,7 @@ def render(
     note = marker_note(report)
     if note is not None:
         console.print(Text("note: ", style="cyan") + Text(note))
-    table = patterns_table(report)
+    table = patterns_table(report, width)
     if table is not None:
         console.print(table)
     if moved:

@@ -1,0 +1,103 @@
+"""Issue 29, item 6: the terminal at 80 columns (a laptop) and at 200, through a real
+pseudo-terminal running the real CLI: names and patterns cut with an ellipsis on one line, the
+columns left out named, short timestamps, no line wider than the terminal."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import struct
+import subprocess
+import sys
+import termios
+from pathlib import Path
+
+import pytest
+
+from tests import claude_lines as cl
+
+LONG_SKILL = "superpowers:subagent-driven-development"
+LONG_COMMAND = (
+    'cd /home/dev/projects/shop/services/payments && echo "=== searching ===" ; '
+    'grep -rln "PAYMENT_GATEWAY_TIMEOUT\\|PAYMENT_GATEWAY_RETRIES\\|PAYMENT_GATEWAY_ENDPOINT" src/ config/ deploy/'
+)
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+
+
+def transcript(path: Path) -> Path:
+    records: list[cl.Record] = []
+    for n in range(6):
+        skill = LONG_SKILL if n % 2 else "deploy"
+        records += [
+            cl.user(f"task {n}"),
+            cl.tool_use(f"toolu_s{n}", "Skill", {"skill": skill}, f"msg_s{n}"),
+            cl.tool_result(f"toolu_s{n}", f"Launching skill: {skill}", {"success": True, "commandName": skill}),
+            cl.tool_use(f"toolu_b{n}", "Bash", {"command": LONG_COMMAND}, f"msg_b{n}"),
+            cl.tool_result(f"toolu_b{n}", "=== searching ===", {"stdout": "=== searching ===", "stderr": "",
+                                                                 "interrupted": False, "isImage": False}),
+        ]  # fmt: skip
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(cl.jsonl(records))
+    return path
+
+
+def on_terminal(columns: int, *args: str | Path) -> list[str]:
+    """The lines the CLI writes on a pseudo-terminal ``columns`` wide (escape codes removed)."""
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env["TERM"] = "xterm-256color"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "omkd", *map(str, args)], stdin=follower, stdout=follower, stderr=follower, env=env
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    process.wait(60)
+    return ANSI.sub("", b"".join(chunks).decode()).replace("\r", "").splitlines()
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Path:
+    return transcript(tmp_path / "projects" / "-home-dev-shop" / f"{cl.SESSION}.jsonl")
+
+
+def test_80_columns_read_on_one_line_each(session: Path, tmp_path: Path) -> None:
+    lines = on_terminal(80, "scan", session, "--home", tmp_path)
+    text = "\n".join(lines)
+    assert max(len(line) for line in lines) <= 80, text
+    table_rows = [line for line in lines if line.startswith("│")]
+    rows = [line for line in table_rows if "superpowers" in line]
+    assert len(rows) == 2, text  # one row in the skill table, one in the patterns table: no name broken in two
+    assert all("…" in row for row in rows), text
+    assert not any("ent-driven" in row for row in table_rows)  # the rest of a name broken mid-word
+    header = next(line for line in lines if "segments" in line and "skill" in line)
+    assert "…" not in header, text  # the figures' columns keep their width
+    assert "underpowered" in text
+    assert "│ PAYMENT_GATEWAY_TIM" in text  # what was looked for, not the cd and echo around it
+    assert "cd /home" not in text
+    note = next(line for line in lines if "left out at this width" in line)
+    assert ("coverage" in note, "stability" in note, "intervals" in note) == (True, True, True), note
+    cells = "\n".join(table_rows)
+    assert not re.search(r"\d\d:\d\d:\d\d\.\d{3}Z", cells), text  # short timestamps in tables
+    assert "2026-01-01 00:00" in cells
+
+
+def test_200_columns_show_every_column(session: Path, tmp_path: Path) -> None:
+    lines = on_terminal(200, "scan", session, "--home", tmp_path)
+    text = "\n".join(lines)
+    assert max(len(line) for line in lines) <= 200
+    assert LONG_SKILL in text
+    header = next(line for line in lines if "segments" in line and "skill" in line)
+    assert ("coverage" in header, "stability" in header, "[" in text) == (True, True, True)
+    assert "left out at this width" not in text
