@@ -152,8 +152,9 @@ class Keeper:
         """A stream's counters enter (1) or leave (-1) the pipeline counters."""
         self.pipeline.add_stream(counters, sign)
 
-    def count_file(self) -> None:
-        self.pipeline.files += 1
+    def count_file(self, sign: int = 1) -> None:
+        """A file enters (1) or leaves (-1) the files read (read again from 0: it leaves first)."""
+        self.pipeline.files += sign
 
     def changed(self) -> None:
         """Something a metric could show changed."""

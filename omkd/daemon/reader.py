@@ -1,10 +1,9 @@
 """The reader: transcript files in, segment summaries out, handed to a ``Sink`` (the keeper).
 
-It follows the files the tailer finds, reads each in bounded steps (a read budget per file, so
-the loop stays responsive) into that file's stream processor, and hands the segments that changed
-and the links learnt to the sink. It acts on what a rescan reports — a new file begins a stream,
-a deleted or rotated one is drained through its descriptor and then ends, a truncated or replaced
-one ends and is read again from 0 — and notes where each file was read to (``positions.py``).
+It follows the files the tailer finds, reads each in bounded steps (a read budget per file, so the
+loop stays responsive) into its stream processor, and hands the segments that changed and the links
+learnt to the sink. A new file begins a stream, a deleted or rotated one is drained through its
+descriptor and ends, a truncated or replaced one ends and is read again from 0 (``positions.py``).
 """
 
 from __future__ import annotations
@@ -37,10 +36,9 @@ log = structlog.get_logger("omkd.ingest")
 READ_STEP: Final = 256 << 10
 """Bytes read from one file, at most, before the scheduler turns to the next one."""
 FEED_STEP: Final = 64 << 10
-"""Bytes parsed at once. Parsing runs at 3-40 MB/s depending on the records and on how busy the
-host is, so 256 KiB held the event loop for 30-170 ms; 64 KiB is a few milliseconds, and the
-scheduler looks at the clock between two (bench/soak.py measures /healthz while a 200 MB file
-drains)."""
+"""Bytes parsed at once. Parsing runs at 3-40 MB/s (records, load), so 256 KiB held the loop for
+30-170 ms; 64 KiB is a few milliseconds, and the scheduler looks at the clock between two
+(bench/soak.py measures /healthz while a 200 MB file drains)."""
 DRAIN_STEP: Final = FEED_STEP
 """Bytes of a deleted or rotated file drained at once; the scheduler reads the rest a step at a
 time, so a large file rotated before it was read does not hold the event loop."""
@@ -53,15 +51,15 @@ ENDED_COUNTER: Final = {
 
 
 class Sink(Protocol):
-    """Where the reader hands what it read (``keeper.Keeper``): the segments that changed, the last
-    ones of a stream that ended (``close``), the links learnt, the pipeline counters (a stream's
-    enter with ``sign`` 1 and leave with -1, a file begun), and that a metric could show a change."""
+    """Where the reader hands what it read (``keeper.Keeper``): the segments that changed, the last ones
+    of a stream that ended (``close``), the links learnt, the pipeline counters (a stream's and a
+    file's enter with ``sign`` 1, leave with -1), and that a metric could show a change."""
 
     def take(self, summaries: Iterable[SegmentSummary]) -> None: ...
     def close(self, summaries: Iterable[SegmentSummary]) -> None: ...
     def learn(self, links: Iterable[Link]) -> None: ...
     def count(self, counters: StreamCounters, sign: int) -> None: ...
-    def count_file(self) -> None: ...
+    def count_file(self, sign: int = 1) -> None: ...
     def changed(self) -> None: ...
 
 
@@ -300,9 +298,12 @@ class Reader:
         self.positions.dropped(file.stream_id)
 
     def restart(self, file: TrackedFile) -> TrackedFile:
-        """Read a followed file again from 0 as a new stream (its old parser state is dropped, not
-        handed on: what it would hand out, the new reading gives again under the same keys)."""
+        """Read a followed file again from 0 as a new stream (its old parser state dropped: the new
+        reading gives its segments again under the same keys, and counts again what it counted)."""
         fd, file.fd = file.fd, None
+        if (old := self.streams.take(file.stream_id)) is not None:
+            self.sink.count(old.counters, -1)
+        self.sink.count_file(-1)
         self.streams.forget(file.stream_id)
         self.tailer.untrack(file)
         self.positions.dropped(file.stream_id)

@@ -1,0 +1,54 @@
+"""Issue 29, item 2: reading the history again (a longer retention, by SIGHUP or restart) does not
+count what was read twice: the status footer's files and records, and /metrics' line and record
+counters, stay those of the files on disk."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+from omkd.testing import DaemonProcess
+from tests import claude_lines as cl
+from tests.live_helpers import append, segment
+from tests.test_history_reread import configure, iso_ago, settled
+
+
+def read(daemon: DaemonProcess) -> tuple[int, int, int, float, float]:
+    pipeline = daemon.get("/api/v1/status")["pipeline"]
+    metrics = daemon.metrics()
+    return (
+        pipeline["files"],
+        pipeline["lines"],
+        pipeline["records"],
+        metrics["omkd_lines_total"],
+        metrics["omkd_records_total"],
+    )
+
+
+def test_a_history_read_again_is_not_counted_twice(tmp_path: Path) -> None:
+    root = tmp_path / "projects"
+    lines = 0
+    for name, age in (("fresh", 2), ("old", 50)):
+        data = cl.jsonl(segment(f"skill-{name}", "miss", iso_ago(age)))
+        append(root / "-home-dev-shop" / f"{name}.jsonl", data)
+        lines += data.count(b"\n")
+    with DaemonProcess(tmp_path, [root]) as daemon:
+        daemon.write_config()
+        configure(daemon, "7d", "30d")
+        daemon.start()
+        settled(daemon)
+        daemon.wait_for(lambda: daemon.get("/api/v1/status")["pipeline"]["lines"] == lines, "every line read")
+        daemon.wait_for(lambda: daemon.metrics().get("omkd_lines_total") == lines, "a checkpoint")
+        before = read(daemon)
+        assert before[:2] == (2, lines)
+        configure(daemon, "400d", "400d")
+        assert daemon.process is not None
+        daemon.process.send_signal(signal.SIGHUP)
+        settled(daemon, "history_reread_done")
+        daemon.wait_for(lambda: daemon.metrics().get("omkd_lines_total", 0) >= lines, "a checkpoint")
+        assert read(daemon) == before
+        assert daemon.stop() == 0, daemon.log_text()
+        daemon.start()  # nothing new to read: no checkpoint is written, so no "settled"
+        daemon.wait_for(lambda: daemon.metrics().get("omkd_lag_bytes") == 0, "every file read")
+        assert read(daemon) == before
+        assert daemon.stop() == 0, daemon.log_text()
