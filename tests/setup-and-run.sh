@@ -10,6 +10,7 @@ packages=()
 command -v promtool >/dev/null && command -v prometheus >/dev/null || packages+=(prometheus)
 command -v systemd-analyze >/dev/null || packages+=(systemd)  # verifies the systemd unit
 command -v chromium >/dev/null || packages+=(chromium)  # renders the HTML report in its tests
+fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || packages+=(fonts-noto-cjk)  # CJK text in the report's screenshots
 if [ ${#packages[@]} -gt 0 ]; then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -17,9 +17,13 @@ from omkd.engine.figures import LEVEL
 from omkd.engine.intervals import rate_interval
 from omkd.engine.report.schema import SkillHealth
 
-CHART_WIDTH: Final = 640
-CHART_HEIGHT: Final = 220
-_PAD_LEFT, _PAD_RIGHT, _PAD_TOP, _PAD_BOTTOM = 44, 12, 12, 36
+CHART_WIDTH: Final = 1040
+CHART_HEIGHT: Final = 260
+_PAD_LEFT, _PAD_RIGHT, _PAD_TOP, _PAD_BOTTOM = 44, 16, 12, 36
+MONTHS_FROM: Final = 62
+"""From a span of this many days the axis is labelled by month (with its year) between the ends."""
+TICK_CLEAR: Final = 100
+"""Pixels (of the chart's width) kept free of month labels beside each end's date."""
 _EPOCH: Final = date(1970, 1, 1).toordinal()
 
 
@@ -87,6 +91,28 @@ def _polyline(points: Iterable[tuple[float, float]]) -> str:
     return " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
 
 
+def runs(points: Sequence[DayPoint]) -> list[list[int]]:
+    """The indices of ``points`` in runs of consecutive days: a day without data breaks a line
+    (it is never drawn as a slope between the days around it)."""
+    made: list[list[int]] = []
+    for i, point in enumerate(points):
+        if made and point.day == points[made[-1][-1]].day + 1:
+            made[-1].append(i)
+        else:
+            made.append([i])
+    return made
+
+
+def _ticks(lo: int, hi: int) -> list[int]:
+    """Days labelled between the ends: the first of each month on a long span (at most 12)."""
+    if hi - lo < MONTHS_FROM:
+        return []
+    firsts = [d for d in range(lo + 1, hi) if date.fromordinal(d + _EPOCH).day == 1]
+    step = max(1, -(-len(firsts) // 12))
+    clear = TICK_CLEAR * (hi - lo) / (CHART_WIDTH - _PAD_LEFT - _PAD_RIGHT)  # days the end labels take
+    return [d for d in firsts[::step] if d - lo > clear and hi - d > clear]
+
+
 def marked(changes: Sequence[Change], points: Sequence[DayPoint]) -> list[tuple[Change, int]]:
     """The changes a chart of ``points`` marks (from the day before its first to the day after its
     last), with their UTC day; numbered in this order on the chart and in the list."""
@@ -124,17 +150,24 @@ def chart(skill: SkillHealth, points: Sequence[DayPoint], marks: Sequence[tuple[
         f'<text class="axis" x="{_PAD_LEFT - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">{tick:.0%}</text>'
         for tick in (0.0, 0.25, 0.5, 0.75, 1.0)
     )
-    series: list[tuple[str, str, list[tuple[float, float, float]]]] = [  # the gap rate drawn on top
-        ("weighted gap rate", "weighted", [(p.weighted, *p.weighted_band) for p in points]),
+    series: list[tuple[str, str, list[tuple[float, float, float]]]] = [  # the weighted rate, thinner, on top
         ("gap rate", "gap", [(p.gap_rate, *p.gap_band) for p in points]),
+        ("weighted gap rate", "weighted", [(p.weighted, *p.weighted_band) for p in points]),
     ]
     for name, cls, values in series:
-        upper = [(x(p.day), y(v[2])) for p, v in zip(points, values, strict=True)]
-        lower = [(x(p.day), y(v[1])) for p, v in zip(points, values, strict=True)][::-1]
-        line = _polyline((x(p.day), y(v[0])) for p, v in zip(points, values, strict=True))
-        parts.append(f'<polygon class="band {cls}" points="{_polyline(upper + lower)}">'
-                     f"<title>{name}: {LEVEL:.0%} interval</title></polygon>"
-                     f'<polyline class="line {cls}" points="{line}"/>')  # fmt: skip
+        for run in runs(points):
+            upper = [(x(points[i].day), y(values[i][2])) for i in run]
+            lower = [(x(points[i].day), y(values[i][1])) for i in run][::-1]
+            if len(run) == 1:  # one day alone: its interval as a bar, no line
+                (cx, top), (_, bottom) = upper[0], lower[0]
+                height = max(0.0, bottom - top)
+                parts.append(f'<rect class="band {cls}" x="{cx - 4:.1f}" y="{top:.1f}" width="8" height="{height:.1f}">'
+                             f"<title>{name}: {LEVEL:.0%} interval</title></rect>")  # fmt: skip
+                continue
+            line = _polyline((x(points[i].day), y(values[i][0])) for i in run)
+            parts.append(f'<polygon class="band {cls}" points="{_polyline(upper + lower)}">'
+                         f"<title>{name}: {LEVEL:.0%} interval</title></polygon>"
+                         f'<polyline class="line {cls}" points="{line}"/>')  # fmt: skip
         for p, (rate, _, _) in zip(points, values, strict=True):
             cx, cy = x(p.day), y(rate)
             label = escape(f"{iso_day(p.day)}: {name} {pct(rate)} of {p.segments} segment(s)")
@@ -151,9 +184,16 @@ def chart(skill: SkillHealth, points: Sequence[DayPoint], marks: Sequence[tuple[
         parts.append(f'<g class="change"><line x1="{cx:.1f}" x2="{cx:.1f}" y1="{_PAD_TOP}" y2="{y(0):.1f}"/>'
                      f'<text x="{cx + 3:.1f}" y="{_PAD_TOP + 10}">{n}</text>'
                      f"<title>{escape(f'{iso_day(day)}: {what}')}</title></g>")  # fmt: skip
+    # the ends with their year, anchored inward (never clipped); months between them on a long span
+    parts.append(f'<text class="axis" x="{x(lo):.1f}" y="{CHART_HEIGHT - 18}" text-anchor="start">{iso_day(lo)}</text>')
+    if hi > lo:
+        parts.append(
+            f'<text class="axis" x="{x(hi):.1f}" y="{CHART_HEIGHT - 18}" text-anchor="end">{iso_day(hi)}</text>'
+        )
     parts.extend(
-        f'<text class="axis" x="{x(day):.1f}" y="{CHART_HEIGHT - 18}" text-anchor="middle">{iso_day(day)[5:]}</text>'
-        for day in sorted({first, last, *(d for _, d in marks)})
+        f'<line class="grid" x1="{x(day):.1f}" x2="{x(day):.1f}" y1="{y(1):.1f}" y2="{y(0):.1f}"/>'
+        f'<text class="axis" x="{x(day):.1f}" y="{CHART_HEIGHT - 18}" text-anchor="middle">{iso_day(day)[:7]}</text>'
+        for day in _ticks(lo, hi)
     )
     parts.append(
         f'<text class="axis" x="{_PAD_LEFT}" y="{CHART_HEIGHT - 4}">UTC days, {iso_day(lo)} to {iso_day(hi)}</text>'

@@ -23,7 +23,7 @@ from omkd.engine import patterns
 from omkd.engine.figures import BAND_LEGEND
 from omkd.engine.health import BANDS
 from omkd.engine.report.build import grouped_searches
-from omkd.engine.report.schema import GapEntry, Report, SkillHealth
+from omkd.engine.report.schema import OVERALL, GapEntry, Report, SkillHealth
 from omkd.engine.stats import NUDGE_MESSAGE
 from omkd.render import columns, notes
 from omkd.render.chart import Change, chart, day_points, iso_day, marked, pct
@@ -85,12 +85,21 @@ def _band(value: Band) -> str:
 def _rate_cell(rate: float | None, lower: float, upper: float) -> str:
     if rate is None:
         return "<span class='rate'>–</span>"
-    return f"<span class='rate'>{pct(rate)}</span> <span class='ci'>[{pct(lower)},&nbsp;{pct(upper)}]</span>"
+    low, high = (pct(bound).replace(" ", "&nbsp;") for bound in (lower, upper))  # a bound never split
+    return f"<span class='rate'>{pct(rate)}</span> <span class='ci'>[{low}, {high}]</span>"
 
 
 def _when(iso: str | None) -> str:
     """``2026-11-08T12:00:00.000Z`` as ``2026-11-08 12:00``: the minute is what a reader needs."""
     return iso[:16].replace("T", " ") if iso else "–"
+
+
+def _short_watermark(report: Report) -> str:
+    """The watermark a skill's section carries: one line, the whole one at the top of the page."""
+    w = report.watermark
+    return (f'<p class="watermark short">Only the traces observed in the window {escape(_when(w.window_from))} to '
+            f"{escape(_when(w.window_to))} (fingerprint <code>{escape(w.fingerprint)}</code>): not the "
+            'completeness of the knowledge base. <a href="#overview">The whole watermark</a>.</p>')  # fmt: skip
 
 
 def _watermark(report: Report, source: str) -> str:
@@ -110,7 +119,7 @@ def _cell(column: Column, skill: SkillHealth, link: bool) -> str:
     value: Any = column.read(skill)
     kind = column.kind
     if kind == columns.NAME:
-        name = escape(value)
+        name = escape("overall" if value == OVERALL else value)
         return f'<a href="#{slug(skill)}">{name}</a>' if link else f"<strong>{name}</strong>"
     if kind == columns.AGENT:
         return escape(value or "all")
@@ -154,7 +163,8 @@ def _top_patterns(gaps: Sequence[GapEntry]) -> list[tuple[str, str, int, str]]:
 def _file_line(gap: GapEntry) -> str:
     """``file:line`` to open the transcript at; a link when the file is named by its absolute path
     (a daemon's streams), as text when it is named below the root a scan was given."""
-    where = f"<code>{escape(f'{gap.file}:{gap.line}' if gap.line else gap.file)}</code>"
+    text = escape(f"{gap.file}:{gap.line}" if gap.line else gap.file).replace("/", "/<wbr>")  # breaks at a /
+    where = f"<code>{text}</code>"
     if gap.file.startswith("/"):
         return f'<a href="{escape(Path(gap.file).as_uri(), quote=True)}">{where}</a>'
     return where
@@ -169,7 +179,7 @@ def _skill_section(skill: SkillHealth, report: Report, inputs: PageInputs, gaps:
     html = [f'<section class="skill" id="{ident}" aria-labelledby="{ident}-h">',
             f'<h2 id="{ident}-h">{escape(skill.skill)} '
             f'<span class="agent">({escape(skill.agent or "all")})</span></h2>',
-            _watermark(report, inputs.source),
+            _short_watermark(report),
             f"<table class='figures'>{_TABLE_HEAD}<tbody>{_skill_row(skill, False)}</tbody></table>"]  # fmt: skip
     if skill.certainty.nudge:
         html.append(f'<p class="nudge"><strong>Nudge.</strong> {escape(NUDGE_MESSAGE)}</p>')
@@ -241,11 +251,14 @@ def _skill_section(skill: SkillHealth, report: Report, inputs: PageInputs, gaps:
 
 _STYLE: Final = """
 :root { color-scheme: light; --ink: #1a1a1a; --muted: #4a4a4a; --rule: #c8c8c8; --gap: #1f4e9c; --weighted: #8a3b00; }
-body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); background: #fff;
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", "Noto Sans", "Noto Sans CJK SC", "Noto Sans CJK JP",
+       "Noto Sans CJK KR", "PingFang SC", "Hiragino Sans", "Microsoft YaHei", "Malgun Gothic", sans-serif;
+       color: var(--ink); background: #fff;
        max-width: 70rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
 h1 { font-size: 1.6rem; } h2 { font-size: 1.3rem; margin-top: 2.5rem; border-top: 2px solid var(--rule);
      padding-top: 1rem; } h3 { font-size: 1.05rem; margin-top: 1.4rem; }
-table { border-collapse: collapse; margin: .5rem 0; font-size: .92rem; }
+table { border-collapse: collapse; margin: .5rem 0; font-size: .92rem; display: block; max-width: 100%;
+        overflow-x: auto; }
 th, td { border: 1px solid var(--rule); padding: .25rem .5rem; text-align: left; vertical-align: top; }
 thead th { background: #f0f0f0; } td.num { text-align: right; white-space: nowrap; }
 .ci { color: var(--muted); font-size: .85em; display: block; } .rate { white-space: nowrap; }
@@ -257,17 +270,19 @@ thead th { background: #f0f0f0; } td.num { text-align: right; white-space: nowra
 .band-chip.green { background: #e3f4e6; color: #0b5a1e; } .band-chip.yellow { background: #fff3c4; color: #5c4500; }
 .band-chip.red { background: #fde2e0; color: #8c1a10; } .band-chip.soft { background: #fff; border-style: dashed; }
 a { color: #0b4fa8; } a:focus-visible, summary:focus-visible { outline: 3px solid #0b4fa8; outline-offset: 2px; }
-svg.chart { width: 100%; max-width: 640px; height: auto; border: 1px solid var(--rule); background: #fff; }
-svg .grid { stroke: #e2e2e2; } svg .axis { font-size: 11px; fill: var(--muted); }
-svg .line { fill: none; stroke-width: 2; } svg .line.gap { stroke: var(--gap); }
+svg.chart { display: block; width: 100%; height: auto; border: 1px solid var(--rule); background: #fff; }
+svg .grid { stroke: #e2e2e2; } svg .axis { font-size: 13px; fill: var(--muted); }
+svg .line { fill: none; stroke-width: 2; } svg .line.gap { stroke: var(--gap); stroke-width: 4; stroke-opacity: .75; }
 svg .line.weighted { stroke: var(--weighted); stroke-dasharray: 6 4; }
 svg .band { stroke: none; } svg .band.gap { fill: var(--gap); fill-opacity: .13; }
 svg .band.weighted { fill: var(--weighted); fill-opacity: .11; }
 svg .point.gap { fill: var(--gap); stroke: #fff; stroke-width: 1; } svg .point.weighted { fill: var(--weighted); }
 svg .change line { stroke: #333; stroke-dasharray: 2 3; } svg .change text { font-size: 11px; fill: #333; }
 .key.gap { color: var(--gap); } .key.weighted { color: var(--weighted); }
-code { font-size: .88em; word-break: break-all; }
-.inventory td:nth-child(-n+2) { white-space: nowrap; } .inventory td:nth-child(4) { min-width: 18rem; }
+code { font-size: .88em; overflow-wrap: anywhere; }
+.watermark.short { font-size: .8rem; padding: .2rem .6rem; }
+.inventory td:nth-child(-n+2) { white-space: nowrap; } .inventory td:nth-child(4) { min-width: 12rem; }
+.inventory td:nth-child(5) { min-width: 13rem; }
 @media print { body { max-width: none; padding: 0; } h2 { break-before: page; } details { display: block; }
   details > summary { display: none; } a { color: inherit; text-decoration: none; } .top { display: none; } }
 """
