@@ -79,7 +79,7 @@ def test_the_charts_read_as_a_reader_expects(tmp_path: Path) -> None:
     ]
     assert all(inside), seen  # no label clipped
     assert text.count('class="line gap"') == 3, "a day without data breaks the line (3 runs of days here)"
-    assert seen["pathLines"] <= 5, seen  # 12 before, at 800 px  # a transcript path breaks at its slashes, not a character a line
+    assert seen["pathLines"] <= 5, seen  # a path breaks at its slashes (12 lines before, at 800 px)
     assert "Noto Sans CJK" in seen["cjkFonts"]
     assert "fonts-noto-cjk" in SETUP.read_text()
     assert text.count("they do not measure the completeness") == 1  # the whole watermark once; a line per section

@@ -28,7 +28,7 @@ def test_one_pattern_looked_for_by_two_tools_is_one_row() -> None:
 
 
 def test_the_page_groups_alike() -> None:
-    gaps = [
+    gaps: list[Any] = [
         SimpleNamespace(type="failed_search", evidence={"tool": t, "pattern": "DEPLOY_TOKEN"}, timestamp=w)
         for t, w in (("Grep", "2026-01-01T00:00:00.000Z"), ("Bash", "2026-01-02T00:00:00.000Z"))
     ]
