@@ -115,6 +115,7 @@ def skill_health(
         certainty=certainty.assess(derived, days or []),
         markers=markers,
         projects=sorted(totals.cwds),
+        by_model={model: totals.models[model] for model in sorted(totals.models)},
         **{name: getattr(totals, name) for name in figures.REPORTED},
     )
 

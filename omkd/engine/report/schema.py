@@ -85,6 +85,9 @@ class SkillHealth(Record):
     """The working directories its segments ran in (where its knowledge files are looked for)."""
     verified_absent: int = 0
     """Searches that found nothing and confirmed a removal the agent had just made (not gaps)."""
+    by_model: dict[str, int] = dataclasses.field(default_factory=dict)
+    """Segments per model that wrote them (the most frequent ``model`` of a segment's assistant
+    records; ``unknown`` where the records name none): the model mix of spec §9."""
 
     @property
     def row(self) -> str:
