@@ -216,7 +216,8 @@ class ClaudeCodeAdapter(AdapterBase):
                 if isinstance(name, str) and isinstance(call_id, str):
                     if not isinstance(tool_input, dict):
                         tool_input = {}
-                    events.append(ToolCall(timestamp, message_id, call_id, name, bounded(tool_input), skill, usage, model))
+                    call = ToolCall(timestamp, message_id, call_id, name, bounded(tool_input), skill, usage, model)
+                    events.append(call)
             elif part_type == "thinking":
                 text = part.get("thinking")
                 events.append(
