@@ -143,3 +143,37 @@ def test_markdown_carries_the_table_the_verdict_and_the_sentence(tmp_path: Path)
     assert STATEMENT in text
     assert "do not measure the completeness of the knowledge base" in text
     assert result.output == text  # the terminal shows the same
+
+
+def test_the_daemon_s_api_v1_impact_equals_omkd_impact_over_the_same_files(tmp_path: Path) -> None:
+    import asyncio
+
+    import aiohttp
+
+    from omkd.testing import eventually, running
+    from tests.test_in_process import caught_up, config_of
+
+    shop, blog = project(tmp_path, "shop"), project(tmp_path, "blog")
+    traces = tmp_path / "projects"
+    sessions(shop, traces, {18: "m" * 16 + "cccc", 21: "m" + "c" * 19})
+    sessions(blog, traces, {17: "mmcccc", 22: "cccccc"})
+    (shop / ".claude" / "skills" / "deploy" / "SKILL.md").write_text("v2\n")
+    git(shop, "commit", "-q", "-am", "deploy: document the port", when=CHANGE)
+    (blog / "CLAUDE.md").write_text("v2\n")
+    git(blog, "commit", "-q", "-am", "instructions", when=CHANGE)
+    expected = impact(traces, "--home", tmp_path / "home")
+    assert len(expected["results"]) == 2
+
+    async def run() -> tuple[dict[str, Any], int]:
+        async with running(config_of(tmp_path)) as daemon:
+            await eventually(lambda: caught_up(daemon), "the first reading")
+            base = f"http://127.0.0.1:{daemon.bound_port}/api/v1/impact"
+            async with aiohttp.ClientSession() as session:
+                async with session.get(base) as response:
+                    document: dict[str, Any] = await response.json()
+                async with session.get(base, params={"span": "0d"}) as refused:
+                    return document, refused.status
+
+    document, refused = asyncio.run(run())
+    assert document == expected
+    assert refused == 400

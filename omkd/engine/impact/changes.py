@@ -2,7 +2,7 @@
 
 An *edit* is what the shell found: a commit touching knowledge files (its author time), or a
 file's modification time. Edits affecting a skill within ``merge_within`` of each other (default
-1 h, chained: each within that of the one before) are one *change*, dated at its last edit: the
+1 h, chained: each within that of the one before) in one project are one *change*, dated at its last edit: the
 knowledge as it stood once the change was made. A file's *place* says what it can affect: a
 skill's own folder that skill only, an instruction or knowledge file every skill (``general``
 included); in one project (the segments whose ``cwd`` is inside it) or, for user-level files,
@@ -79,27 +79,30 @@ def changes_of(
     skill: str, edits: Iterable[Edit], places: Mapping[str, Place], merge_within: float = DEFAULT_MERGE_WITHIN
 ) -> list[Change]:
     """The changes affecting ``skill``, oldest first: the edits touching a file whose place
-    affects it, merged when within ``merge_within`` of the edit before."""
-    groups: list[list[tuple[Edit, list[str]]]] = []
+    affects it, merged when within ``merge_within`` of the edit before in the same project (the
+    user's files are a project of their own: edits of two projects at one moment are two changes)."""
+    groups: dict[str | None, list[list[tuple[Edit, list[str]]]]] = {}
     for edit in sorted(edits, key=lambda e: (e.timestamp, e.commit, e.files)):
-        touched = [f for f in edit.files if f in places and affects(places[f], skill)]
-        if not touched:
-            continue
-        if groups and edit.timestamp - groups[-1][-1][0].timestamp <= merge_within:
-            groups[-1].append((edit, touched))
-        else:
-            groups.append([(edit, touched)])
-    return [_merged(group, places) for group in groups]
+        by_project: dict[str | None, list[str]] = {}
+        for path in edit.files:
+            if path in places and affects(places[path], skill):
+                by_project.setdefault(places[path].project, []).append(path)
+        for project, touched in by_project.items():
+            runs = groups.setdefault(project, [])
+            if runs and edit.timestamp - runs[-1][-1][0].timestamp <= merge_within:
+                runs[-1].append((edit, touched))
+            else:
+                runs.append([(edit, touched)])
+    merged = [_merged(run, project) for project, runs in groups.items() for run in runs]
+    return sorted(merged, key=lambda c: (c.at, c.projects or (), c.commits))
 
 
-def _merged(group: list[tuple[Edit, list[str]]], places: Mapping[str, Place]) -> Change:
-    files = sorted({f for _, touched in group for f in touched})
-    projects = {places[f].project for f in files}
+def _merged(run: list[tuple[Edit, list[str]]], project: str | None) -> Change:
     return Change(
-        at=group[-1][0].timestamp,
-        first=group[0][0].timestamp,
-        commits=tuple(edit.commit for edit, _ in group if edit.commit),
-        subjects=tuple(dict.fromkeys(edit.subject for edit, _ in group)),
-        files=tuple(files),
-        projects=None if None in projects else tuple(sorted(p for p in projects if p is not None)),
+        at=run[-1][0].timestamp,
+        first=run[0][0].timestamp,
+        commits=tuple(edit.commit for edit, _ in run if edit.commit),
+        subjects=tuple(dict.fromkeys(edit.subject for edit, _ in run)),
+        files=tuple(sorted({f for _, touched in run for f in touched})),
+        projects=None if project is None else (project,),
     )
