@@ -216,6 +216,24 @@ def read_report(
 ) -> tuple[Report, FileKnowledgeIndex]:
     """Read the transcripts below ``paths`` (none: the agents' default folders) into a report,
     and the knowledge index it was judged against; bad input: a message naming it, exit 2."""
+    report, knowledge, _ = read_report_and_fold(
+        command, paths, knowledge_roots, since, until, config_path, jobs, home, gap_limit
+    )
+    return report, knowledge
+
+
+def read_report_and_fold(
+    command: str,
+    paths: tuple[Path, ...],
+    knowledge_roots: tuple[Path, ...],
+    since: str | None,
+    until: str | None,
+    config_path: Path | None,
+    jobs: int | None,
+    home: Path,
+    gap_limit: int | None,
+) -> tuple[Report, FileKnowledgeIndex, Read]:
+    """``read_report``, with the transcripts read (their fold: the segments themselves)."""
     for root in knowledge_roots:
         if not root.is_dir():
             raise click.BadParameter(f"{root}: no such directory", param_hint="--kb")
@@ -230,4 +248,4 @@ def read_report(
         judge=read.judge,
         skipped_files=dict(Counter(entry.reason for entry in read.skipped)),
     )
-    return report, knowledge
+    return report, knowledge, read
