@@ -177,3 +177,22 @@ def test_the_daemon_s_api_v1_impact_equals_omkd_impact_over_the_same_files(tmp_p
     document, refused = asyncio.run(run())
     assert document == expected
     assert refused == 400
+
+
+def test_scan_markdown_lists_the_changes_inside_the_scanned_span(tmp_path: Path) -> None:
+    repo = project(tmp_path, "shop")
+    traces = tmp_path / "projects"
+    sessions(repo, traces, {18: "m" * 16 + "cccc", 21: "m" + "c" * 19})
+    (repo / ".claude" / "skills" / "deploy" / "SKILL.md").write_text("v2\n")
+    git(repo, "commit", "-q", "-am", "deploy: document the port", when=CHANGE)
+    home = str(tmp_path / "home")
+    result = CliRunner().invoke(main, ["scan", str(traces), "--home", home, "--markdown", "-"])
+    assert result.exit_code == 0, result.output
+    assert "deploy: 2026-03-04 14:00 UTC" in result.stdout
+    assert "| gap rate | 80.0 % (16/20) | 5.0 % (1/20) | −75.0 pts [−95.3, −25.2] | **improved** |" in result.stdout
+    assert STATEMENT in result.stdout
+    after_only = CliRunner().invoke(
+        main, ["scan", str(traces), "--home", home, "--markdown", "-", "--since", "2026-03-05T00:00:00Z"]
+    )
+    assert after_only.exit_code == 0, after_only.output
+    assert "deploy: 2026-03-04" not in after_only.stdout  # the change is before the scanned span
