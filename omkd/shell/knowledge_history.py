@@ -2,9 +2,9 @@
 spec §9.1), or their mtimes.
 
 A gap rate is read against the edits meant to lower it, so the report marks each change of a
-skill's knowledge on its chart, and the wiki says an entry went quiet since one. A file in a git
-work tree contributes its commits (short hash, subject) and, when it is modified and not
-committed yet, its mtime; a file outside git (or when git is missing) contributes its mtime.
+skill's knowledge on its chart, and the wiki says an entry is not seen since one, or recurring
+after it. A file in a git work tree contributes its commits (short hash, subject) and, when it is
+modified and not committed yet, its mtime; a file outside git (or when git is missing) contributes its mtime.
 git is asked once per work tree, with a timeout; nothing here ever fails the caller.
 """
 
