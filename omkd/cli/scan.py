@@ -28,8 +28,9 @@ from omkd.engine.report.schema import Report
 from omkd.engine.segmenting import SegmenterRules
 from omkd.engine.timespec import parse_moment
 from omkd.engine.window import Window
+from omkd.shell.discovery import SKIP_REASONS, Skip
 from omkd.shell.knowledge import FileKnowledgeIndex
-from omkd.shell.scan import SKIP_REASONS, ScanInputError, Skipped, Source, discover, scan, usable_cores
+from omkd.shell.scan import ScanInputError, Source, discover, scan, usable_cores
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -181,7 +182,7 @@ class Read:
     files: list[Source]
     paths: tuple[Path, ...]
     """The paths meant (the agents' default folders when none was given)."""
-    skipped: list[Skipped]
+    skipped: list[Skip]
     rules: SegmenterRules | None
     judge: str
 
@@ -207,7 +208,7 @@ def read_fold(
     rules, refiner = _rules(config_path)
     err = Console(stderr=True)
     try:
-        skipped: list[Skipped] = []
+        skipped: list[Skip] = []
         files = discover(paths, skipped)
         for entry in skipped:
             click.echo(f"omkd {command}: skipped {entry.path}: {SKIP_REASONS[entry.reason]}", err=True)

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import errno
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 import structlog
 
 from omkd.daemon.clock import Clock
+from omkd.shell import discovery
 
 log = structlog.get_logger("omkd.daemon")
 
@@ -33,6 +35,27 @@ def cause_of(area: str, error: BaseException | str) -> str:
     if isinstance(error, OSError) and error.errno is not None:
         return f"{area}.{errno.errorcode.get(error.errno, str(error.errno))}"
     return f"{area}.{type(error).__name__}"
+
+
+OnError = Callable[[str, "OSError | str", str], None]
+"""Told of an error survived: (area, the error or a named condition, path)."""
+
+
+def ignore(area: str, error: OSError | str, path: str) -> None:
+    return None
+
+
+def skips_told(on_error: OnError) -> discovery.OnSkip:
+    """What the walk below the roots skips, as errors survived (``discovery.*``): named by the
+    errno where there is one (``discovery.ELOOP``, ``discovery.EACCES``, ``discovery.EMFILE``),
+    else by the reason (``discovery.not_regular``, ``discovery.dangling``). A compressed rollout
+    is no error: met again at every rescan, it is passed over without a word."""
+
+    def told(skip: discovery.Skip) -> None:
+        if skip.reason != discovery.COMPRESSED:
+            on_error("discovery", skip.error if skip.error is not None else skip.reason, skip.path)
+
+    return told
 
 
 @dataclass(slots=True)

@@ -17,7 +17,6 @@ import os
 import stat
 from dataclasses import dataclass, field
 
-from omkd.daemon.discovery import walk_transcripts
 from omkd.daemon.state.store import FileCheckpoint
 from omkd.daemon.tailer import Tailer, TrackedFile
 
@@ -80,7 +79,7 @@ class RestorePlan:
 
 def _identities(tailer: Tailer) -> dict[tuple[int, int], str]:
     """Every transcript below the roots by identity: where a file renamed while omkd was down went."""
-    return {(info.st_dev, info.st_ino): path for path, info in walk_transcripts(tailer.roots, None, tailer.on_error)}
+    return {(info.st_dev, info.st_ino): path for path, info in tailer.walk()}
 
 
 def plan_restore(tailer: Tailer, checkpoints: list[FileCheckpoint]) -> RestorePlan:

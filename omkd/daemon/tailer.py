@@ -2,7 +2,7 @@
 
 A file is known by (device, inode) plus a hash of its first bytes (up to 1 KiB); on
 restore the hash of the 64 bytes before the saved offset is checked too (the offset
-marker: ``identity.py``). A rescan of the roots (``discovery.py``) is the source of
+marker: ``identity.py``). A rescan of the roots (``shell/discovery.py``) is the source of
 truth; filesystem events only make it come sooner for the files they name.
 
 What the tailer reports, the reader (``reader.py``) acts on:
@@ -27,9 +27,10 @@ from enum import Enum
 from pathlib import Path
 from typing import Final
 
-from omkd.daemon.discovery import OnError, ignore, walk_transcripts
+from omkd.daemon.faults import OnError, ignore, skips_told
 from omkd.daemon.identity import HEAD_BYTES, MARKER_BYTES, digest, head_length, pread_exact
 from omkd.engine import formats
+from omkd.shell import discovery
 
 READ_AT_LEAST: Final = 65536
 
@@ -276,11 +277,15 @@ class Tailer:
         elif info.st_size > file.read_offset:
             result.grown.append(file)
 
+    def walk(self, missing: list[Path] | None = None) -> Iterator[tuple[str, os.stat_result]]:
+        """``(path, stat)`` of every transcript below the roots; what is skipped goes to ``on_error``."""
+        return discovery.walk_roots(self.roots, missing, skips_told(self.on_error))
+
     def rescan(self) -> ScanResult:
         """Walk the roots: new, grown, renamed, replaced and vanished files."""
         result = ScanResult()
         seen: set[str] = set()
-        for path, info in walk_transcripts(self.roots, result.missing_roots, self.on_error):
+        for path, info in self.walk(result.missing_roots):
             stream_id = self._by_identity.get((info.st_dev, info.st_ino))
             if stream_id is None or self._only_inode(self.files[stream_id], path):
                 result.started.append(self.new_file(path, info))

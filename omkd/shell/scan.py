@@ -5,7 +5,7 @@ Files are read in fixed-size chunks, so memory stays flat however large the corp
 
 from __future__ import annotations
 
-import errno
+import functools
 import itertools
 import os
 import stat
@@ -13,11 +13,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
 
-from omkd.engine import formats
 from omkd.engine.fold import Fold
 from omkd.engine.segmenting import SegmenterRules
 from omkd.engine.stream import StreamProcessor, StreamRead
 from omkd.engine.window import Window
+from omkd.shell import discovery
+from omkd.shell.discovery import Skip
 
 if TYPE_CHECKING:
     from omkd.shell.llm_judge import LlmRefiner
@@ -39,82 +40,41 @@ class Source(NamedTuple):
     name: str
 
 
-class Skipped(NamedTuple):
-    """A file below a PATH that is not read, and why (a ``pipeline.skipped_files`` reason)."""
+def discover(paths: Iterable[Path], skipped: list[Skip] | None = None) -> list[Source]:
+    """Transcript files under ``paths``: files as given, directories walked (``discovery.walk``:
+    ``*.jsonl``, and Gemini CLI's ``chats/*.json``), each named relative to its PATH.
 
-    path: Path
-    reason: str
-
-
-NOT_REGULAR: Final = "not_regular"
-SYMLINK_LOOP: Final = "symlink_loop"
-DANGLING: Final = "dangling"
-UNREADABLE: Final = "unreadable"
-COMPRESSED: Final = "compressed"
-COMPRESSED_SUFFIX: Final = ".jsonl.zst"
-"""Codex can compress its rollouts with zstd; Python 3.11's standard library and omkd's
-dependencies have no zstd decoder, so these are told, not read."""
-SKIP_REASONS: Final = {
-    NOT_REGULAR: "not a regular file (a FIFO, device or socket)",
-    SYMLINK_LOOP: "a loop of symbolic links",
-    DANGLING: "a symbolic link to nothing",
-    UNREADABLE: "cannot be read",
-    COMPRESSED: "compressed with zstd (.jsonl.zst): no zstd decoder here, not read",
-}
-
-
-def _regular(path: Path) -> str | None:
-    """None for a regular file (through symlinks), else why it cannot be read as a transcript."""
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        return DANGLING
-    except OSError as error:
-        return SYMLINK_LOOP if error.errno == errno.ELOOP else UNREADABLE
-    return None if stat.S_ISREG(info.st_mode) else NOT_REGULAR
-
-
-def discover(paths: Iterable[Path], skipped: list[Skipped] | None = None) -> list[Source]:
-    """Transcript files under ``paths``: files as given, directories searched for transcripts
-    (``formats.is_transcript``: ``*.jsonl``, and Gemini CLI's ``chats/*.json``).
-
-    A PATH that is not a regular file or directory is bad input (``ScanInputError``); below a
-    directory, what cannot be read as a transcript (a FIFO or device named ``*.jsonl``, a
-    symlink loop, a dangling link) is skipped and told to ``skipped``: never opened, so
-    nothing blocks or reads forever.
+    A PATH that is not a readable regular file or directory is bad input (``ScanInputError``
+    naming it); below a directory, what is not read (a FIFO or device named ``*.jsonl``, a
+    symlink loop, a dangling link, a compressed rollout, a directory that cannot be listed) is
+    told to ``skipped``: never opened, so nothing blocks or reads forever.
     """
     found: list[Source] = []
     for path in paths:
         if path.is_dir():
-            for directory, subdirs, files in os.walk(path, onerror=_raise):
-                subdirs.sort()
-                for name in sorted(files):
-                    if name.endswith(COMPRESSED_SUFFIX) and skipped is not None:
-                        skipped.append(Skipped(Path(directory, name), COMPRESSED))
-                    elif formats.is_transcript(os.path.join(directory, name)):
-                        file = Path(directory, name)
-                        why = _regular(file)
-                        if why is None:
-                            found.append(Source(file, file.relative_to(path).as_posix()))
-                        elif skipped is not None:
-                            skipped.append(Skipped(file, why))
+            top = os.fspath(path)
+            for name, _ in discovery.walk(top, functools.partial(_below, top, skipped)):
+                file = Path(name)
+                found.append(Source(file, file.relative_to(path).as_posix()))
             continue
-        why = _regular(path)
-        if why is None:
+        info, skip = discovery.stat_file(os.fspath(path))
+        if info is not None:
             found.append(Source(path, path.name))
-        elif why == NOT_REGULAR:
-            raise ScanInputError(f"{path}: not a regular file or directory")
-        elif why == SYMLINK_LOOP:
-            raise ScanInputError(f"{path}: a loop of symbolic links")
-        elif why == UNREADABLE:
-            raise ScanInputError(f"{path}: cannot be read")
-        else:
+        elif skip is None or skip.reason == discovery.DANGLING:
             raise ScanInputError(f"{path}: no such file or directory")
+        elif skip.reason == discovery.NOT_REGULAR:
+            raise ScanInputError(f"{path}: not a regular file or directory")
+        else:
+            raise ScanInputError(f"{path}: {discovery.SKIP_REASONS[skip.reason]}")
     return found
 
 
-def _raise(error: OSError) -> None:
-    raise ScanInputError(f"{error.filename}: {error.strerror}")
+def _below(top: str, skipped: list[Skip] | None, skip: Skip) -> None:
+    """A PATH that cannot be listed is bad input; what cannot be read below it is told."""
+    if skip.path == top:
+        raise ScanInputError(f"{top}: {skip.error.strerror if skip.error else skip.reason}")
+    if skipped is not None:
+        skipped.append(skip)
 
 
 def scan_file(path: Path, stream: StreamProcessor, progress: Progress | None = None) -> None:

@@ -80,6 +80,9 @@ def write(path: Path, rows: list[dict[str, Any]]) -> None:
 
 
 def main() -> None:
+    if sys.argv[1] == "--more":
+        merge_more(Path(sys.argv[2]))
+        return
     work = Path(sys.argv[1])
     calls = merge(work, "calls", ["callsA", "callsB", "callsC"], ("label",))
     write(DATA / "real2_tool_calls.jsonl", calls)
@@ -91,6 +94,30 @@ def main() -> None:
     raw, k = kappa(pairs)
     print(f"relabelled real sentences: {len(pairs)}; old and new label agree on {raw:.3f} (kappa {k:.3f})")
     write(DATA / "hedging_sentences_relabelled.jsonl", relabelled)
+
+
+def merge_more(more: Path) -> None:
+    """Add the second draw's sentences (``sample_more.py``, labelled by two more labellers) to
+    ``real2_hedging_sentences.jsonl`` and give every row of the first draw its weight over both.
+
+        python3 tests/data/labelling/round3/merge.py --more WORK_DIR_OF_THE_SECOND_DRAW
+    """
+    target = DATA / "real2_hedging_sentences.jsonl"
+    first = load(target)
+    weights = {row["id"]: row["weight"] for row in load(more / "weights.jsonl")}
+    for row in first:
+        row["weight"] = weights[row["id"]]
+    drawn = {row["id"]: row for row in load(more / "sentences_more.jsonl")}
+    added: list[dict[str, Any]] = []
+    for chunk in ("moreA", "moreB"):
+        for row in load(more / "out" / f"{chunk}.labels.jsonl"):
+            base = {k: v for k, v in drawn[row["id"]].items() if k not in ("stratum", "weight")}
+            labels: dict[str, Any] = {
+                k: row[k] for k in ("kind", "is_uncertainty", "lang", "reason", "doubt") if k in row
+            }
+            added.append({**base, **labels, "stratum": drawn[row["id"]]["stratum"],
+                          "weight": drawn[row["id"]]["weight"], "labeller": chunk, "draw": 2})  # fmt: skip
+    write(target, first + added)
 
 
 if __name__ == "__main__":
