@@ -286,3 +286,42 @@ def test_odd_names_neither_collide_nor_break_the_page(tmp_path: Path) -> None:
     ids = re.findall(r'<section class="skill" id="([^"]+)"', text)
     assert len(ids) == len(set(ids)) == 2
     assert "s\ufffd.jsonl" in text
+
+
+def test_report_url_against_a_daemon_without_the_impact_endpoint_still_writes_the_page(
+    tmp_path: Path, real_fixtures: Path
+) -> None:
+    """An omkd daemon one version older serves status and gaps but not /api/v1/impact: the page is
+    written without change effects, and stderr says why (never exit 2 for what the daemon lacks)."""
+    import http.server
+    import threading
+
+    scanned = omkd("scan", real_fixtures / "13562964800__claude-skills", "--json", "--home", tmp_path / "no-home")
+    status = scanned.stdout.encode()
+
+    class Older(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            path = self.path.split("?", 1)[0]
+            body = {"/api/v1/status": status, "/api/v1/gaps": b'{"gaps": []}'}.get(path)
+            self.send_response(200 if body is not None else 404)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body if body is not None else b'{"error": "not found"}')
+
+        def log_message(self, *args: object) -> None:
+            return None
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Older)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        page = tmp_path / "older.html"
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        done = omkd("report", "--url", url, "--html", page, "--home", tmp_path / "no-home")
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+    assert done.returncode == 0, done.stderr
+    assert "has no /api/v1/impact" in done.stderr
+    assert page.stat().st_size > 0
