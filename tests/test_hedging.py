@@ -273,7 +273,7 @@ def test_a_hedging_signal_carries_its_verdict_and_sentence() -> None:
 
 def test_one_hedge_per_segment_the_strongest() -> None:
     """Two uncertain sentences in one segment: one signal, the one the judge is surest of."""
-    first, second = "The retry count is probably read from the environment.", "I'm not sure the flag exists."
+    first, second = "I don't know where the retry limit is defined.", "I'm not sure the flag exists."
     t = Transcript()
     t.prompt("what is the retry count?")
     t.say(first)
@@ -283,6 +283,8 @@ def test_one_hedge_per_segment_the_strongest() -> None:
         s: judge.judge(Candidate(s, cues.CONTEXT_MARK, Net().pick(s) or "", False, False)).confidence
         for s in (first, second)
     }
+    assert all(judge.judge(Candidate(s, cues.CONTEXT_MARK, Net().pick(s) or "", False, False)).is_uncertainty
+               for s in (first, second)), "the test needs two sentences the judge finds uncertain"  # fmt: skip
     [hedge] = hedging_gaps(t)
     assert hedge["sentence"] == max(sure, key=lambda s: sure[s])
 

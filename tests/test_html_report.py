@@ -17,6 +17,7 @@ from typing import Any, Final
 
 import pytest
 
+from omkd.engine.impact.schema import STATEMENT
 from omkd.testing import DaemonProcess
 from tests import claude_lines as cl
 from tests.chromium import Browser, Page
@@ -150,6 +151,45 @@ def test_a_knowledge_commit_is_marked_on_its_day_and_the_rate_falls_after_it(tmp
     assert "[1]" in found["listed"][0]
 
 
+def test_the_change_s_before_after_table_and_verdict_stand_beside_its_marker(tmp_path: Path) -> None:
+    """The same project: 15 of 20 segments gapped before the commit, 1 of 20 after. The rise's
+    interval is the difference of exact bounds at 98.75 % each (computed outside omkd: 1/20's lower
+    0.000633 minus 15/20's upper 0.927296, 1/20's upper 0.296719 minus 15/20's lower 0.494773):
+    [-92.7, -19.8] points, so `improved`."""
+    _, transcripts = project_with_a_skill_commit(tmp_path)
+    page_path = report_html(tmp_path, transcripts)
+
+    async def look() -> dict[str, Any]:
+        async with Browser() as browser:
+            page = await browser.open(page_path)
+            found: dict[str, Any] = await page.evaluate("""(() => {
+                const effect = document.querySelector('section.skill .effect');
+                return {
+                    title: effect.querySelector('h4').textContent,
+                    rows: [...effect.querySelectorAll('table.impact tbody tr')]
+                        .map(tr => [...tr.cells].map(td => td.textContent.trim())),
+                    statement: effect.querySelector('.statement').textContent,
+                    unscoped: [...effect.querySelectorAll('thead th')].filter(th => !th.getAttribute('scope')).length,
+                };
+            })()""")
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            await page.screenshot(ARTIFACTS / "report-impact.png", selector="section.skill")
+            found["console"] = page.log.console
+            await page.close()
+            return found
+
+    found = asyncio.run(look())
+    assert found["console"] == []
+    assert found["title"].startswith("[1] 2026-11-06 08:00 UTC")
+    assert found["title"].endswith("deploy: document the port and the config")
+    assert found["rows"][0] == [
+        "Gap rate", "75.0 %15 of 20", "5.0 %1 of 20", "−70.0 pts95 % [−92.7, −19.8]", "improved",
+    ]  # fmt: skip
+    assert found["statement"] == STATEMENT
+    assert found["unscoped"] == 0
+    assert (ARTIFACTS / "report-impact.png").stat().st_size > 10_000
+
+
 def test_transcript_text_cannot_inject_markup(tmp_path: Path) -> None:
     """A skill name and a missing pattern made of markup are shown as text, never run or fetched."""
     hostile = '<img src="http://example.invalid/x.png" onerror="alert(1)"><script>alert(2)</script>'
@@ -246,3 +286,42 @@ def test_odd_names_neither_collide_nor_break_the_page(tmp_path: Path) -> None:
     ids = re.findall(r'<section class="skill" id="([^"]+)"', text)
     assert len(ids) == len(set(ids)) == 2
     assert "s\ufffd.jsonl" in text
+
+
+def test_report_url_against_a_daemon_without_the_impact_endpoint_still_writes_the_page(
+    tmp_path: Path, real_fixtures: Path
+) -> None:
+    """An omkd daemon one version older serves status and gaps but not /api/v1/impact: the page is
+    written without change effects, and stderr says why (never exit 2 for what the daemon lacks)."""
+    import http.server
+    import threading
+
+    scanned = omkd("scan", real_fixtures / "13562964800__claude-skills", "--json", "--home", tmp_path / "no-home")
+    status = scanned.stdout.encode()
+
+    class Older(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            path = self.path.split("?", 1)[0]
+            body = {"/api/v1/status": status, "/api/v1/gaps": b'{"gaps": []}'}.get(path)
+            self.send_response(200 if body is not None else 404)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body if body is not None else b'{"error": "not found"}')
+
+        def log_message(self, *args: object) -> None:
+            return None
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Older)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        page = tmp_path / "older.html"
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        done = omkd("report", "--url", url, "--html", page, "--home", tmp_path / "no-home")
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+    assert done.returncode == 0, done.stderr
+    assert "has no /api/v1/impact" in done.stderr
+    assert page.stat().st_size > 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 
 from omkd.engine import formats, records
@@ -42,3 +43,19 @@ def test_each_persons_transcripts_scan_and_explain_without_error(real2_fixtures:
         "failed_search", "deduplicated", "user_given", "verify_absence", "found", "not_a_search", "tool_fault",
         "cancelled", "harness_refused",
     }  # fmt: skip
+
+
+def test_a_gemini_documents_calls_are_explained_at_their_message(real2_fixtures: Path) -> None:
+    """In a whole-document Gemini chat a record's line is its message's 1-based index: each call is
+    explained (and its gap placed) at the message that holds it, not at the document's last one."""
+    documents = sorted(p for p in real2_fixtures.rglob("session-*.json") if p.is_file())
+    assert documents
+    checked = 0
+    for path in documents[:6]:
+        messages = orjson.loads(path.read_bytes())["messages"]
+        explanation, _, _ = explain([Source(path, path.name)])
+        for call in explanation.calls:
+            holder = messages[call.line - 1]
+            assert call.call_id in orjson.dumps(holder).decode(), (path.name, call.call_id, call.line)
+            checked += 1
+    assert checked > 20

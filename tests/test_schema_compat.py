@@ -21,7 +21,7 @@ from omkd.shell.scan import discover, scan
 pytestmark = pytest.mark.engine
 
 
-MAPS = frozenset({"by_type", "bad_lines", "unknown_types", "ignored", "skipped_files"})
+MAPS = frozenset({"by_type", "by_model", "bad_lines", "unknown_types", "ignored", "skipped_files"})
 """Fields that map names to counts: a newer omkd adds entries (a signal type, a reason), which are kept."""
 FREE = frozenset({"evidence"})
 """Fields whose objects are free-form (a signal's evidence): what they hold is kept as it is."""

@@ -133,8 +133,9 @@ def test_merges_in_either_order_give_the_same_state() -> None:
 
 
 def test_an_entry_is_quiet_since_the_first_knowledge_change_after_its_last_occurrence() -> None:
-    """Last seen 10:00; changes at 09:00, 11:00 and 12:00: quiet since the 11:00 one. Seen again at
-    11:30: open again, until a merge knowing the 12:00 change makes it quiet since that one."""
+    """Last seen 10:00; changes at 09:00, 11:00 and 12:00: not seen since the 11:00 one. Seen again at
+    11:30: recurring after the 11:00 change (seen before and after it), until a merge knowing the
+    12:00 change makes it not seen since that one."""
     changes = [
         Change("2026-01-01T09:00:00Z", "aaaaaaa", "before"),
         Change("2026-01-01T11:00:00Z", "bbbbbbb", "document the deploy"),
@@ -143,16 +144,18 @@ def test_an_entry_is_quiet_since_the_first_knowledge_change_after_its_last_occur
     first = entries.merge(entries.WikiState(), [_occurrence("d", "p", 1, "2026-01-01T10:00:00.000Z")], {"d": changes})
     entry = first.state.skills["d"].entries["p"]
     assert entry.quiet_since == changes[1]
-    assert pages.state_of(entry) == "quiet since commit `bbbbbbb` `document the deploy` (2026-01-01)"
+    assert pages.state_of(entry) == "not seen since commit `bbbbbbb` `document the deploy` (2026-01-01)"
     again = entries.merge(first.state, [_occurrence("d", "p", 2, "2026-01-01T11:30:00.000Z")], {"d": changes[:2]})
-    assert pages.state_of(again.state.skills["d"].entries["p"]) == "open"
+    assert pages.state_of(again.state.skills["d"].entries["p"]) == (
+        "recurring after commit `bbbbbbb` `document the deploy` (2026-01-01)"
+    )
     later = entries.merge(again.state, [], {"d": changes})
     assert later.state.skills["d"].entries["p"].quiet_since == changes[2]
 
 
 def test_a_knowledge_commit_after_the_last_miss_makes_the_entry_quiet(tmp_path: Path) -> None:
     """The project's CLAUDE.md committed (git) after the session's misses (2026-02-12): the page
-    says ``quiet since commit <hash> <subject>``."""
+    says ``not seen since commit <hash> <subject>``."""
     project = tmp_path / "shop"
     project.mkdir()
     (project / "CLAUDE.md").write_text("# shop\n")
@@ -170,7 +173,7 @@ def test_a_knowledge_commit_after_the_last_miss_makes_the_entry_quiet(tmp_path: 
     (tmp_path / "traces" / "a.jsonl").write_bytes(t.to_bytes())
     assert _run(tmp_path / "wiki", tmp_path / "traces").exit_code == 0
     page = (tmp_path / "wiki" / "skills" / "deploy.md").read_text()
-    expected = f"- state: quiet since commit `{short.stdout.strip()}` `Say where the deploy docs are` (2026-03-01)"
+    expected = f"- state: not seen since commit `{short.stdout.strip()}` `Say where the deploy docs are` (2026-03-01)"
     assert expected in page
     assert "(0 open)" in (tmp_path / "wiki" / "index.md").read_text()
 

@@ -58,6 +58,8 @@ class Transcript:
     agent_id: str | None = None
     step: float = 1.0
     """Seconds the clock moves between records when ``at`` is not given."""
+    model: str = "claude-opus-4-6"
+    """The ``message.model`` of the assistant records written from now on."""
     records: list[dict[str, Any]] = field(default_factory=list)
     clock: float = 0.0
     _last_uuid: str | None = None
@@ -217,7 +219,7 @@ class Transcript:
     ) -> dict[str, Any]:
         record = self._envelope("assistant", at)
         record["message"] = {
-            "model": "claude-opus-4-6",
+            "model": self.model,
             "id": message_id or self._next_id("msg_01"),
             "type": "message",
             "role": "assistant",

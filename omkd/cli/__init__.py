@@ -33,6 +33,11 @@ COMMANDS: Final = {
         "Write the report as one self-contained HTML page: skill table, daily charts with knowledge changes "
         "marked, gaps.",
     ),
+    "impact": LazyCommand(
+        "omkd.cli.impact",
+        "impact_command",
+        "Did each knowledge edit help? Each change of CLAUDE.md, AGENTS.md or a skill: before, after, verdict.",
+    ),
     "explain": LazyCommand(
         "omkd.cli.explain",
         "explain_command",

@@ -212,15 +212,23 @@ def gated_line(result: GateResult) -> str:
     return f"{render.plural(result.gated, 'skill')} gated, {result.skipped} underpowered (< 5 segments) not gated"
 
 
-def publish(report: Report, result: GateResult, as_json: bool, gate: GateOptions | None = None) -> None:
+def publish(
+    report: Report,
+    result: GateResult,
+    as_json: bool,
+    gate: GateOptions | None = None,
+    changes: Callable[[], str] | None = None,
+) -> None:
     """Print the report (JSON or the terminal view) with the gate results; exit 1 on a failure,
-    ``EXIT_NOTHING_GATED`` when gates were asked for and nothing could be gated."""
+    ``EXIT_NOTHING_GATED`` when gates were asked for and nothing could be gated. ``changes`` gives
+    the Markdown of the knowledge changes in the span, asked only for a Markdown summary."""
     failures = result.failures
     if gate is not None and (gate.markdown is not None or gate.step_summary):
         from omkd.cli import markdown
 
         gated = gated_line(result) if gate.any else None
-        markdown.publish(report, failures if gate.any else None, gated, gate.markdown, gate.step_summary)
+        extra = changes() if changes is not None else ""
+        markdown.publish(report, failures if gate.any else None, gated, gate.markdown, gate.step_summary, extra)
         if gate.markdown == "-":  # stdout holds the Markdown alone
             _exit(result, gate)
             return

@@ -154,16 +154,25 @@ def _document(
 
 
 def publish(
-    report: Report, failures: list[GateFailure] | None, gated: str | None, path: str | None, step_summary: bool
+    report: Report,
+    failures: list[GateFailure] | None,
+    gated: str | None,
+    path: str | None,
+    step_summary: bool,
+    extra: str = "",
 ) -> None:
     """Write the summary to ``path`` (``-``: stdout) and, with ``step_summary``, append it to the file
-    ``$GITHUB_STEP_SUMMARY`` names (a warning on stderr when it is not set)."""
+    ``$GITHUB_STEP_SUMMARY`` names (a warning on stderr when it is not set). ``extra`` (the knowledge
+    changes of the span) follows the summary when both fit a pull-request comment."""
     import os
     import sys
 
     import click
 
     document = summary(report, failures, gated)
+    if extra:
+        fits = len(document) + len(extra) + 1 <= MAX_CHARS
+        document += "\n" + (extra if fits else "*The knowledge changes did not fit: `omkd impact` lists them.*\n")
     if path == "-":
         sys.stdout.write(document)
     elif path is not None:

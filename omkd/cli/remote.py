@@ -8,6 +8,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,11 @@ def fetch(url: str, path: str, query: list[tuple[str, str]]) -> Any:
     return fetch_with_headers(url, path, query)[0]
 
 
-def fetch_with_headers(url: str, path: str, query: list[tuple[str, str]]) -> tuple[Any, Mapping[str, str]]:
-    """The JSON answer and its headers; on any failure a message naming the URL, and exit 2."""
+def fetch_with_headers(
+    url: str, path: str, query: list[tuple[str, str]], missing_ok: bool = False
+) -> tuple[Any, Mapping[str, str]]:
+    """The JSON answer and its headers; on any failure a message naming the URL, and exit 2 (with
+    ``missing_ok``, (None, {}) when the daemon does not serve the path: HTTP 404)."""
     full = f"{url.rstrip('/')}{path}"
     if query:
         full += "?" + urllib.parse.urlencode(query)
@@ -41,6 +45,8 @@ def fetch_with_headers(url: str, path: str, query: list[tuple[str, str]]) -> tup
         with urllib.request.urlopen(full, timeout=TIMEOUT_SECONDS) as response:  # noqa: S310 (the user names the URL)
             return orjson.loads(response.read()), response.headers
     except urllib.error.HTTPError as error:
+        if missing_ok and error.code == HTTPStatus.NOT_FOUND:
+            return None, {}
         body = error.read()
         try:
             message = orjson.loads(body).get("error", body.decode(errors="replace"))
@@ -53,6 +59,11 @@ def fetch_with_headers(url: str, path: str, query: list[tuple[str, str]]) -> tup
     except orjson.JSONDecodeError:
         click.echo(f"omkd: {full} did not answer with JSON; is it an omkd daemon?", err=True)
     sys.exit(EXIT_INPUT)
+
+
+def fetch_if_served(url: str, path: str, query: list[tuple[str, str]]) -> Any | None:
+    """Like ``fetch``, but None when the daemon does not serve ``path`` (HTTP 404: an older omkd)."""
+    return fetch_with_headers(url, path, query, missing_ok=True)[0]
 
 
 def fetch_status(url: str, skills: tuple[str, ...], agents: tuple[str, ...] = ()) -> dict[str, Any]:

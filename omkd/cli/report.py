@@ -21,8 +21,10 @@ import click
 from omkd.api import MAX_GAPS
 from omkd.cli.gating import EXIT_INPUT
 from omkd.cli.options import home_option, kb_option, since_option, until_option
-from omkd.cli.remote import fetch, fetch_status
+from omkd.cli.remote import fetch, fetch_if_served, fetch_status
 from omkd.engine import records
+from omkd.engine.impact.build import ImpactQuery
+from omkd.engine.impact.schema import ImpactReport, ImpactResult
 from omkd.engine.report.schema import GapEntry, Report, SkillHealth
 from omkd.render.chart import Change
 from omkd.render.html import InstalledSkill, PageInputs, render
@@ -128,19 +130,32 @@ def report_command(
         document["gaps"] = fetch(url, "/api/v1/gaps", [("limit", str(MAX_GAPS))]).get("gaps", [])
         try:
             report = records.parse(Report, document)
+            served = fetch_if_served(url, "/api/v1/impact", [])
+            if served is None:
+                click.echo(
+                    f"omkd report: {url} has no /api/v1/impact (an older omkd): no change effects shown", err=True
+                )
+            results = records.parse(ImpactReport, served).results if served is not None else []
         except ValueError as error:
             click.echo(f"omkd report: {url} did not answer with an omkd report: {error}", err=True)
             sys.exit(EXIT_INPUT)
         source = url
     else:
-        from omkd.cli.scan import read_report  # deferred: the scan's reading stack
+        from omkd.cli.scan import read_report_and_fold  # deferred: the scan's reading stack
+        from omkd.shell.impact import impact_of
 
-        report, index = read_report("report", paths, knowledge_roots, since, until, config_path, jobs, home, None)
+        report, index, read = read_report_and_fold(
+            "report", paths, knowledge_roots, since, until, config_path, jobs, home, None
+        )
         source = ", ".join(report.watermark.roots)
+        results = impact_of(read.fold.in_window(), index, ImpactQuery(roots=tuple(report.watermark.roots))).results
     gaps: list[GapEntry] = list(report.gaps)
     projects = _projects([report.overall, *report.skills])
     installed = [InstalledSkill(name, agent, path) for name, agent, path in installed_skills(home, projects)]
-    page = render(report, gaps, PageInputs(source, _changes(report, index), installed))
+    impacts: dict[tuple[str, str | None], list[ImpactResult]] = {}
+    for result in results:
+        impacts.setdefault((result.skill, result.agent), []).append(result)
+    page = render(report, gaps, PageInputs(source, _changes(report, index), installed, impacts))
     try:
         _write(html_path, page)
     except OSError as error:

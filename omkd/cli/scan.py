@@ -6,10 +6,12 @@ usage or unreadable input (the message names the path).
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -142,12 +144,34 @@ def scan_command(
     ~/.config/claude/projects, $CODEX_HOME/sessions or ~/.codex/sessions, ~/.gemini/tmp: those
     that exist)."""
     baseline = check_usage(gate)
-    report, _ = read_report("scan", paths, knowledge_roots, since, until, config_path, jobs, home, gap_limit or None)
+    report, index, read = read_report_and_fold(
+        "scan", paths, knowledge_roots, since, until, config_path, jobs, home, gap_limit or None
+    )
     report = gate.restrict(report)
     result = apply_gates(report, gate, baseline)
     if save_baseline is not None:
         save_baseline.write_bytes(orjson.dumps(gates.baseline_of(report), option=orjson.OPT_INDENT_2))
-    publish(report, result, as_json, gate)
+    publish(report, result, as_json, gate, lambda: changes_in_span(report, index, read))
+
+
+def changes_in_span(report: Report, index: FileKnowledgeIndex, read: Read) -> str:
+    """The knowledge changes inside the scanned span, with their effect (spec §9), as Markdown: of
+    the skills the report shows (a gate's ``--exclude-skill`` and agents respected)."""
+    from omkd.cli.impact_markdown import impact_markdown
+    from omkd.engine.impact.build import ImpactQuery
+    from omkd.shell.impact import impact_of
+
+    mark = report.watermark
+    if mark.window_from is None or mark.window_to is None:
+        return ""
+    start = datetime.fromisoformat(mark.window_from.replace("Z", "+00:00")).timestamp()
+    rows = {(s.skill, s.agent) for s in report.skills}
+    query = ImpactQuery(since=start, roots=tuple(mark.roots))
+    found = impact_of(read.fold.in_window(), index, query)
+    kept = [r for r in found.results if (r.skill, r.agent) in rows and r.change.at <= mark.window_to]
+    if not kept:
+        return ""
+    return impact_markdown(dataclasses.replace(found, results=kept), heading="###")
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +241,24 @@ def read_report(
 ) -> tuple[Report, FileKnowledgeIndex]:
     """Read the transcripts below ``paths`` (none: the agents' default folders) into a report,
     and the knowledge index it was judged against; bad input: a message naming it, exit 2."""
+    report, knowledge, _ = read_report_and_fold(
+        command, paths, knowledge_roots, since, until, config_path, jobs, home, gap_limit
+    )
+    return report, knowledge
+
+
+def read_report_and_fold(
+    command: str,
+    paths: tuple[Path, ...],
+    knowledge_roots: tuple[Path, ...],
+    since: str | None,
+    until: str | None,
+    config_path: Path | None,
+    jobs: int | None,
+    home: Path,
+    gap_limit: int | None,
+) -> tuple[Report, FileKnowledgeIndex, Read]:
+    """``read_report``, with the transcripts read (their fold: the segments themselves)."""
     for root in knowledge_roots:
         if not root.is_dir():
             raise click.BadParameter(f"{root}: no such directory", param_hint="--kb")
@@ -231,4 +273,4 @@ def read_report(
         judge=read.judge,
         skipped_files=dict(Counter(entry.reason for entry in read.skipped)),
     )
-    return report, knowledge
+    return report, knowledge, read

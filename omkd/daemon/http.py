@@ -1,4 +1,4 @@
-"""The HTTP endpoints: /metrics, /healthz, /readyz, /api/v1/status, /api/v1/gaps.
+"""The HTTP endpoints: /metrics, /healthz, /readyz, /api/v1/status, /api/v1/gaps, /api/v1/impact.
 
 Handlers only read what the daemon prepared: /metrics serves the last rendered snapshot,
 so a scrape never waits on folding. Bad query parameters get a 400 naming them.
@@ -25,9 +25,11 @@ from prometheus_client import CONTENT_TYPE_LATEST
 
 from omkd.api import MAX_GAPS, SKILLS_PAGE, SKILLS_TOTAL_HEADER
 from omkd.engine import formats, patterns
+from omkd.engine.impact.build import ImpactQuery
+from omkd.engine.impact.schema import ImpactReport
 from omkd.engine.records import fields_data, to_data
 from omkd.engine.report.schema import GapEntry, Report, iso
-from omkd.engine.timespec import parse_moment
+from omkd.engine.timespec import parse_duration, parse_moment
 
 WHOLE_NUMBER: Final = re.compile(r"[0-9]{1,9}")
 """ASCII digits only: ``str.isdigit`` also accepts "²", which ``int()`` refuses."""
@@ -65,6 +67,9 @@ class StatusSource(Protocol):
     def outside_window(self) -> tuple[int, float | None]:
         """Segments read outside the window, and the newest one's last event."""
 
+    async def impact(self, query: ImpactQuery) -> ImpactReport:
+        """The effect of each knowledge change over the window's segments (``omkd impact``)."""
+
 
 def _json(document: object, status: int = 200) -> web.Response:
     return web.Response(body=orjson.dumps(document), status=status, content_type="application/json")
@@ -72,6 +77,26 @@ def _json(document: object, status: int = 200) -> web.Response:
 
 def _bad_request(message: str) -> web.Response:
     return _json({"error": message}, status=400)
+
+
+def _impact_query(request: web.Request) -> ImpactQuery | str:
+    """The query of ``/api/v1/impact`` (``omkd impact``'s options), or what is wrong with it."""
+    query = request.query
+    unknown = set(query) - {"skill", "agent", "span", "since"}
+    if unknown:
+        return f"unknown parameter(s): {', '.join(sorted(unknown))}"
+    agents = query.getall("agent", [])
+    if any(a not in formats.AGENTS for a in agents):
+        return f"agent must be one of {', '.join(formats.AGENTS)}"
+    try:
+        span = parse_duration(query.get("span", "14d"), bare_unit="d")
+        since = parse_moment(query["since"], time.time()) if "since" in query else None
+    except (ValueError, OverflowError) as error:
+        return f"span or since: {error}"
+    if not 0 < span < math.inf:
+        return "span must be longer than 0"
+    skills = query.getall("skill", [])
+    return ImpactQuery(span=span, since=since, skills=set(skills) or None, agents=set(agents) or None)
 
 
 def build_app(source: StatusSource) -> web.Application:
@@ -146,6 +171,13 @@ def build_app(source: StatusSource) -> web.Application:
             "gaps": to_data(entries), "count": len(entries), "total": total, "older": older,
             "outside_window": outside, "newest_outside_window": iso(newest),
         })  # fmt: skip
+
+    @routes.get("/api/v1/impact")
+    async def impact(request: web.Request) -> web.Response:
+        asked = _impact_query(request)
+        if isinstance(asked, str):
+            return _bad_request(asked)
+        return _json(to_data(await source.impact(asked)))
 
     app = web.Application()
     app.add_routes(routes)

@@ -4,6 +4,7 @@ the keeper (``Kept``) and the knowledge files (``Known``), never from the daemon
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
@@ -13,11 +14,14 @@ from omkd.daemon.snapshot import read_window, take_window
 from omkd.daemon.stored_segments import StoredSegments
 from omkd.engine.counters import PastRetention, PipelineCounters
 from omkd.engine.fold import Fold
+from omkd.engine.impact.build import ImpactQuery
+from omkd.engine.impact.schema import ImpactReport
 from omkd.engine.plain import copy_record
 from omkd.engine.report.build import KnowledgeIndex, build_report, restrict
 from omkd.engine.report.gaps import count_gaps, select_gaps
-from omkd.engine.report.schema import GapEntry, Report
+from omkd.engine.report.schema import GapEntry, Report, iso
 from omkd.engine.segmenting import SegmenterRules
+from omkd.shell.impact import impact_of
 
 
 class Kept(Protocol):
@@ -131,6 +135,21 @@ class Views:
         kept = fold.outside_window
         newest = [t for t in (fold.segments.newest_outside(fold.window) if kept else None, past.newest) if t]
         return kept + past.segments, max(newest, default=None)
+
+    async def impact(self, query: ImpactQuery) -> ImpactReport:
+        """The effect of each knowledge change (spec §9) over the segments of the window: what
+        ``omkd impact`` gives over the same files. A span reaching before the window (its start,
+        retention) is counted from there, and the answer says so."""
+        kept = self._kept
+        fold = await read_window(kept.fold)
+        query = dataclasses.replace(query, roots=tuple(str(root) for root in kept.config.roots()))
+        since = fold.window.since
+        segments = list(fold.in_window())
+        report = await asyncio.to_thread(impact_of, segments, self._knowledge.index, query)
+        if since is not None and any(r.before.start < (iso(since) or "") for r in report.results):
+            note = f"The daemon holds segments since {iso(since)} (its window): a span reaching before it is cut there."
+            report = dataclasses.replace(report, window_note=note)
+        return report
 
     async def gaps(
         self, skill: str | None, kind: str | None, since: float | None, limit: int, agent: str | None = None

@@ -55,6 +55,8 @@ class AssistantText(NamedTuple):
     thinking: bool
     attribution_skill: str | None
     usage: Usage
+    model: str = ""
+    """The model that wrote the message (``message.model``), "" where the record does not say."""
 
 
 class ToolCall(NamedTuple):
@@ -67,6 +69,8 @@ class ToolCall(NamedTuple):
     input: dict[str, Any]
     attribution_skill: str | None
     usage: Usage
+    model: str = ""
+    """The model that wrote the message (``message.model``), "" where the record does not say."""
 
 
 class ToolResult(NamedTuple):

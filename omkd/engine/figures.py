@@ -31,6 +31,8 @@ from omkd.engine.plain import add_into
 if TYPE_CHECKING:
     from omkd.engine.summary import SegmentSummary
 
+UNKNOWN_MODEL: Final = "unknown"
+"""The model key of a segment whose assistant records name no model."""
 FIGURE: Final = "figure"
 """Field metadata key of a catalogue figure (a ``Figure``)."""
 
@@ -106,6 +108,8 @@ class SkillTotals(GapCounts):
     sessions: Counter[str] = field(default_factory=Counter)
     accessed: Counter[str] = field(default_factory=Counter)
     cwds: Counter[str] = field(default_factory=Counter)
+    models: Counter[str] = field(default_factory=Counter)
+    """Segments per model (``SegmentSummary.model``; ``UNKNOWN_MODEL`` where none was named)."""
 
     def add(self, segment: SegmentSummary, sign: int = 1) -> None:
         self.count(segment.weight, sign)
@@ -116,6 +120,7 @@ class SkillTotals(GapCounts):
         _bump(self.accessed, segment.accessed, sign)
         if segment.cwd:
             _bump(self.cwds, (segment.cwd,), sign)
+        _bump(self.models, (segment.model or UNKNOWN_MODEL,), sign)
 
     def merge(self, other: SkillTotals) -> None:
         """Add another skill's totals (skills sharing a metric label)."""

@@ -175,7 +175,7 @@ class StreamSegmenter(SegmentLifecycle):
             return  # stamped before Claude Code knew of the new skill
         self._switch(raw, "attributionSkill")
 
-    def _assistant(self, message_id: str, usage: Usage, timestamp: float | None) -> Segment:
+    def _assistant(self, message_id: str, usage: Usage, timestamp: float | None, model: str = "") -> Segment:
         answering = self._answering
         if answering == "":
             self._answering = message_id
@@ -192,6 +192,8 @@ class StreamSegmenter(SegmentLifecycle):
             totals[1] += tokens[1]
             totals[2] += tokens[2]
             totals[3] += tokens[3]
+            if model:
+                segment.models[model] += 1
         if segment.session_id is None:
             segment.session_id = self._context.session_id
         if segment.cwd is None:
@@ -203,7 +205,7 @@ class StreamSegmenter(SegmentLifecycle):
 
     def _assistant_text(self, event: AssistantText) -> None:
         self._attribution(event.attribution_skill, event.message_id)
-        segment = self._assistant(event.message_id, event.usage, event.timestamp)
+        segment = self._assistant(event.message_id, event.usage, event.timestamp, event.model)
         self.texts.read(event, segment, self._turn, self._context.line, self._answering is not None)
 
     def _tool_call(self, event: ToolCall) -> None:
@@ -226,7 +228,7 @@ class StreamSegmenter(SegmentLifecycle):
             from_file = judge.skill_file_read(event)
             if from_file is not None:
                 self._switch(from_file, "SKILL.md read")
-        segment = self._assistant(event.message_id, event.usage, event.timestamp)
+        segment = self._assistant(event.message_id, event.usage, event.timestamp, event.model)
         self.calls.add(segment, event, self._turn, self._context.line)
         if tool in LAUNCH_TOOLS:
             prompt = event.input.get("prompt")

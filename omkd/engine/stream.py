@@ -197,7 +197,9 @@ class StreamProcessor:
             self.name, self.role, adapter, self._rules, self.counters, old.observer, refiner=old.texts.refiner
         )
         handle = self.segmenter.handle
-        for event in events:
+        lines, adapter.event_lines = adapter.event_lines, []
+        for line, event in zip(lines, events, strict=True):
+            adapter.line = line  # each event at its message's index, as ``omkd explain`` and the gaps say
             try:
                 handle(event)
             except (TypeError, AttributeError, KeyError, ValueError, IndexError):

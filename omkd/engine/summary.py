@@ -73,6 +73,8 @@ class SegmentSummary:
     """The agent that wrote the stream (``formats.AGENTS``)."""
     tallies: tuple[tuple[str, int], ...] = ()
     """Counts of catalogue figures the segment holds no field for (``figures.tally``), by name."""
+    model: str = ""
+    """The model that wrote most of the segment's assistant messages ("" when none said)."""
 
     def tally(self, name: str) -> int:
         """A tallied figure's count (0 when never counted)."""
@@ -191,6 +193,8 @@ class Segment:
     hedges_asked: int = 0
     tallies: Counter[str] = field(default_factory=Counter)
     """Catalogue figures counted where they happen (``figures.tally``), by name."""
+    models: Counter[str] = field(default_factory=Counter)
+    """Assistant messages per model (``message.model``): the segment's model is the most frequent."""
     removed_texts: list[tuple[str, str]] = field(default_factory=list)
     """(old, new) texts of the segment's latest successful edits (``removals``: verify_absence)."""
     removed_paths: list[str] = field(default_factory=list)
@@ -241,6 +245,7 @@ class Segment:
         self.hedges.extend(other.hedges)
         self.hedges_asked += other.hedges_asked
         self.tallies.update(other.tallies)
+        self.models.update(other.models)
         self.removed_texts = (self.removed_texts + other.removed_texts)[-32:]
         self.removed_paths = (self.removed_paths + other.removed_paths)[-64:]
         self._prune_hedges()
@@ -333,4 +338,5 @@ class Segment:
             end_line=self.end_line,
             agent=agent,
             tallies=tuple(sorted((k, v) for k, v in self.tallies.items() if v)) if self.tallies else (),
+            model=min(self.models, key=lambda m: (-self.models[m], m)) if self.models else "",
         )

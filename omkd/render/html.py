@@ -22,12 +22,15 @@ from typing import Any, Final
 from omkd.engine import patterns
 from omkd.engine.figures import BAND_LEGEND
 from omkd.engine.health import BANDS
+from omkd.engine.impact.schema import ImpactResult
 from omkd.engine.report.build import grouped_searches
 from omkd.engine.report.schema import OVERALL, GapEntry, Report, SkillHealth
+from omkd.engine.report.schema import iso as iso_of
 from omkd.engine.stats import NUDGE_MESSAGE
 from omkd.render import columns, notes
 from omkd.render.chart import Change, chart, day_points, iso_day, marked, pct
 from omkd.render.columns import Band, Column
+from omkd.render.impact_html import effect
 
 GAPS_SHOWN: Final = 50
 """Newest gaps listed per skill (the rest counted)."""
@@ -53,6 +56,8 @@ class PageInputs:
     """What was read: the paths scanned, or the daemon's URL."""
     changes: dict[Row, list[Change]] = field(default_factory=dict)
     installed: list[InstalledSkill] = field(default_factory=list)
+    impacts: dict[Row, list[ImpactResult]] = field(default_factory=dict)
+    """The effect of each change on the skill (spec §9), shown beside its chart marker."""
 
 
 def slug(skill: SkillHealth) -> str:
@@ -210,6 +215,8 @@ def _skill_section(skill: SkillHealth, report: Report, inputs: PageInputs, gaps:
         html.append(f"<ul class='changes'>{items}</ul>")
     else:
         html.append("<p class='note'>No change of this skill's knowledge files found (git history or mtimes).</p>")
+    at = {iso_of(c.timestamp): n for n, (c, _) in enumerate(marks, 1)}
+    html.extend(effect(result, at.get(result.change.at)) for result in inputs.impacts.get(key, []))
     top = _top_patterns(gaps)
     html.append("<h3>What its agents looked for and did not find</h3>")
     if top:
@@ -278,6 +285,7 @@ svg .band { stroke: none; } svg .band.gap { fill: var(--gap); fill-opacity: .13;
 svg .band.weighted { fill: var(--weighted); fill-opacity: .11; }
 svg .point.gap { fill: var(--gap); stroke: #fff; stroke-width: 1; } svg .point.weighted { fill: var(--weighted); }
 svg .change line { stroke: #333; stroke-dasharray: 2 3; } svg .change text { font-size: 11px; fill: #333; }
+.effect { border-left: 4px solid #777; padding: .1rem .8rem; margin: .8rem 0; } .effect h4 { margin: .3rem 0; }
 .key.gap { color: var(--gap); } .key.weighted { color: var(--weighted); }
 code { font-size: .88em; overflow-wrap: anywhere; }
 .watermark.short { font-size: .8rem; padding: .2rem .6rem; }

@@ -223,15 +223,17 @@ SKILL_TREES: Final = frozenset(
 """The agents' skill folders (``.claude/skills``, ``.agents/skills``, ...): a directory below one is a skill."""
 
 
+def skill_folder(path: str) -> str | None:
+    """The skill whose own folder holds this file (the directory below an agent's skill folder),
+    or None for a file outside every skill folder (instructions, knowledge trees, extra roots)."""
+    parts = Path(path).parts
+    folders = [i for i in range(1, len(parts) - 2) if f"{parts[i - 1]}/{parts[i]}" in SKILL_TREES]
+    return parts[folders[-1] + 1] if folders else None
+
+
 def skill_files(files: Iterable[str], skill: str) -> list[str]:
     """The knowledge files that are this skill's: its own skill directory (a plugin's skill
     ``plugin:name`` by ``name``) and every file outside the agents' skill folders (instructions,
     knowledge trees, extra roots), not other skills' directories."""
     name = skill.rsplit(":", 1)[-1]
-    own = []
-    for path in files:
-        parts = Path(path).parts
-        folders = [i for i in range(1, len(parts) - 2) if f"{parts[i - 1]}/{parts[i]}" in SKILL_TREES]
-        if not folders or parts[folders[-1] + 1] == name:
-            own.append(path)
-    return sorted(own)
+    return sorted(path for path in files if skill_folder(path) in (None, name))

@@ -1,9 +1,10 @@
-"""When the knowledge changed: the git commits that touched knowledge files, or their mtimes.
+"""When the knowledge changed: the git commits that touched knowledge files (their author time,
+spec §9.1), or their mtimes.
 
 A gap rate is read against the edits meant to lower it, so the report marks each change of a
-skill's knowledge on its chart, and the wiki says an entry went quiet since one. A file in a git
-work tree contributes its commits (short hash, subject) and, when it is modified and not
-committed yet, its mtime; a file outside git (or when git is missing) contributes its mtime.
+skill's knowledge on its chart, and the wiki says an entry is not seen since one, or recurring
+after it. A file in a git work tree contributes its commits (short hash, subject) and, when it is
+modified and not committed yet, its mtime; a file outside git (or when git is missing) contributes its mtime.
 git is asked once per work tree, with a timeout; nothing here ever fails the caller.
 """
 
@@ -68,7 +69,7 @@ def _commits(top: Path, files: list[str], since: float | None) -> tuple[list[Kno
     """The commits touching ``files`` (absolute, inside ``top``), and those of them git tracks."""
     relative = sorted({os.path.relpath(f, top) for f in files})
     window = [f"--since=@{int(since)}"] if since is not None else []
-    log = _git(top, "log", f"--format={_RECORD}%h{_FIELD}%ct{_FIELD}%s", "--name-only", *window, "--", *relative)
+    log = _git(top, "log", f"--format={_RECORD}%h{_FIELD}%at{_FIELD}%s", "--name-only", *window, "--", *relative)
     tracked_out = _git(top, "ls-files", "-z", "--", *relative)
     tracked = {str(top / name) for name in (tracked_out or "").split("\0") if name}
     changes = []

@@ -63,6 +63,8 @@ QUIET_TYPES: Final = frozenset(
 _SKIPPED_UNPARSED: Final = {t.encode(): t for t in QUIET_TYPES | {"progress"}}
 
 # Where a side-question fork is.
+MODEL_CHARS: Final = 128
+"""A model name is kept to this length (a hostile record cannot make every summary large)."""
 _COPY: Final = "copy"
 _QUESTION: Final = "question"
 _NORMAL: Final = "normal"
@@ -198,6 +200,8 @@ class ClaudeCodeAdapter(AdapterBase):
         usage = message.get("usage")
         if not isinstance(usage, dict):
             usage = None
+        model = message.get("model")
+        model = model[:MODEL_CHARS] if isinstance(model, str) else ""
         events: list[Event] = []
         for part in message["content"]:
             if not isinstance(part, dict):
@@ -206,17 +210,20 @@ class ClaudeCodeAdapter(AdapterBase):
             if part_type == "text":
                 text = part.get("text")
                 if isinstance(text, str):
-                    events.append(AssistantText(timestamp, message_id, text, False, skill, usage))
+                    events.append(AssistantText(timestamp, message_id, text, False, skill, usage, model))
             elif part_type == "tool_use":
                 name, call_id, tool_input = part.get("name"), part.get("id"), part.get("input")
                 if isinstance(name, str) and isinstance(call_id, str):
                     if not isinstance(tool_input, dict):
                         tool_input = {}
-                    events.append(ToolCall(timestamp, message_id, call_id, name, bounded(tool_input), skill, usage))
+                    call = ToolCall(timestamp, message_id, call_id, name, bounded(tool_input), skill, usage, model)
+                    events.append(call)
             elif part_type == "thinking":
                 text = part.get("thinking")
                 events.append(
-                    AssistantText(timestamp, message_id, text if isinstance(text, str) else "", True, skill, usage)
+                    AssistantText(
+                        timestamp, message_id, text if isinstance(text, str) else "", True, skill, usage, model
+                    )
                 )
         return events
 

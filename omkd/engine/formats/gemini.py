@@ -93,7 +93,7 @@ class GeminiAdapter(AdapterBase):
 
     agent = GEMINI
 
-    __slots__ = ("_calls", "_texts", "_thoughts", "kind", "started", "version")
+    __slots__ = ("_calls", "_texts", "_thoughts", "event_lines", "kind", "started", "version")
 
     def __init__(self, counters: StreamCounters | None = None) -> None:
         super().__init__(counters)
@@ -105,6 +105,8 @@ class GeminiAdapter(AdapterBase):
         self._texts: set[str] = set()
         self._thoughts: dict[str, int] = {}
         self._calls: set[str] = set()
+        #: the line (1-based message index) of each event of the document last decoded
+        self.event_lines: list[int] = []
 
     @property
     def stream_key(self) -> str | None:
@@ -159,6 +161,7 @@ class GeminiAdapter(AdapterBase):
         """Events of a message list: a document's (each message is a record, its line is its
         1-based index) or a ``$set`` checkpoint's (one line, its messages mostly read already)."""
         events: list[Event] = []
+        lines: list[int] = []
         line = self.line
         for index, message in enumerate(messages, 1):
             if records:
@@ -168,8 +171,11 @@ class GeminiAdapter(AdapterBase):
                 events.extend(self._message(message))
             except (TypeError, AttributeError, KeyError, ValueError):
                 self.counters.bad_lines[BAD_SHAPE] += 1  # a message of shapes the rules do not expect
+            lines.extend([index] * (len(events) - len(lines)))
         if not records:
             self.line = line
+        else:
+            self.event_lines = lines
         return events
 
     def _metadata(self, record: dict[str, Any]) -> None:

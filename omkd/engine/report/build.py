@@ -116,6 +116,7 @@ def skill_health(
         markers=markers,
         projects=sorted(totals.cwds),
         band_label=derived.label,
+        by_model={model: totals.models[model] for model in sorted(totals.models)},
         **{name: getattr(totals, name) for name in figures.REPORTED},
     )
 

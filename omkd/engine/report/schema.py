@@ -89,6 +89,9 @@ class SkillHealth(Record):
     """The band as every view writes it: ``red`` backed by its interval, ``red~`` the interval
     crosses a threshold, ``(red?)`` underpowered, ``—`` no segment in the window (``health``
     is then ``none``); empty in a document of an older omkd (a view then derives it)."""
+    by_model: dict[str, int] = dataclasses.field(default_factory=dict)
+    """Segments per model that wrote them (the most frequent ``model`` of a segment's assistant
+    records; ``unknown`` where the records name none): the model mix of spec §9."""
 
     @property
     def row(self) -> str:

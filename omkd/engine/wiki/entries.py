@@ -6,8 +6,9 @@ A missing thing is what a failed search looked for (spec §3.1): its pattern or 
 segment, which is named by the stream's content, its line, tool and pattern), and an entry keeps
 the identities it has counted, so merging the same traces twice counts nothing twice, and merges
 in any order give the same entry: counts are sizes of sets, first and last seen are a minimum and
-a maximum, examples are the newest three of the union. An entry is ``quiet`` since the first
-knowledge change after its last occurrence, open otherwise.
+a maximum, examples are the newest three of the union. An entry is ``not seen since`` the first
+knowledge change after its last occurrence; ``recurring after`` the latest change it was seen both
+before and after (spec §9.6: the fix did not take); open otherwise.
 """
 
 from __future__ import annotations
@@ -133,6 +134,8 @@ class Entry:
     examples: tuple[Example, ...]
     quiet_since: Change | None = None
     prose: Prose | None = None
+    recurring_after: Change | None = None
+    """The latest knowledge change it was seen both before and after (None: none such)."""
 
     @property
     def count(self) -> int:
@@ -175,23 +178,32 @@ def _quiet(last_seen: str | None, candidates: Iterable[Change | None]) -> Change
     return min(later, key=lambda c: (c.timestamp, c.commit, c.subject), default=None)
 
 
+def _recurring(first: str | None, last: str | None, candidates: Iterable[Change | None]) -> Change | None:
+    """The latest change with an occurrence before it and one after it."""
+    if first is None or last is None:
+        return None
+    between = [c for c in candidates if c is not None and first < c.timestamp < last]
+    return max(between, key=lambda c: (c.timestamp, c.commit, c.subject), default=None)
+
+
 def _merge_entry(old: Entry | None, found: list[Occurrence], changes: list[Change]) -> Entry:
     tools = {o.tool for o in found} | set(old.tools if old else ())
     identities = {o.identity for o in found} | set(old.identities if old else ())
     sessions = {o.session for o in found} | set(old.sessions if old else ())
     stamps = [o.timestamp for o in found] + ([old.first_seen, old.last_seen] if old else [])
     examples = {Example(o.file, o.line, o.timestamp, o.context) for o in found} | set(old.examples if old else ())
-    last = _extreme(stamps, max)
+    last, first = _extreme(stamps, max), _extreme(stamps, min)
     return Entry(
         pattern=old.pattern if old else found[0].pattern,
         tools=tuple(sorted(tools)),
         identities=tuple(sorted(identities)),
         sessions=tuple(sorted(sessions)),
-        first_seen=_extreme(stamps, min),
+        first_seen=first,
         last_seen=last,
         examples=tuple(sorted(examples, key=Example.order, reverse=True)[:EXAMPLES]),
         quiet_since=_quiet(last, [old.quiet_since if old else None, *changes]),
         prose=old.prose if old else None,
+        recurring_after=_recurring(first, last, [old.recurring_after if old else None, *changes]),
     )
 
 
@@ -256,7 +268,7 @@ def from_plain(document: object) -> WikiState:
         for row, entries in document["skills"].items():
             kept = {}
             for pattern, data in entries.items():
-                quiet, prose = data.get("quiet_since"), data.get("prose")
+                quiet, prose, recurring = data.get("quiet_since"), data.get("prose"), data.get("recurring_after")
                 kept[pattern] = Entry(
                     pattern=str(data["pattern"]),
                     tools=tuple(map(str, data["tools"])),
@@ -267,6 +279,7 @@ def from_plain(document: object) -> WikiState:
                     examples=tuple(Example(**example) for example in data["examples"]),
                     quiet_since=Change(**quiet) if quiet else None,
                     prose=Prose(**prose) if prose else None,
+                    recurring_after=Change(**recurring) if recurring else None,
                 )
             rows[str(row)] = SkillState(str(row), kept)
     except (KeyError, TypeError, AttributeError) as error:

@@ -49,10 +49,13 @@ def topic_path(pattern: str) -> str:
 
 
 def state_of(entry: Entry) -> str:
-    change = entry.quiet_since
-    if change is None:
-        return OPEN
-    return f"quiet since {describe(change)}"
+    """``not seen since <change>`` (none after the first change since its last occurrence),
+    ``recurring after <change>`` (seen before and after the latest such change), or ``open``."""
+    if entry.quiet_since is not None:
+        return f"not seen since {describe(entry.quiet_since)}"
+    if entry.recurring_after is not None:
+        return f"recurring after {describe(entry.recurring_after)}"
+    return OPEN
 
 
 def describe(change: Change) -> str:

@@ -40,6 +40,12 @@ QUOTA = {("claude_code", "miss"): 150, ("claude_code", "hedge"): 60, ("codex", "
          ("gemini", "miss"): 40, ("gemini", "hedge"): 15}  # fmt: skip
 
 
+def anchor_id(row: dict[str, Any]) -> str:
+    """One id per anchor: two misses of one message share a line, not a call id."""
+    which = row.get("call_id") or row.get("sentence") or ""
+    return "a" + hashlib.sha256(f"{row['file']}:{row['line']}:{row['kind']}:{which}".encode()).hexdigest()[:10]
+
+
 def episode(events: list[tuple[int, Any]], start: int, call_id: str | None) -> list[str]:
     """What followed the anchor (after its result, for a call), as lines a labeller reads."""
     results = {e.call_id: (n, e) for n, e in events if isinstance(e, ToolResult)}
@@ -123,8 +129,7 @@ def main() -> None:
                               for p in [cut(e.text, 400)]]  # fmt: skip
                     row["prompt_before"] = before[-1] if before else None
                     row["subagent"] = "/subagents/" in file or path.name.startswith("agent-")
-                    row["id"] = "a" + hashlib.sha256(f"{row['file']}:{anchor['line']}:{anchor['kind']}".encode()
-                                                     ).hexdigest()[:10]  # fmt: skip
+                    row["id"] = anchor_id(row)
                     mine.append(row)
                 del prompts
             for row in rng.sample(mine, min(len(mine), PER_PERSON * 3)):

@@ -1,0 +1,105 @@
+"""``omkd impact``: did each knowledge edit help? Before and after each change (spec §9).
+
+PATH... are read as ``omkd scan`` reads them (its default roots without PATH); the changes come
+from the git history and mtimes of the knowledge files of the projects the segments ran in and of
+the user (``shell/impact.py``). Every result carries its verdicts, read from exact rise intervals,
+and the sentence that before and after cover different tasks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+
+import click
+import orjson
+
+from omkd.cli.gating import EXIT_INPUT
+from omkd.cli.impact_markdown import impact_markdown
+from omkd.cli.options import home_option, kb_option
+from omkd.engine import records
+from omkd.engine.impact.build import ImpactQuery
+from omkd.engine.impact.changes import DEFAULT_MERGE_WITHIN
+from omkd.engine.timespec import parse_duration
+
+
+def _span(value: str) -> float:
+    try:
+        span = parse_duration(value, bare_unit="d")
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--span") from None
+    if span <= 0:
+        raise click.BadParameter("the span must be longer than 0", param_hint="--span")
+    return span
+
+
+@click.command("impact")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--skill", "skills", multiple=True, help="Only this skill (repeatable).")
+@click.option("--agent", "agents", multiple=True, help="Only this agent: claude_code, codex, gemini (repeatable).")
+@click.option("--span", default="14d", show_default=True, help="Each side's length (cut at the neighbouring change).")
+@click.option("--since", help="Only changes at or after this time (ISO-8601, or an age: 30d).")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON (schema in the README).")
+@click.option(
+    "--markdown",
+    "markdown_path",
+    type=click.Path(dir_okay=False),
+    help="Also write the results as Markdown to this file (-: stdout).",
+)
+@kb_option
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Read [segments] and [hedging] from this daemon config file.",
+)
+@click.option("--jobs", type=click.IntRange(1), default=None, help="Worker processes reading files.")
+@home_option
+def impact_command(
+    paths: tuple[Path, ...],
+    skills: tuple[str, ...],
+    agents: tuple[str, ...],
+    span: str,
+    since: str | None,
+    as_json: bool,
+    markdown_path: str | None,
+    knowledge_roots: tuple[Path, ...],
+    config_path: Path | None,
+    jobs: int | None,
+    home: Path,
+) -> None:
+    """Did each knowledge edit help? Each change of CLAUDE.md, AGENTS.md or a skill: before, after, verdict.
+
+    PATH... are read as `omkd scan` reads them (its default folders without PATH)."""
+    from omkd.cli.scan import _moment, read_fold  # deferred: the scan's reading stack
+    from omkd.shell.impact import impact_of
+    from omkd.shell.knowledge import FileKnowledgeIndex
+
+    for root in knowledge_roots:
+        if not root.is_dir():
+            raise click.BadParameter(f"{root}: no such directory", param_hint="--kb")
+    query = ImpactQuery(
+        span=_span(span),
+        merge_within=DEFAULT_MERGE_WITHIN,
+        since=_moment("--since", since),
+        skills=set(skills) or None,
+        agents=set(agents) or None,
+    )
+    read = read_fold("impact", paths, None, None, config_path, jobs)
+    index = FileKnowledgeIndex(home=home, extra_roots=knowledge_roots)
+    roots = tuple(str(p) for p in read.paths)
+    report = impact_of(read.fold.in_window(), index, dataclasses.replace(query, roots=roots))
+    document = impact_markdown(report)
+    if markdown_path == "-":
+        sys.stdout.write(document)
+    elif markdown_path is not None:
+        try:
+            Path(markdown_path).write_text(document, encoding="utf-8")
+        except OSError as error:
+            click.echo(f"omkd impact: cannot write {markdown_path}: {error.strerror or error}", err=True)
+            sys.exit(EXIT_INPUT)
+    if as_json:
+        sys.stdout.buffer.write(orjson.dumps(records.to_data(report), option=orjson.OPT_INDENT_2) + b"\n")
+    elif markdown_path != "-":
+        click.echo(document, nl=False)

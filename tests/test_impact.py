@@ -1,0 +1,198 @@
+"""``omkd impact`` over hand-made git projects (real ``git``, commits with set author dates) and
+hand-made transcripts: the figures and exact bounds are written here (``test_impact_engine.py``
+says how they were computed), never read back from omkd."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Any, Final
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from omkd.cli import main
+from omkd.engine.impact.schema import STATEMENT
+from omkd.shell.knowledge_history import UNCOMMITTED
+from tests.transcript_builder import Transcript
+
+DAY: Final = 86_400
+START: Final = 1_770_904_800
+"""The builder's START (2026-02-12 14:00 UTC)."""
+CHANGE: Final = START + 20 * DAY
+
+
+def git(repo: Path, *args: str, when: int | None = None, committed: int | None = None) -> None:
+    """git in ``repo``; ``when`` the author date, ``committed`` the committer date (default: the same)."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}  # fmt: skip
+    if when is not None:
+        env["GIT_AUTHOR_DATE"] = f"@{when} +0000"
+        env["GIT_COMMITTER_DATE"] = f"@{committed if committed is not None else when} +0000"
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env)
+
+
+def project(root: Path, name: str) -> Path:
+    """A git project with a deploy skill and a CLAUDE.md, both committed long before the traces."""
+    repo = root / name
+    (repo / ".claude" / "skills" / "deploy").mkdir(parents=True)
+    (repo / ".claude" / "skills" / "deploy" / "SKILL.md").write_text("# deploy\n")
+    (repo / "CLAUDE.md").write_text("# instructions\n")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "first version", when=START - 100 * DAY)
+    return repo
+
+
+def sessions(repo: Path, transcripts: Path, plan: dict[int, str], skill: str | None = "deploy") -> None:
+    """One transcript per day of ``plan`` (days after START): a segment per letter, an hour apart;
+    ``m`` a Glob miss of docs/deploy-port.md, ``c`` a clean one."""
+    for day, letters in plan.items():
+        t = Transcript(cwd=str(repo), session_id=f"{repo.name}-{skill}-{day}")
+        for n, kind in enumerate(letters):
+            t.prompt(f"task {n}", at=day * DAY + n * 3600.0)
+            if skill is not None:
+                t.skill(skill)
+            if kind == "m":
+                t.glob_miss("docs/deploy-port.md")
+            else:
+                t.glob_hit("src/**/*.py")
+        out = transcripts / f"{repo.name}-{skill}-{day}.jsonl"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(t.to_bytes())
+
+
+def impact(*args: object) -> dict[str, Any]:
+    result = CliRunner().invoke(main, ["impact", *(str(a) for a in args), "--json", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    document: dict[str, Any] = orjson.loads(result.stdout)
+    return document
+
+
+def test_a_skill_edited_on_a_known_day_improved_with_its_exact_bounds(tmp_path: Path) -> None:
+    """16/20 segments gapped before the commit, 1/20 after; the commit's author date is the change
+    (its committer date, 3 days later, is not)."""
+    repo = project(tmp_path, "shop")
+    traces = tmp_path / "projects"
+    sessions(repo, traces, {18: "m" * 16 + "cccc", 21: "m" + "c" * 19})
+    (repo / ".claude" / "skills" / "deploy" / "SKILL.md").write_text("# deploy\nThe port is 8443.\n")
+    git(repo, "commit", "-q", "-am", "deploy: document the port", when=CHANGE, committed=CHANGE + 3 * DAY)
+    document = impact(traces, "--home", tmp_path / "home")
+    (result,) = document["results"]
+    assert (result["skill"], result["change"]["at"], result["change"]["subjects"]) == (
+        "deploy", "2026-03-04T14:00:00.000Z", ["deploy: document the port"],
+    )  # fmt: skip
+    assert result["change"]["files"] == [str(repo / ".claude" / "skills" / "deploy" / "SKILL.md")]
+    assert result["change"]["projects"] == [str(repo)]
+    gap_rate = result["verdicts"][0]
+    assert (gap_rate["figure"], gap_rate["before"], gap_rate["after"], gap_rate["verdict"]) == (
+        "gap_rate", 0.8, 0.05, "improved",
+    )  # fmt: skip
+    assert gap_rate["interval"] == pytest.approx([-0.9528125649081112, -0.2520672923449951], abs=1e-9)
+    assert result["statement"] == document["statement"] == STATEMENT
+    assert document["watermark"]["segments"] == 40
+    assert "do not measure the completeness" in document["watermark"]["statement"]
+    assert [(g["status"], g["before_count"]) for g in result["gaps"]] == [("recurring", 16)]
+
+
+def test_claude_md_affects_every_skill_of_its_project_and_none_of_another(tmp_path: Path) -> None:
+    shop, blog = project(tmp_path, "shop"), project(tmp_path, "blog")
+    traces = tmp_path / "projects"
+    for repo in (shop, blog):
+        sessions(repo, traces, {17: "mmcccc", 22: "cccccc"})
+        sessions(repo, traces, {19: "ccccc"}, skill=None)
+    (shop / "CLAUDE.md").write_text("# instructions\nRun the tests first.\n")
+    git(shop, "commit", "-q", "-am", "instructions: tests first", when=CHANGE)
+    document = impact(traces, "--home", tmp_path / "home")
+    assert sorted((r["skill"], r["change"]["projects"], r["before"]["segments"], r["after"]["segments"])
+                  for r in document["results"]) == [
+        ("deploy", [str(shop)], 6, 6),
+        ("general", [str(shop)], 1, 0),  # a session of prompts outside any skill is one general segment
+    ]  # fmt: skip
+    assert document["watermark"]["segments"] == 2 * (12 + 1)  # both projects' segments were read
+
+
+def test_an_uncommitted_edit_counts_by_its_mtime(tmp_path: Path) -> None:
+    repo = project(tmp_path, "shop")
+    traces = tmp_path / "projects"
+    sessions(repo, traces, {17: "mmmmmc", 22: "cccccc"})
+    skill = repo / ".claude" / "skills" / "deploy" / "SKILL.md"
+    skill.write_text("# deploy\nnot committed yet\n")
+    os.utime(skill, (CHANGE, CHANGE))
+    (result,) = impact(traces, "--home", tmp_path / "home", "--skill", "deploy")["results"]
+    assert (result["change"]["at"], result["change"]["commits"], result["change"]["subjects"]) == (
+        "2026-03-04T14:00:00.000Z", [], [UNCOMMITTED],
+    )  # fmt: skip
+    assert [v["verdict"] for v in result["verdicts"]] == ["no evidence", "no evidence"]
+    assert result["verdicts"][0]["interval"] == pytest.approx([-0.9979057323439706, 0.20951817377616572], abs=1e-9)
+
+
+def test_markdown_carries_the_table_the_verdict_and_the_sentence(tmp_path: Path) -> None:
+    repo = project(tmp_path, "shop")
+    traces = tmp_path / "projects"
+    sessions(repo, traces, {18: "m" * 16 + "cccc", 21: "m" + "c" * 19})
+    (repo / ".claude" / "skills" / "deploy" / "SKILL.md").write_text("v2\n")
+    git(repo, "commit", "-q", "-am", "deploy: document the port", when=CHANGE)
+    out = tmp_path / "impact.md"
+    result = CliRunner().invoke(main, ["impact", str(traces), "--home", str(tmp_path / "home"), "--markdown", str(out)])
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    assert "| gap rate | 80.0 % (16/20) | 5.0 % (1/20) | −75.0 pts [−95.3, −25.2] | **improved** |" in text
+    assert STATEMENT in text
+    assert "do not measure the completeness of the knowledge base" in text
+    assert result.output == text  # the terminal shows the same
+
+
+def test_the_daemon_s_api_v1_impact_equals_omkd_impact_over_the_same_files(tmp_path: Path) -> None:
+    import asyncio
+
+    import aiohttp
+
+    from omkd.testing import eventually, running
+    from tests.test_in_process import caught_up, config_of
+
+    shop, blog = project(tmp_path, "shop"), project(tmp_path, "blog")
+    traces = tmp_path / "projects"
+    sessions(shop, traces, {18: "m" * 16 + "cccc", 21: "m" + "c" * 19})
+    sessions(blog, traces, {17: "mmcccc", 22: "cccccc"})
+    (shop / ".claude" / "skills" / "deploy" / "SKILL.md").write_text("v2\n")
+    git(shop, "commit", "-q", "-am", "deploy: document the port", when=CHANGE)
+    (blog / "CLAUDE.md").write_text("v2\n")
+    git(blog, "commit", "-q", "-am", "instructions", when=CHANGE)
+    expected = impact(traces, "--home", tmp_path / "home")
+    assert len(expected["results"]) == 2
+
+    async def run() -> tuple[dict[str, Any], int]:
+        async with running(config_of(tmp_path)) as daemon:
+            await eventually(lambda: caught_up(daemon), "the first reading")
+            base = f"http://127.0.0.1:{daemon.bound_port}/api/v1/impact"
+            async with aiohttp.ClientSession() as session:
+                async with session.get(base) as response:
+                    document: dict[str, Any] = await response.json()
+                async with session.get(base, params={"span": "0d"}) as refused:
+                    return document, refused.status
+
+    document, refused = asyncio.run(run())
+    assert document == expected
+    assert refused == 400
+
+
+def test_scan_markdown_lists_the_changes_inside_the_scanned_span(tmp_path: Path) -> None:
+    repo = project(tmp_path, "shop")
+    traces = tmp_path / "projects"
+    sessions(repo, traces, {18: "m" * 16 + "cccc", 21: "m" + "c" * 19})
+    (repo / ".claude" / "skills" / "deploy" / "SKILL.md").write_text("v2\n")
+    git(repo, "commit", "-q", "-am", "deploy: document the port", when=CHANGE)
+    home = str(tmp_path / "home")
+    result = CliRunner().invoke(main, ["scan", str(traces), "--home", home, "--markdown", "-"])
+    assert result.exit_code == 0, result.output
+    assert "deploy: 2026-03-04 14:00 UTC" in result.stdout
+    assert "| gap rate | 80.0 % (16/20) | 5.0 % (1/20) | −75.0 pts [−95.3, −25.2] | **improved** |" in result.stdout
+    assert STATEMENT in result.stdout
+    after_only = CliRunner().invoke(
+        main, ["scan", str(traces), "--home", home, "--markdown", "-", "--since", "2026-03-05T00:00:00Z"]
+    )
+    assert after_only.exit_code == 0, after_only.output
+    assert "deploy: 2026-03-04" not in after_only.stdout  # the change is before the scanned span
