@@ -17,7 +17,7 @@ import orjson
 
 from omkd.cli.gating import EXIT_INPUT
 from omkd.cli.impact_markdown import impact_markdown
-from omkd.cli.options import home_option, kb_option
+from omkd.cli.options import home_option, jobs_option, kb_option, reading_config_option
 from omkd.engine import records
 from omkd.engine.impact.build import ImpactQuery
 from omkd.engine.impact.changes import DEFAULT_MERGE_WITHIN
@@ -48,13 +48,8 @@ def _span(value: str) -> float:
     help="Also write the results as Markdown to this file (-: stdout).",
 )
 @kb_option
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Read [segments] and [hedging] from this daemon config file.",
-)
-@click.option("--jobs", type=click.IntRange(1), default=None, help="Worker processes reading files.")
+@reading_config_option
+@jobs_option
 @home_option
 def impact_command(
     paths: tuple[Path, ...],

@@ -1,4 +1,4 @@
-"""The options that ``omkd scan``, ``omkd report`` and ``omkd wiki`` share, declared once."""
+"""The options that ``omkd scan``, ``omkd report``, ``omkd impact`` and ``omkd wiki`` share, declared once."""
 
 from __future__ import annotations
 
@@ -25,3 +25,11 @@ home_option = click.option(
     show_default="your home",
     help="Where the user-level knowledge (~/.claude, ~/.codex, ~/.gemini) lives.",
 )
+reading_config_option = click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Read [segments] and [hedging] from this daemon config file.",
+)
+"""What ``omkd report`` and ``omkd impact`` read transcripts by (``omkd scan`` says more of it)."""
+jobs_option = click.option("--jobs", type=click.IntRange(1), default=None, help="Worker processes reading files.")

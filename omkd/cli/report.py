@@ -20,7 +20,7 @@ import click
 
 from omkd.api import MAX_GAPS
 from omkd.cli.gating import EXIT_INPUT
-from omkd.cli.options import home_option, kb_option, since_option, until_option
+from omkd.cli.options import home_option, jobs_option, kb_option, reading_config_option, since_option, until_option
 from omkd.cli.remote import fetch, fetch_if_served, fetch_status
 from omkd.engine import records
 from omkd.engine.impact.build import ImpactQuery
@@ -95,13 +95,8 @@ DAY = 86400
 @since_option
 @until_option
 @kb_option
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Read [segments] and [hedging] from this daemon config file.",
-)
-@click.option("--jobs", type=click.IntRange(1), default=None, help="Worker processes reading files.")
+@reading_config_option
+@jobs_option
 @home_option
 def report_command(
     paths: tuple[Path, ...],
