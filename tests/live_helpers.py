@@ -8,10 +8,12 @@ the recipes by hand; nothing here computes an expectation.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
@@ -133,3 +135,17 @@ def skill_of(key: str) -> str:
 def family(samples: dict[str, float], name: str) -> dict[str, float]:
     """The samples of one metric name (``name`` or ``name{...}``)."""
     return {key: value for key, value in samples.items() if key == name or key.startswith(name + "{")}
+
+
+@contextlib.contextmanager
+def daemon_reading(workdir: Path, plan: list[tuple[str, str]]) -> Iterator[DaemonProcess]:
+    """A real daemon that has read one session of ``plan`` under ``workdir/projects``, stopped
+    cleanly (exit 0) when the block ends: the module-scoped daemon of the API and view tests."""
+    root = workdir / "projects"
+    data = session_bytes(plan)
+    append(root / "-home-dev-shop" / "session.jsonl", data)
+    with DaemonProcess(workdir, [root]) as process:
+        process.start()
+        wait_lines(process, data.count(b"\n"))
+        yield process
+        assert process.stop() == 0

@@ -28,7 +28,7 @@ from omkd.engine import records
 from omkd.engine.report.schema import Report
 from omkd.testing import DaemonProcess
 from tests import claude_lines as cl
-from tests.live_helpers import append, omkd, session_bytes, wait_lines
+from tests.live_helpers import daemon_reading, omkd
 
 PLAN: Final = [
     *[("deploy", outcome) for outcome in ("miss", "hit", "miss", "hit", "miss", "hit")],
@@ -38,15 +38,8 @@ PLAN: Final = [
 
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaemonProcess]:
-    workdir = tmp_path_factory.mktemp("http-api")
-    root = workdir / "projects"
-    data = session_bytes(PLAN)
-    append(root / "-home-dev-shop" / "session.jsonl", data)
-    with DaemonProcess(workdir, [root]) as process:
-        process.start()
-        wait_lines(process, data.count(b"\n"))
+    with daemon_reading(tmp_path_factory.mktemp("http-api"), PLAN) as process:
         yield process
-        assert process.stop() == 0
 
 
 def fetch(daemon: DaemonProcess, path: str) -> tuple[int, bytes]:

@@ -19,7 +19,7 @@ from omkd.engine.report.schema import Report
 from omkd.engine.stats import NUDGE_MESSAGE
 from omkd.testing import DaemonProcess
 from tests import claude_lines as cl
-from tests.live_helpers import append, session_bytes, wait_lines
+from tests.live_helpers import daemon_reading
 from tests.test_cli_scan import GATES_PLAN, transcript
 
 PLAN: Final = [
@@ -36,15 +36,8 @@ def cli(*args: str | Path, env: dict[str, str] | None = None) -> Result:
 
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaemonProcess]:
-    workdir = tmp_path_factory.mktemp("small")
-    root = workdir / "projects"
-    data = session_bytes(PLAN)
-    append(root / "-home-dev-shop" / "session.jsonl", data)
-    with DaemonProcess(workdir, [root]) as process:
-        process.start()
-        wait_lines(process, data.count(b"\n"))
+    with daemon_reading(tmp_path_factory.mktemp("small"), PLAN) as process:
         yield process
-        assert process.stop() == 0
 
 
 @pytest.fixture
