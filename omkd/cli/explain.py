@@ -69,6 +69,8 @@ def show(found: Explanation) -> None:
         for call in (c for c in found.calls if c.file == file):
             line = Text(f"    {file}:{call.line}  {call.tool} {call.call_id}  → ")
             line.append(call.verdict, style=VERDICT_STYLES.get(call.verdict, ""))
+            if call.looked_for:
+                line.append(f": {call.looked_for}", style="bold")
             line.append(f"  [{call.rule}]", style="dim")
             rows.append((call.line, 1, line))
         for cand in (c for c in found.candidates if c.file == file):

@@ -18,6 +18,7 @@ from omkd.engine.cues import Candidate
 from omkd.engine.events import ToolCall
 from omkd.engine.fold import Fold
 from omkd.engine.hedge_judge import HedgeVerdict
+from omkd.engine.patterns import FAILED_SEARCH
 from omkd.engine.summary import Segment
 
 SCHEMA_VERSION: Final = 2
@@ -56,6 +57,8 @@ class CallRow(_Model):
     """The line of the call (the ``tool_use`` record)."""
     result_line: int
     segment: str
+    looked_for: str = ""
+    """What a failed search looked for (its pattern, spec §6); empty for other verdicts."""
 
 
 class CandidateRow(_Model):
@@ -192,8 +195,17 @@ def explanation(streams: list[tuple[StreamExplainer, str]], fold: Fold) -> Expla
                 )
             )
         for call, call_line, verdict, rule, line, owner in explainer.calls:
+            looked_for = next(
+                (
+                    str(g.evidence.get("pattern", ""))
+                    for g in owner.signals
+                    if g.line == line and g.type == FAILED_SEARCH
+                ),
+                "",
+            )
             calls.append(
                 CallRow(
+                    looked_for=looked_for,
                     call_id=call.call_id,
                     tool=call.tool,
                     verdict=verdict,

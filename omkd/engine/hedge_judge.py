@@ -216,10 +216,60 @@ class EmbeddedJudge:
         return HedgeVerdict(uncertain, round(confidence, 3), reason, self.name)
 
     def _reason(self, present: set[str]) -> str:
-        """The three features that pushed the verdict most, for a person reviewing it."""
+        """The three features that pushed the verdict most, in words a person reviewing it reads:
+        ``for: talks of checking or verifying; against: the word "for"``."""
         weights = self._weights
-        strongest = heapq.nsmallest(3, present, key=lambda f: (-abs(weights.get(f, 0.0)), f))
-        return ", ".join(f"{f} {weights.get(f, 0.0):+.2f}" for f in strongest if weights.get(f, 0.0))
+        strongest = [f for f in heapq.nsmallest(3, present, key=lambda f: (-abs(weights.get(f, 0.0)), f))
+                     if weights.get(f, 0.0)]  # fmt: skip
+        pushed = [readable(f) for f in strongest if weights[f] > 0]
+        held = [readable(f) for f in strongest if weights[f] < 0]
+        return "; ".join(part for part in (
+            f"for: {', '.join(pushed)}" if pushed else "", f"against: {', '.join(held)}" if held else ""
+        ) if part)  # fmt: skip
+
+
+_SIGN_WORDS: Final = {
+    "first_person": "speaks in the first person",
+    "you": "addresses the person",
+    "if": 'reasons about an "if"',
+    "plan": "plans a next step",
+    "observed": "speaks of output just seen",
+    "future": "speaks of the future",
+    "negated": "is negated",
+    "fact": "states what something is or does",
+    "verify": "talks of checking or verifying",
+    "know": "talks of knowing or being sure",
+}
+_FEATURE_WORDS: Final = {
+    "w": "the word “{}”",
+    "ww": "the words “{}”",
+    "h": "the character “{}”",
+    "hh": "the characters “{}”",
+    "hhh": "the characters “{}”",
+    "left": "“{}” before the cue",
+    "right": "“{}” after the cue",
+    "hleft": "“{}” before the cue",
+    "hright": "“{}” after the cue",
+    "cue": "the cue “{}”",
+    "strength": "a {} cue",
+    "part": "a {} part",
+    "lang": "language {}",
+    "after": "right after a {}",
+}
+
+
+def readable(feature: str) -> str:
+    """A feature as a person reads it (``sign:verify`` → "talks of checking or verifying")."""
+    kind, _, value = feature.partition(":")
+    if kind in ("sign", "ctx"):
+        said = _SIGN_WORDS.get(value, value.replace("_", " "))
+        return said if kind == "sign" else f"its context {said}"
+    if kind.startswith("ctx"):  # n-grams of the context
+        return f"{readable(kind[3:] + ':' + value)} nearby"
+    if kind in ("left1", "right1"):
+        return f"“{value.replace('|', ' ')}”"
+    template = _FEATURE_WORDS.get(kind)
+    return template.format(value.replace("&", " while it ").replace("_", " ")) if template else feature
 
 
 @functools.cache
