@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+import hedging_cv
 import orjson
 from common import DEFAULT_OUT, REPO_ROOT, heading, save, this_run
 
@@ -36,7 +36,6 @@ from omkd.shell import quality
 DEFAULT_FIXTURES: Final = REPO_ROOT.parent / "shared" / "fixtures" / "real-2"
 CALL_LABELS: Final = REPO_ROOT / "tests" / "data" / "real2_tool_calls.jsonl"
 TARGETS: Final = {"overall": (0.93, 0.93), "shell": (0.85, 0.85), "codex": (0.85, 0.85), "gemini": (0.85, 0.85)}
-Z: Final = 1.959963984540054
 
 
 def split_of(repo: str) -> str:
@@ -45,12 +44,9 @@ def split_of(repo: str) -> str:
 
 
 def wilson(k: int, n: int) -> tuple[float, float] | None:
-    if n == 0:
-        return None
-    p = k / n
-    centre = (p + Z * Z / (2 * n)) / (1 + Z * Z / n)
-    half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / (1 + Z * Z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    """The 95 % Wilson interval of k in n (``hedging_cv.wilson``'s, without the proportion)."""
+    _, lower, upper = hedging_cv.wilson(k, n)
+    return None if lower is None or upper is None else (lower, upper)
 
 
 def scores(rows: Iterable[tuple[bool, bool, float]]) -> dict[str, Any]:

@@ -228,25 +228,6 @@ def read_fold(
     return Read(fold, files, paths, skipped, rules, judge)
 
 
-def read_report(
-    command: str,
-    paths: tuple[Path, ...],
-    knowledge_roots: tuple[Path, ...],
-    since: str | None,
-    until: str | None,
-    config_path: Path | None,
-    jobs: int | None,
-    home: Path,
-    gap_limit: int | None,
-) -> tuple[Report, FileKnowledgeIndex]:
-    """Read the transcripts below ``paths`` (none: the agents' default folders) into a report,
-    and the knowledge index it was judged against; bad input: a message naming it, exit 2."""
-    report, knowledge, _ = read_report_and_fold(
-        command, paths, knowledge_roots, since, until, config_path, jobs, home, gap_limit
-    )
-    return report, knowledge
-
-
 def read_report_and_fold(
     command: str,
     paths: tuple[Path, ...],
@@ -258,7 +239,9 @@ def read_report_and_fold(
     home: Path,
     gap_limit: int | None,
 ) -> tuple[Report, FileKnowledgeIndex, Read]:
-    """``read_report``, with the transcripts read (their fold: the segments themselves)."""
+    """Read the transcripts below ``paths`` (none: the agents' default folders) into a report, the
+    knowledge index it was judged against and the reading itself (its fold: the segments); bad
+    input: a message naming it, exit 2."""
     for root in knowledge_roots:
         if not root.is_dir():
             raise click.BadParameter(f"{root}: no such directory", param_hint="--kb")

@@ -13,7 +13,7 @@ import posixpath
 import re
 from typing import Final
 
-from omkd.engine import shell, shell_rules
+from omkd.engine import judge, shell, shell_rules
 from omkd.engine.events import ToolCall
 
 MIN_TARGET: Final = 4
@@ -32,7 +32,10 @@ _GREP_FAMILY: Final = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "g
 
 
 def _name(tool: str) -> str:
-    return tool.rsplit("__", 1)[-1] if tool.startswith("mcp__") else tool
+    """The tool a call is judged as (``judge.unwrapped``: other agents' tools, wrapped tools), an
+    MCP-wrapped edit tool by its own name too."""
+    name = judge.unwrapped(tool)
+    return name.rsplit("__", 1)[-1] if name.startswith("mcp__") else name
 
 
 def removed_by(call: ToolCall) -> tuple[list[tuple[str, str]], list[str]]:
@@ -55,7 +58,7 @@ def removed_by(call: ToolCall) -> tuple[list[tuple[str, str]], list[str]]:
     if tool in PATCH_TOOLS:
         text = data.get("input") or data.get("patch")
         return _patch(text) if isinstance(text, str) else ([], [])
-    if tool in shell_rules.SHELL_TOOLS or tool in ("exec_command", "shell", "shell_command", "run_shell_command"):
+    if tool in shell_rules.SHELL_TOOLS:
         command = data.get("command") or data.get("cmd")
         if isinstance(command, list):
             command = " ".join(str(word) for word in command)
@@ -123,16 +126,16 @@ def search_literals(call: ToolCall) -> list[str]:
     ``find -name``'s name without its wildcards, a path read or listed."""
     tool = _name(call.tool)
     data = call.input
-    if tool in ("Grep", "grep_search", "search_file_content"):
+    if tool == "Grep":
         pattern = data.get("pattern")
         return literals(pattern) if isinstance(pattern, str) else []
-    if tool in ("Glob", "glob"):
+    if tool == "Glob":
         pattern = data.get("pattern")
         if not isinstance(pattern, str):
             return []
         name = posixpath.basename(pattern.replace("\\", "/"))
         return [p for p in re.split(r"[*?\[\]{}]+", name) if len(p) >= MIN_TARGET]
-    if tool in ("Read", "read_file", "list_directory", "LS"):
+    if tool in ("Read", "list_directory", "LS"):
         path = data.get("file_path") or data.get("path") or data.get("dir_path")
         return [path] if isinstance(path, str) and path else []
     command = data.get("command") or data.get("cmd")
