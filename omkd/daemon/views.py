@@ -136,6 +136,9 @@ class Views:
         newest = [t for t in (fold.segments.newest_outside(fold.window) if kept else None, past.newest) if t]
         return kept + past.segments, max(newest, default=None)
 
+    def impact_query(self) -> ImpactQuery:
+        return self._kept.config.impact.query()
+
     async def impact(self, query: ImpactQuery) -> ImpactReport:
         """The effect of each knowledge change (spec §9) over the segments of the window: what
         ``omkd impact`` gives over the same files. A span reaching before the window (its start,
