@@ -300,3 +300,13 @@ def test_the_readme_documents_every_field_of_the_json(tmp_path: Path) -> None:
     (result,) = document["results"]
     printed = {*result, *result["change"], *result["before"], *result["verdicts"][0], *result["model_mix"]}
     assert printed | {*result["gaps"][0]} <= fields
+
+
+def test_a_pattern_too_early_to_tell_says_the_segments_it_needs_in_words() -> None:
+    """``needs 1 segment after`` and ``needs 6 segments after`` (the pattern's place before)."""
+    from omkd.cli.impact_markdown import result_section
+    from tests.test_impact_engine import _before_after, _one
+
+    one, six = _one(_before_after("mcccc", "")), _one(_before_after("cccccm", "ccc"))
+    assert "- `docs/deploy-port.md`: too early to tell (1 before; needs 1 segment after)" in result_section(one)
+    assert "- `docs/deploy-port.md`: too early to tell (1 before; needs 6 segments after)" in result_section(six)

@@ -2,7 +2,8 @@
 
 PATH... are read as ``omkd scan`` reads them (its default roots without PATH); the changes come
 from the git history and mtimes of the knowledge files of the projects the segments ran in and of
-the user (``shell/impact.py``). Every result carries its verdicts, read from exact rise intervals,
+the user (``shell/impact.py``). A terminal gets the Markdown rendered at its width; a pipe the
+Markdown itself. Every result carries its verdicts, read from exact rise intervals,
 and the sentence that before and after cover different tasks.
 """
 
@@ -98,4 +99,16 @@ def impact_command(
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(records.to_data(report), option=orjson.OPT_INDENT_2) + b"\n")
     elif markdown_path != "-":
+        _show(document)
+
+
+def _show(document: str) -> None:
+    """The Markdown as it is (a pipe, a file), or rendered at the terminal's width."""
+    from rich.console import Console  # deferred: only for a terminal
+    from rich.markdown import Markdown
+
+    console = Console()
+    if console.is_terminal:
+        console.print(Markdown(document))
+    else:
         click.echo(document, nl=False)
