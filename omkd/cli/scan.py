@@ -119,7 +119,7 @@ def _rules(
     "--config",
     "config_path",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="Read [segments] and [hedging] (the LLM judge included) from this daemon config file.",
+    help="Read [segments], [hedging] (the LLM judge included) and [impact] from this daemon config file.",
 )
 @click.option(
     "--jobs",
