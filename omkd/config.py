@@ -2,81 +2,26 @@
 runs on all of it; ``omkd scan``, ``calibrate`` and ``wiki --config`` read the same ``Config``.
 
 Durations are written as ``"30s"``, ``"5m"``, ``"24h"``, ``"7d"`` (or a number of
-seconds); sizes as ``"16MiB"``, ``"512KiB"`` (or a number of bytes). Every bad key is
-reported by its dotted name, e.g. ``tail.rescan_interval: …``.
+seconds); sizes as ``"16MiB"``, ``"512KiB"`` (or a number of bytes): ``config_values.py``.
+Every bad key is reported by its dotted name, e.g. ``tail.rescan_interval: …``.
 """
 
 from __future__ import annotations
 
-import os
-import re
 import tomllib
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import Any, Final, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import Field, TypeAdapter, ValidationError, field_validator
 
 from omkd.api import DEFAULT_PORT
+from omkd.config_values import Bytes, Seconds, default_roots, default_state_dir
+from omkd.config_values import Section as _Section
 from omkd.engine import skills
+from omkd.engine.impact.build import ImpactQuery
+from omkd.engine.impact.changes import DEFAULT_MERGE_WITHIN, DEFAULT_SPAN
 from omkd.engine.lines import DEFAULT_MAX_LINE_BYTES
 from omkd.engine.segmenting import SegmenterRules
-from omkd.engine.timespec import parse_duration
-
-_SIZE = re.compile(r"^\s*(\d+)\s*(B|KiB|MiB|GiB|KB|MB|GB)?\s*$")
-_SIZE_UNITS: Final = {
-    None: 1, "B": 1, "KiB": 1024, "MiB": 1 << 20, "GiB": 1 << 30, "KB": 1000, "MB": 10**6, "GB": 10**9,
-}  # fmt: skip
-
-
-def default_roots(environ: Mapping[str, str] | None = None) -> list[Path]:
-    """Where the agents write their sessions, those that exist (or ``~/.claude/projects`` when
-    none does, so that the warning names the usual place):
-
-    - Claude Code: ``$CLAUDE_CONFIG_DIR/projects`` when it is set, ``~/.claude/projects``,
-      ``~/.config/claude/projects``;
-    - Codex CLI: ``$CODEX_HOME/sessions`` when it is set, else ``~/.codex/sessions``;
-    - Gemini CLI: ``~/.gemini/tmp`` (its chats are ``<project>/chats/session-*``).
-
-    Each file's format is told by its first record, not by the root it is under."""
-    env = os.environ if environ is None else environ
-    candidates = [Path("~/.claude/projects"), Path("~/.config/claude/projects")]
-    if env.get("CLAUDE_CONFIG_DIR"):
-        candidates.insert(0, Path(env["CLAUDE_CONFIG_DIR"]) / "projects")
-    codex_home = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else Path("~/.codex")
-    candidates += [codex_home / "sessions", Path("~/.gemini/tmp")]
-    found = [root for root in dict.fromkeys(candidates) if root.expanduser().is_dir()]
-    return found or [Path("~/.claude/projects")]
-
-
-def _duration(value: Any) -> Any:
-    """A duration string (``parse_duration``; a bare number is seconds), or a number as it is."""
-    return parse_duration(value, bare_unit="s") if isinstance(value, str) else value
-
-
-def _size(value: Any) -> Any:
-    if isinstance(value, str):
-        found = _SIZE.match(value)
-        if not found:
-            raise ValueError(f"{value!r} is not a size like 512KiB or 16MiB")
-        return int(found.group(1)) * _SIZE_UNITS[found.group(2)]
-    return value
-
-
-Seconds = Annotated[float, BeforeValidator(_duration), Field(gt=0)]
-Bytes = Annotated[int, BeforeValidator(_size), Field(gt=0)]
-
-
-def _default_state_dir() -> Path:
-    state = os.environ.get("STATE_DIRECTORY")
-    if state:
-        return Path(state.split(":")[0])
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "omkd"
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class Sources(_Section):
@@ -170,6 +115,19 @@ class WindowSection(_Section):
     """How many days of daily per-skill roll-ups are kept."""
 
 
+class Impact(_Section):
+    """Knowledge changes and their effect (spec §9): ``omkd impact`` and ``/api/v1/impact``."""
+
+    span: Seconds = DEFAULT_SPAN
+    """Each side's length before and after a change (cut at the neighbouring change)."""
+    merge_within: Seconds = DEFAULT_MERGE_WITHIN
+    """Edits this close to the one before are one change."""
+
+    def query(self) -> ImpactQuery:
+        """What is asked before a command's own options (``--span`` overrides ``span``)."""
+        return ImpactQuery(span=self.span, merge_within=self.merge_within)
+
+
 class State(_Section):
     directory: Path | None = None
     """Default: $STATE_DIRECTORY (systemd), else $XDG_STATE_HOME/omkd or ~/.local/state/omkd."""
@@ -224,6 +182,7 @@ class Config(_Section):
     segments: Segments = Field(default_factory=Segments)
     hedging: Hedging = Field(default_factory=Hedging)
     window: WindowSection = Field(default_factory=WindowSection)
+    impact: Impact = Field(default_factory=Impact)
     state: State = Field(default_factory=State)
     http: Http = Field(default_factory=Http)
     metrics: Metrics = Field(default_factory=Metrics)
@@ -239,7 +198,7 @@ class Config(_Section):
         return self.model_copy(update={"http": Http(listen=listen)})
 
     def state_dir(self) -> Path:
-        return (self.state.directory or _default_state_dir()).expanduser()
+        return (self.state.directory or default_state_dir()).expanduser()
 
     def segmenter_rules(self) -> SegmenterRules:
         """The engine's rules as this config sets them."""

@@ -337,3 +337,25 @@ def test_a_codex_skill_named_like_a_claude_code_built_in_is_a_skill() -> None:
     r.skill("review", "/home/dev/.codex/skills/review/SKILL.md")
     r.say("Reviewing.")
     assert [(s.skill, s.agent) for s in report_of(r.data()).skills] == [("review", "codex")]
+
+
+def test_the_model_of_a_segment_is_the_last_turn_context_s() -> None:
+    """Each ``turn_context`` names the model of the replies after it (spec §9.5): a switch between
+    turns gives the later segment the new model; a rollout without one says ``unknown``."""
+    r = Rollout()  # its first turn_context names gpt-5.4
+    r.prompt("why does checkout fail?")
+    r.exec('rg -n "retry_budget" src', "", code=1)
+    r.say("Not configured.")
+    r.record("turn_context", {"cwd": "/home/dev/shop", "model": "gpt-5.5"})
+    r.skill("release", "/home/dev/.codex/skills/release/SKILL.md")
+    r.reasoning("**Tagging**")
+    r.say("Tagged.")
+    report = report_of(r.data())
+    assert (row(report).by_model, row(report, "release").by_model) == ({"gpt-5.4": 1}, {"gpt-5.5": 1})
+    (general, release) = sorted(fold_of(r.data())[0].segments.values(), key=lambda s: s.skill)
+    assert (general.model, release.model) == ("gpt-5.4", "gpt-5.5")
+    bare = Rollout()
+    bare.lines = [line for line in bare.lines if line["type"] != "turn_context"]
+    bare.prompt("hello")
+    bare.say("Hi.")
+    assert row(report_of(bare.data())).by_model == {"unknown": 1}

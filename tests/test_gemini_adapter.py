@@ -288,3 +288,19 @@ def test_chats_of_one_session_id_started_apart_are_two_streams() -> None:
         fold.add_stream(stream)
     fold.finish()
     assert (fold.overall.segments, fold.overall.by_type["failed_search"]) == (2, 2)
+
+
+def test_the_model_of_a_segment_is_its_messages_most_frequent() -> None:
+    """Each Gemini message names its model (spec §9.5): the segment's is the one of most messages,
+    the same read from JSONL or from a document; a message naming none is ``unknown``."""
+    chat = GeminiChat()
+    chat.prompt("audit the repo")
+    chat.add({"type": "gemini", "content": "Looking.", "model": "gemini-2.5-flash"})
+    chat.add({"type": "gemini", "content": "Still looking.", "model": "gemini-2.5-flash"})
+    chat.reply("Done.")  # gemini-2.5-pro
+    activate = tool_call("activate_skill", {"name": "pdf"}, '<activated_skill name="pdf">…</activated_skill>')
+    chat.add({"type": "gemini", "content": "", "toolCalls": [activate]})
+    chat.add({"type": "gemini", "content": "Using the pdf skill."})
+    for data, name in ((chat.data(), JSONL), (chat.document(), DOCUMENT)):
+        report = report_of(data, name)
+        assert (row(report).by_model, row(report, "pdf").by_model) == ({"gemini-2.5-flash": 1}, {"unknown": 1})

@@ -196,3 +196,117 @@ def test_scan_markdown_lists_the_changes_inside_the_scanned_span(tmp_path: Path)
     )
     assert after_only.exit_code == 0, after_only.output
     assert "deploy: 2026-03-04" not in after_only.stdout  # the change is before the scanned span
+
+
+def test_the_config_s_impact_span_and_merge_within_are_used_and_span_overrides(tmp_path: Path) -> None:
+    """``[impact]`` sets the merge distance (10 minutes: two commits 30 minutes apart are two
+    changes, one otherwise) and the span (1 day: the day-18 segments are outside the first
+    change's before side, which is then left out); ``--span`` overrides the config's span; a bad
+    value is refused naming its key."""
+    repo = project(tmp_path, "shop")
+    traces = tmp_path / "projects"
+    sessions(repo, traces, {18: "m" * 16 + "cccc", 20: "m" + "c" * 19})
+    skill = repo / ".claude" / "skills" / "deploy" / "SKILL.md"
+    for n, when in enumerate((CHANGE - 1800, CHANGE)):
+        skill.write_text(f"v{n}\n")
+        git(repo, "commit", "-q", "-am", f"deploy: step {n}", when=when)
+    home = tmp_path / "home"
+    merged = impact(traces, "--home", home)["results"]
+    assert [(len(r["change"]["commits"]), r["before"]["segments"], r["after"]["segments"]) for r in merged] == [
+        (2, 20, 20)
+    ]
+    config = tmp_path / "omkd.toml"
+    config.write_text('[impact]\nspan = "1d"\nmerge_within = "10m"\n')
+    document = impact(traces, "--home", home, "--config", config)
+    assert (document["span_seconds"], document["merge_within_seconds"]) == (DAY, 600)
+    assert [(r["before"]["segments"], r["after"]["segments"]) for r in document["results"]] == [(0, 20)]
+    widened = impact(traces, "--home", home, "--config", config, "--span", "14d")
+    assert [(r["before"]["segments"], r["after"]["segments"]) for r in widened["results"]] == [(20, 0), (0, 20)]
+    config.write_text('[impact]\nspan = "0d"\nmerge_within = "soon"\n')
+    refused = CliRunner().invoke(main, ["impact", str(traces), "--home", str(home), "--config", str(config)])
+    assert refused.exit_code == 2
+    assert [key for key in ("impact.span", "impact.merge_within") if key in refused.stderr] == [
+        "impact.span", "impact.merge_within",
+    ], refused.stderr  # fmt: skip
+
+
+def test_the_daemon_s_api_v1_impact_reads_the_config_s_impact_keys(tmp_path: Path) -> None:
+    """The daemon's ``[impact]`` span and merge distance are ``/api/v1/impact``'s, as ``omkd
+    impact --config`` reads them; a ``span`` parameter overrides the span as ``--span`` does."""
+    import asyncio
+
+    import aiohttp
+
+    from omkd.config import load_config
+    from omkd.testing import eventually, running
+    from tests.test_in_process import caught_up, config_of
+
+    repo = project(tmp_path, "shop")
+    traces = tmp_path / "projects"
+    sessions(repo, traces, {18: "m" * 16 + "cccc", 20: "m" + "c" * 19})
+    skill = repo / ".claude" / "skills" / "deploy" / "SKILL.md"
+    for n, when in enumerate((CHANGE - 1800, CHANGE)):
+        skill.write_text(f"v{n}\n")
+        git(repo, "commit", "-q", "-am", f"deploy: step {n}", when=when)
+    toml = tmp_path / "omkd.toml"
+    toml.write_text('[impact]\nspan = "1d"\nmerge_within = "10m"\n')
+    home = tmp_path / "home"
+    expected = [impact(traces, "--home", home, "--config", toml, *span) for span in ((), ("--span", "14d"))]
+    config = config_of(tmp_path).model_copy(update={"impact": load_config(toml).impact})
+
+    async def run() -> list[dict[str, Any]]:
+        async with running(config) as daemon:
+            await eventually(lambda: caught_up(daemon), "the first reading")
+            base = f"http://127.0.0.1:{daemon.bound_port}/api/v1/impact"
+            documents = []
+            async with aiohttp.ClientSession() as session:
+                for params in ({}, {"span": "14d"}):
+                    async with session.get(base, params=params) as response:
+                        documents.append(await response.json())
+            return documents
+
+    served = asyncio.run(run())
+    assert [(d["span_seconds"], d["merge_within_seconds"], len(d["results"])) for d in served] == [
+        (DAY, 600, 1), (14 * DAY, 600, 2),
+    ]  # fmt: skip
+    assert served == expected
+
+
+def test_the_readme_documents_every_field_of_the_json(tmp_path: Path) -> None:
+    """The README's ``omkd impact --json`` section: its table names exactly the top-level keys
+    printed, and its text names every field of every record the output is made of."""
+    import dataclasses
+    import re
+
+    from omkd.engine.impact import schema
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    section = readme[readme.index("### JSON (`omkd impact --json`") :]
+    section = section[: section.index("\n## ")]
+    rows = [line.split("|")[1] for line in section.splitlines() if line.startswith("| `")]
+    table = {name for row in rows for name in re.findall(r"`([a-z_]+)`", row)}
+    named = set(re.findall(r"`([a-z_]+)`", section))
+    repo = project(tmp_path, "shop")
+    traces = tmp_path / "projects"
+    sessions(repo, traces, {18: "mmcccc", 21: "cccccc"})
+    (repo / "CLAUDE.md").write_text("v2\n")
+    git(repo, "commit", "-q", "-am", "instructions", when=CHANGE)
+    document = impact(traces, "--home", tmp_path / "home")
+    assert set(document) == table
+    records = (schema.ImpactReport, schema.ImpactResult, schema.ChangeInfo, schema.Side, schema.Verdict,
+               schema.ModelMix, schema.PatternFate, schema.PatternSeen)  # fmt: skip
+    fields = {f.name for record in records for f in dataclasses.fields(record)}
+    assert fields - named == set()
+    (result,) = document["results"]
+    printed = {*result, *result["change"], *result["before"], *result["verdicts"][0], *result["model_mix"]}
+    assert printed | {*result["gaps"][0]} <= fields
+
+
+def test_a_pattern_too_early_to_tell_says_the_segments_it_needs_in_words() -> None:
+    """``needs 1 segment after`` and ``needs 6 segments after`` (the pattern's place before)."""
+    from omkd.cli.impact_markdown import result_section
+    from tests.test_impact_engine import _before_after, _one
+
+    one, six = _one(_before_after("mcccc", "")), _one(_before_after("cccccm", "ccc"))
+    assert "- `docs/deploy-port.md`: too early to tell (1 before; needs 1 segment after)" in result_section(one)
+    assert "- `docs/deploy-port.md`: too early to tell (1 before; needs 6 segments after)" in result_section(six)

@@ -220,3 +220,27 @@ def test_the_model_of_each_segment_is_kept_and_broken_down_per_skill() -> None:
     report = report_of(t)
     assert health_of(report, "deploy").by_model == {"claude-opus-4-6": 1, "claude-sonnet-4-5": 2}
     assert report.overall.by_model == {"claude-opus-4-6": 1, "claude-sonnet-4-5": 2}
+
+
+def test_the_window_note_is_said_only_when_a_before_side_reaches_before_the_segments_held() -> None:
+    """``window_note``: none when the segments held have no start (``omkd impact``), none when
+    every before side starts at or after it (the second change's is cut at the first change), and
+    the start named when a span reaches before it (a daemon's window)."""
+    t = Transcript(cwd=SHOP)
+    _segments(t, "deploy", "mmmmmc", CHANGE_DAY - 10)
+    _segments(t, "deploy", "mmcccc", CHANGE_DAY + 2)
+    _segments(t, "deploy", "cccccc", CHANGE_DAY + 7)
+    edits = [_edit(CHANGE_DAY, commit="aaa1111"), _edit(CHANGE_DAY + 5, commit="bbb2222")]
+    held = _held(t)
+    assert impact_report(held, edits, PLACES).window_note is None
+    first_start = START + (CHANGE_DAY - 14) * DAY  # the first change's before side: 14 days back
+    assert impact_report(held, edits, PLACES, held_since=first_start).window_note is None
+    later = first_start + 2 * DAY
+    assert impact_report(held, edits, PLACES, held_since=later).window_note == (
+        "The daemon holds segments since 2026-02-20T14:00:00.000Z (its window): a span reaching before it is cut there."
+    )
+    second_only = ImpactQuery(since=START + (CHANGE_DAY + 1) * DAY)
+    assert impact_report(held, edits, PLACES, second_only, held_since=later).window_note is None
+    none_left = ImpactQuery(since=START + (CHANGE_DAY + 30) * DAY)
+    report = impact_report(held, edits, PLACES, none_left, held_since=later)
+    assert (report.results, report.window_note) == ([], None)

@@ -101,3 +101,24 @@ def test_200_columns_show_every_column(session: Path, tmp_path: Path) -> None:
     header = next(line for line in lines if "segments" in line and "skill" in line)
     assert ("coverage" in header, "stability" in header, "[" in text) == (True, True, True)
     assert "left out at this width" not in text
+
+
+def test_omkd_impact_at_80_columns_is_rendered_not_raw_markdown(tmp_path: Path) -> None:
+    """``omkd impact`` on a terminal: the Markdown rendered at its width (no ``|---|`` or ``**``),
+    files named inside their project, every line within 80 columns; a pipe gets the Markdown."""
+    from tests.test_impact import CHANGE, git, project, sessions
+
+    repo = project(tmp_path, "shop")
+    traces = tmp_path / "projects"
+    sessions(repo, traces, {18: "m" * 16 + "cccc", 21: "m" + "c" * 19})
+    (repo / ".claude" / "skills" / "deploy" / "SKILL.md").write_text("v2\n")
+    subject = "deploy: document the port 8443, the staging and production hosts and the rollback steps"
+    git(repo, "commit", "-q", "-am", subject, when=CHANGE)
+    lines = on_terminal(80, "impact", traces, "--home", tmp_path / "home", "--jobs", "1")
+    text = "\n".join(lines)
+    assert max(len(line) for line in lines) <= 80, text
+    assert ("|---|" in text, "**" in text, "<sub>" in text) == (False, False, False), text
+    assert "Files: .claude/skills/deploy/SKILL.md (affects" in text
+    row = next(line for line in lines if line.lstrip().startswith("gap rate"))
+    assert ("80.0 % (16/20)" in row, "5.0 % (1/20)" in row, "improved" in row) == (True, True, True), text
+    assert "a difference can come from the work done" in " ".join(" ".join(lines).split())

@@ -450,3 +450,51 @@ def test_llm_without_a_model_is_refused_by_name(tmp_path: Path) -> None:
     result = _run(tmp_path / "wiki", tmp_path, "--llm", config)
     assert result.exit_code == 2
     assert "wiki.llm: needs hedging.llm.model" in result.output
+
+
+# --- not seen since, or too early to tell (spec §9.6) ------------------------------------------
+
+
+def test_not_seen_since_waits_for_as_many_segments_after_the_change_as_before_it(tmp_path: Path) -> None:
+    """The miss is in the 6th of 6 segments before the commit: with 3 segments after it the entry
+    is ``too early to tell``; with 6 after it (the next run) it is ``not seen since`` the commit."""
+    from tests.test_impact import CHANGE, git, project, sessions
+
+    repo = project(tmp_path, "shop")
+    traces = tmp_path / "projects"
+    sessions(repo, traces, {18: "cccccm", 21: "ccc"})
+    (repo / ".claude" / "skills" / "deploy" / "SKILL.md").write_text("# deploy\nThe port is 8443.\n")
+    git(repo, "commit", "-q", "-am", "deploy: document the port", when=CHANGE)
+    short = subprocess.run(["git", "-C", str(repo), "log", "-1", "--format=%h"], check=True, capture_output=True,
+                           text=True).stdout.strip()  # fmt: skip
+    change = f"commit `{short}` `deploy: document the port` (2026-03-04)"
+    assert _run(tmp_path / "wiki", traces).exit_code == 0
+    page = tmp_path / "wiki" / "skills" / "deploy.md"
+    assert f"- state: too early to tell after {change} (too few segments since it)" in page.read_text()
+    sessions(repo, traces, {22: "ccc"})
+    assert _run(tmp_path / "wiki", traces).exit_code == 0
+    assert f"- state: not seen since {change}" in page.read_text()
+
+
+def test_too_early_is_kept_while_the_impact_report_says_nothing_of_the_entry_s_change() -> None:
+    """``quiet.settle``: what the report says of the change the quiet edit belongs to (a merged
+    change from its first to its last edit) decides; a report silent on it (another change, the
+    window moved on) leaves what was found, through merges and the state file; being quiet since
+    another change starts afresh."""
+    from omkd.engine.wiki import quiet
+
+    changes = [Change("2026-01-01T11:00:00Z", "bbbbbbb", "document the deploy")]
+    found = [_occurrence("d", "p", 1, "2026-01-01T10:00:00.000Z")]
+    state = entries.merge(entries.WikiState(), found, {"d": changes}).state
+    early = quiet.Judged("2026-01-01T10:30:00", "2026-01-01T11:00:00", frozenset({"p"}), frozenset())
+    settled = quiet.settle(state, {"d": [early]})
+    assert pages.state_of(settled.skills["d"].entries["p"]).startswith("too early to tell after commit `bbbbbbb`")
+    again = entries.from_plain(entries.to_plain(entries.merge(settled, [], {"d": changes}).state))
+    other = quiet.Judged("2026-01-02T00:00:00", "2026-01-02T00:00:00", frozenset(), frozenset({"p"}))
+    assert quiet.settle(again, {"d": [other]}).skills["d"].entries["p"].too_early
+    said = quiet.Judged("2026-01-01T11:00:00", "2026-01-01T11:00:00", frozenset(), frozenset({"p"}))
+    assert not quiet.settle(again, {"d": [said]}).skills["d"].entries["p"].too_early
+    later = [*changes, Change("2026-01-01T13:00:00Z", "ccccccc", "again")]
+    seen_again = [_occurrence("d", "p", 2, "2026-01-01T12:00:00.000Z")]
+    moved = entries.merge(again, seen_again, {"d": later}).state.skills["d"].entries["p"]
+    assert (moved.quiet_since, moved.too_early) == (later[1], False)

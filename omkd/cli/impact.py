@@ -2,7 +2,8 @@
 
 PATH... are read as ``omkd scan`` reads them (its default roots without PATH); the changes come
 from the git history and mtimes of the knowledge files of the projects the segments ran in and of
-the user (``shell/impact.py``). Every result carries its verdicts, read from exact rise intervals,
+the user (``shell/impact.py``). A terminal gets the Markdown rendered at its width; a pipe the
+Markdown itself. Every result carries its verdicts, read from exact rise intervals,
 and the sentence that before and after cover different tasks.
 """
 
@@ -19,8 +20,6 @@ from omkd.cli.gating import EXIT_INPUT
 from omkd.cli.impact_markdown import impact_markdown
 from omkd.cli.options import home_option, jobs_option, kb_option, reading_config_option
 from omkd.engine import records
-from omkd.engine.impact.build import ImpactQuery
-from omkd.engine.impact.changes import DEFAULT_MERGE_WITHIN
 from omkd.engine.timespec import parse_duration
 
 
@@ -38,7 +37,9 @@ def _span(value: str) -> float:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--skill", "skills", multiple=True, help="Only this skill (repeatable).")
 @click.option("--agent", "agents", multiple=True, help="Only this agent: claude_code, codex, gemini (repeatable).")
-@click.option("--span", default="14d", show_default=True, help="Each side's length (cut at the neighbouring change).")
+@click.option(
+    "--span", help="Each side's length, cut at the neighbouring change (default: the config's impact.span, 14d)."
+)
 @click.option("--since", help="Only changes at or after this time (ISO-8601, or an age: 30d).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON (schema in the README).")
 @click.option(
@@ -55,7 +56,7 @@ def impact_command(
     paths: tuple[Path, ...],
     skills: tuple[str, ...],
     agents: tuple[str, ...],
-    span: str,
+    span: str | None,
     since: str | None,
     as_json: bool,
     markdown_path: str | None,
@@ -74,17 +75,18 @@ def impact_command(
     for root in knowledge_roots:
         if not root.is_dir():
             raise click.BadParameter(f"{root}: no such directory", param_hint="--kb")
-    query = ImpactQuery(
-        span=_span(span),
-        merge_within=DEFAULT_MERGE_WITHIN,
-        since=_moment("--since", since),
-        skills=set(skills) or None,
-        agents=set(agents) or None,
-    )
+    span_seconds, after = (_span(span) if span is not None else None), _moment("--since", since)
     read = read_fold("impact", paths, None, None, config_path, jobs)
     index = FileKnowledgeIndex(home=home, extra_roots=knowledge_roots)
-    roots = tuple(str(p) for p in read.paths)
-    report = impact_of(read.fold.in_window(), index, dataclasses.replace(query, roots=roots))
+    query = dataclasses.replace(
+        read.impact,
+        span=read.impact.span if span_seconds is None else span_seconds,
+        since=after,
+        skills=set(skills) or None,
+        agents=set(agents) or None,
+        roots=tuple(str(p) for p in read.paths),
+    )
+    report = impact_of(read.fold.in_window(), index, query)
     document = impact_markdown(report)
     if markdown_path == "-":
         sys.stdout.write(document)
@@ -97,4 +99,16 @@ def impact_command(
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(records.to_data(report), option=orjson.OPT_INDENT_2) + b"\n")
     elif markdown_path != "-":
+        _show(document)
+
+
+def _show(document: str) -> None:
+    """The Markdown as it is (a pipe, a file), or rendered at the terminal's width."""
+    from rich.console import Console  # deferred: only for a terminal
+    from rich.markdown import Markdown
+
+    console = Console()
+    if console.is_terminal:
+        console.print(Markdown(document))
+    else:
         click.echo(document, nl=False)

@@ -67,18 +67,27 @@ def _fate(fate: PatternFate) -> str:
     if fate.after_count:
         after = f"; {fate.after_count} after, last {_when(fate.after_last_seen or '')}"
     elif fate.status == TOO_EARLY:
-        after = f"; needs {fate.needed} segments after"
+        after = f"; needs {fate.needed} segment{'' if fate.needed == 1 else 's'} after"
     else:
         after = ""
     return f"- `{text(fate.pattern)}`: {fate.status} ({fate.before_count} before{after})"
 
 
+def _inside(path: str, projects: list[str] | None) -> str:
+    """A file named relative to the project it is in (the project is said beside it)."""
+    for project in projects or ():
+        if path.startswith(project.rstrip("/") + "/"):
+            return path[len(project.rstrip("/")) + 1 :]
+    return path
+
+
 def result_section(result: ImpactResult, heading: str = "###") -> list[str]:
     label = text(result.skill) + ("" if result.agent == "claude_code" else f" ({text(result.agent)})")
     lines = [f"{heading} {label}: {change_title(result)}", ""]
-    where = "every project" if result.change.projects is None else ", ".join(text(p) for p in result.change.projects)
+    projects = result.change.projects
+    where = "every project" if projects is None else ", ".join(text(p) for p in projects)
     lines.append(
-        f"Files: {', '.join(text(f) for f in result.change.files)} (affects {where}). "
+        f"Files: {', '.join(text(_inside(f, projects)) for f in result.change.files)} (affects {where}). "
         f"Before: {_when(result.before.start)} to the change; after: to {_when(result.after.end)}."
     )
     lines += ["", *table(result), ""]

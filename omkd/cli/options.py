@@ -29,7 +29,7 @@ reading_config_option = click.option(
     "--config",
     "config_path",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="Read [segments] and [hedging] from this daemon config file.",
+    help="Read [segments], [hedging] and [impact] from this daemon config file.",
 )
 """What ``omkd report`` and ``omkd impact`` read transcripts by (``omkd scan`` says more of it)."""
 jobs_option = click.option("--jobs", type=click.IntRange(1), default=None, help="Worker processes reading files.")

@@ -8,6 +8,7 @@ atomically.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import sys
@@ -23,7 +24,6 @@ from omkd.cli.gating import EXIT_INPUT
 from omkd.cli.options import home_option, jobs_option, kb_option, reading_config_option, since_option, until_option
 from omkd.cli.remote import fetch, fetch_if_served, fetch_status
 from omkd.engine import records
-from omkd.engine.impact.build import ImpactQuery
 from omkd.engine.impact.schema import ImpactReport, ImpactResult
 from omkd.engine.report.schema import GapEntry, Report, SkillHealth
 from omkd.render.chart import Change
@@ -143,7 +143,8 @@ def report_command(
             "report", paths, knowledge_roots, since, until, config_path, jobs, home, None
         )
         source = ", ".join(report.watermark.roots)
-        results = impact_of(read.fold.in_window(), index, ImpactQuery(roots=tuple(report.watermark.roots))).results
+        query = dataclasses.replace(read.impact, roots=tuple(report.watermark.roots))
+        results = impact_of(read.fold.in_window(), index, query).results
     gaps: list[GapEntry] = list(report.gaps)
     projects = _projects([report.overall, *report.skills])
     installed = [InstalledSkill(name, agent, path) for name, agent, path in installed_skills(home, projects)]

@@ -23,6 +23,7 @@ from omkd.cli.gating import EXIT_INPUT, GateOptions, apply_gates, check_usage, g
 from omkd.cli.options import home_option, kb_option, since_option, until_option
 from omkd.engine import gates
 from omkd.engine.hedge_judge import judge_identity
+from omkd.engine.impact.build import ImpactQuery
 from omkd.engine.report.build import build_report
 from omkd.engine.report.schema import Report
 from omkd.engine.segmenting import SegmenterRules
@@ -81,19 +82,22 @@ def _moment(option: str, value: str | None) -> float | None:
         raise click.BadParameter(str(error), param_hint=option) from None
 
 
-def _rules(config_path: Path | None) -> tuple[SegmenterRules | None, LlmRefiner | None]:
-    """The detection rules (and the LLM judge) of a daemon config file; defaults without one."""
+def _rules(
+    config_path: Path | None, command: str = "scan"
+) -> tuple[SegmenterRules | None, LlmRefiner | None, ImpactQuery]:
+    """The detection rules (and the LLM judge) of a daemon config file, and what it sets of
+    ``omkd impact``'s query (``[impact]``); defaults without one."""
     if config_path is None:
-        return None, None
+        return None, None, ImpactQuery()
     from omkd.config import ConfigError, load_config
     from omkd.shell.llm_judge import open_refiner
 
     try:
         config = load_config(config_path)
     except ConfigError as error:
-        click.echo(f"omkd scan: {error}", err=True)
+        click.echo(f"omkd {command}: {error}", err=True)
         sys.exit(EXIT_INPUT)
-    return config.segmenter_rules(), open_refiner(config.hedging.llm, config.state_dir())
+    return config.segmenter_rules(), open_refiner(config.hedging.llm, config.state_dir()), config.impact.query()
 
 
 @click.command("scan")
@@ -115,7 +119,7 @@ def _rules(config_path: Path | None) -> tuple[SegmenterRules | None, LlmRefiner 
     "--config",
     "config_path",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="Read [segments] and [hedging] (the LLM judge included) from this daemon config file.",
+    help="Read [segments], [hedging] (the LLM judge included) and [impact] from this daemon config file.",
 )
 @click.option(
     "--jobs",
@@ -158,7 +162,6 @@ def changes_in_span(report: Report, index: FileKnowledgeIndex, read: Read) -> st
     """The knowledge changes inside the scanned span, with their effect (spec §9), as Markdown: of
     the skills the report shows (a gate's ``--exclude-skill`` and agents respected)."""
     from omkd.cli.impact_markdown import impact_markdown
-    from omkd.engine.impact.build import ImpactQuery
     from omkd.shell.impact import impact_of
 
     mark = report.watermark
@@ -166,7 +169,7 @@ def changes_in_span(report: Report, index: FileKnowledgeIndex, read: Read) -> st
         return ""
     start = datetime.fromisoformat(mark.window_from.replace("Z", "+00:00")).timestamp()
     rows = {(s.skill, s.agent) for s in report.skills}
-    query = ImpactQuery(since=start, roots=tuple(mark.roots))
+    query = dataclasses.replace(read.impact, since=start, roots=tuple(mark.roots))
     found = impact_of(read.fold.in_window(), index, query)
     kept = [r for r in found.results if (r.skill, r.agent) in rows and r.change.at <= mark.window_to]
     if not kept:
@@ -185,6 +188,8 @@ class Read:
     skipped: list[Skip]
     rules: SegmenterRules | None
     judge: str
+    impact: ImpactQuery
+    """``omkd impact``'s query as the config sets it (its span and merge distance)."""
 
 
 def read_fold(
@@ -198,14 +203,14 @@ def read_fold(
     """Read the transcripts below ``paths`` (none: the agents' default folders) into a fold, with
     the rules (and the LLM judge) of ``config_path``; bad input: a message naming it, exit 2."""
     if not paths:
-        from omkd.config import default_roots  # deferred: the config's pydantic models
+        from omkd.config_values import default_roots  # deferred: the config's pydantic models
 
         paths = tuple(root.expanduser() for root in default_roots())
         if not any(path.is_dir() for path in paths):
             click.echo(f"omkd {command}: no PATH given and no transcripts at {paths[0]}: name a directory", err=True)
             sys.exit(EXIT_INPUT)
     window = Window(_moment("--since", since), _moment("--until", until))
-    rules, refiner = _rules(config_path)
+    rules, refiner, impact = _rules(config_path, command)
     err = Console(stderr=True)
     try:
         skipped: list[Skip] = []
@@ -225,7 +230,7 @@ def read_fold(
         click.echo(f"omkd {command}: {error}", err=True)
         sys.exit(EXIT_INPUT)
     judge = judge_identity(refiner.identity if refiner is not None else None)
-    return Read(fold, files, paths, skipped, rules, judge)
+    return Read(fold, files, paths, skipped, rules, judge, impact)
 
 
 def read_report_and_fold(

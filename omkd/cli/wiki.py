@@ -19,23 +19,28 @@ from omkd.engine import patterns, records
 from omkd.engine.report.schema import GapEntry
 from omkd.engine.wiki import entries
 from omkd.engine.wiki.entries import Occurrence, WikiState
+from omkd.engine.wiki.quiet import Judged
 from omkd.shell.knowledge import FileKnowledgeIndex
 
+Found = tuple[list[Occurrence], dict[str, frozenset[str]], dict[str, list[Judged]] | None]
+"""The failed searches, each row's knowledge files, what the impact report says of the patterns."""
 
-def _from_paths(
-    paths: tuple[Path, ...], since: str | None, until: str | None, index: FileKnowledgeIndex
-) -> tuple[list[Occurrence], dict[str, frozenset[str]]]:
+
+def _from_paths(paths: tuple[Path, ...], since: str | None, until: str | None, index: FileKnowledgeIndex) -> Found:
     from omkd.cli.scan import read_fold  # deferred: the scan's reading stack
-    from omkd.shell.wiki import from_fold
+    from omkd.shell.wiki import from_fold, judged_of
 
     read = read_fold("wiki", paths, since, until)
     where = {source.name: str(source.path.absolute()) for source in read.files}
-    return from_fold(read.fold, index, lambda name: where.get(name, name))
+    found, knowledge = from_fold(read.fold, index, lambda name: where.get(name, name))
+    return found, knowledge, judged_of(read.fold.in_window(), index, read.impact)
 
 
-def _from_daemon(url: str, index: FileKnowledgeIndex) -> tuple[list[Occurrence], dict[str, frozenset[str]]]:
-    from omkd.cli.remote import fetch
+def _from_daemon(url: str, index: FileKnowledgeIndex) -> Found:
+    from omkd.cli.remote import fetch, fetch_if_served
+    from omkd.engine.impact.schema import ImpactReport
     from omkd.engine.report.build import agents_of
+    from omkd.engine.wiki.quiet import judged
 
     roots = [Path(root) for root in fetch(url, "/api/v1/status", [("limit", "1")])["watermark"]["roots"]]
     answer = fetch(url, "/api/v1/gaps", [("type", patterns.FAILED_SEARCH), ("limit", "10000")])
@@ -53,7 +58,12 @@ def _from_daemon(url: str, index: FileKnowledgeIndex) -> tuple[list[Occurrence],
         row: frozenset().union(*(index.files_for(cwd, agents_of([row])) for cwd in where))
         for row, where in cwds.items()
     }
-    return found, knowledge
+    served = fetch_if_served(url, "/api/v1/impact", [])  # None: an older omkd (nothing judged)
+    try:
+        return found, knowledge, judged(records.parse(ImpactReport, served).results) if served is not None else None
+    except ValueError as error:
+        click.echo(f"omkd wiki: {url} did not answer /api/v1/impact with an omkd impact report: {error}", err=True)
+        sys.exit(EXIT_INPUT)
 
 
 def _prose(config_path: Path | None) -> Callable[[WikiState], WikiState] | None:
@@ -122,8 +132,9 @@ def wiki_command(
         if url and paths:
             raise click.UsageError("give PATHs or --url, not both")
         index = FileKnowledgeIndex(home=home, extra_roots=knowledge_roots)
-        found, knowledge = _from_daemon(url, index) if url else _from_paths(paths, since, until, index)
-        done = update(directory, found, changes_by_row(knowledge), time.time(), "omkd wiki", _prose(config_path))
+        found, knowledge, judged = _from_daemon(url, index) if url else _from_paths(paths, since, until, index)
+        changes = changes_by_row(knowledge)
+        done = update(directory, found, changes, time.time(), "omkd wiki", _prose(config_path), judged)
     except WikiError as error:
         click.echo(f"omkd wiki: {error}", err=True)
         sys.exit(EXIT_INPUT)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import math
 import re
 import time
@@ -70,6 +71,9 @@ class StatusSource(Protocol):
     async def impact(self, query: ImpactQuery) -> ImpactReport:
         """The effect of each knowledge change over the window's segments (``omkd impact``)."""
 
+    def impact_query(self) -> ImpactQuery:
+        """The query as the config sets it (``[impact]``), before a request's parameters."""
+
 
 def _json(document: object, status: int = 200) -> web.Response:
     return web.Response(body=orjson.dumps(document), status=status, content_type="application/json")
@@ -79,8 +83,9 @@ def _bad_request(message: str) -> web.Response:
     return _json({"error": message}, status=400)
 
 
-def _impact_query(request: web.Request) -> ImpactQuery | str:
-    """The query of ``/api/v1/impact`` (``omkd impact``'s options), or what is wrong with it."""
+def _impact_query(request: web.Request, configured: ImpactQuery) -> ImpactQuery | str:
+    """The query of ``/api/v1/impact`` (``omkd impact``'s options over the ``configured`` one), or
+    what is wrong with it."""
     query = request.query
     unknown = set(query) - {"skill", "agent", "span", "since"}
     if unknown:
@@ -89,14 +94,16 @@ def _impact_query(request: web.Request) -> ImpactQuery | str:
     if any(a not in formats.AGENTS for a in agents):
         return f"agent must be one of {', '.join(formats.AGENTS)}"
     try:
-        span = parse_duration(query.get("span", "14d"), bare_unit="d")
+        span = parse_duration(query["span"], bare_unit="d") if "span" in query else configured.span
         since = parse_moment(query["since"], time.time()) if "since" in query else None
     except (ValueError, OverflowError) as error:
         return f"span or since: {error}"
     if not 0 < span < math.inf:
         return "span must be longer than 0"
     skills = query.getall("skill", [])
-    return ImpactQuery(span=span, since=since, skills=set(skills) or None, agents=set(agents) or None)
+    return dataclasses.replace(
+        configured, span=span, since=since, skills=set(skills) or None, agents=set(agents) or None
+    )
 
 
 def build_app(source: StatusSource) -> web.Application:
@@ -174,7 +181,7 @@ def build_app(source: StatusSource) -> web.Application:
 
     @routes.get("/api/v1/impact")
     async def impact(request: web.Request) -> web.Response:
-        asked = _impact_query(request)
+        asked = _impact_query(request, source.impact_query())
         if isinstance(asked, str):
             return _bad_request(asked)
         return _json(to_data(await source.impact(asked)))

@@ -19,7 +19,7 @@ from omkd.engine.impact.schema import ImpactReport
 from omkd.engine.plain import copy_record
 from omkd.engine.report.build import KnowledgeIndex, build_report, restrict
 from omkd.engine.report.gaps import count_gaps, select_gaps
-from omkd.engine.report.schema import GapEntry, Report, iso
+from omkd.engine.report.schema import GapEntry, Report
 from omkd.engine.segmenting import SegmenterRules
 from omkd.shell.impact import impact_of
 
@@ -136,6 +136,9 @@ class Views:
         newest = [t for t in (fold.segments.newest_outside(fold.window) if kept else None, past.newest) if t]
         return kept + past.segments, max(newest, default=None)
 
+    def impact_query(self) -> ImpactQuery:
+        return self._kept.config.impact.query()
+
     async def impact(self, query: ImpactQuery) -> ImpactReport:
         """The effect of each knowledge change (spec §9) over the segments of the window: what
         ``omkd impact`` gives over the same files. A span reaching before the window (its start,
@@ -143,13 +146,8 @@ class Views:
         kept = self._kept
         fold = await read_window(kept.fold)
         query = dataclasses.replace(query, roots=tuple(str(root) for root in kept.config.roots()))
-        since = fold.window.since
         segments = list(fold.in_window())
-        report = await asyncio.to_thread(impact_of, segments, self._knowledge.index, query)
-        if since is not None and any(r.before.start < (iso(since) or "") for r in report.results):
-            note = f"The daemon holds segments since {iso(since)} (its window): a span reaching before it is cut there."
-            report = dataclasses.replace(report, window_note=note)
-        return report
+        return await asyncio.to_thread(impact_of, segments, self._knowledge.index, query, fold.window.since)
 
     async def gaps(
         self, skill: str | None, kind: str | None, since: float | None, limit: int, agent: str | None = None

@@ -1,8 +1,9 @@
 """``[wiki]``: the daemon keeps the gap wiki current from its live fold, off the hot path.
 
 Every ``wiki.interval``, once everything on disk has been read, the failed searches of the window
-are taken from the fold on the loop (the fold is the loop's), then git is asked and the pages are
-merged and written in a worker thread while the loop goes on reading. An ``asyncio.Lock`` keeps
+are taken from the fold on the loop (the fold is the loop's), then git is asked (the changes, and
+what became of each pattern after them: ``[impact]``) and the pages are merged and written in a
+worker thread while the loop goes on reading. An ``asyncio.Lock`` keeps
 the daemon's own updates one at a time; the wiki's lock file (``shell/wiki.py``) serialises them
 with any ``omkd wiki`` run or other daemon writing the same directory. A failure is logged and
 tried again at the next interval; it never stops the daemon.
@@ -40,6 +41,7 @@ class WikiKeeper:
         self.interval = config.wiki.interval
         self._roots = [str(root).rstrip("/") for root in config.roots()]
         self._prose = LlmSettings.of(config.hedging.llm) if config.wiki.llm else None
+        self._impact = config.impact.query()
         self.next_due = self._clock.monotonic()
 
     @property
@@ -64,11 +66,14 @@ class WikiKeeper:
         async with self._lock:
             window = await read_window(fold, with_signals=True)  # the loop runs while it is read
             found, knowledge = wiki.from_fold(window, index, self._path_of)
+            segments, held_since, query = list(window.in_window()), window.window.since, self._impact
             now = self._clock.time()
 
             def write() -> wiki.Updated:
                 prose = wiki_prose.writer(self._prose) if self._prose is not None else None
-                return wiki.update(directory, found, wiki.changes_by_row(knowledge), now, "omkd run", prose)
+                judged = wiki.judged_of(segments, index, query, held_since)
+                changes = wiki.changes_by_row(knowledge)
+                return wiki.update(directory, found, changes, now, "omkd run", prose, judged)
 
             try:
                 done = await asyncio.to_thread(write)

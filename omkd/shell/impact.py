@@ -36,11 +36,12 @@ def edits_of(places: dict[str, Place], since: float | None = None) -> list[Edit]
 
 
 def impact_of(
-    segments: Iterable[SegmentSummary], index: KnowledgeIndex, query: ImpactQuery, window_note: str | None = None
+    segments: Iterable[SegmentSummary], index: KnowledgeIndex, query: ImpactQuery, held_since: float | None = None
 ) -> ImpactReport:
-    """The effect of every knowledge change on the skills of these segments."""
+    """The effect of every knowledge change on the skills of these segments (those since
+    ``held_since`` only: a daemon's window)."""
     held = [s for s in segments if s.counts]
     places = places_of(held, index)
     starts = [s.first_ts for s in held if s.first_ts is not None]
     earliest = max(query.since or 0.0, min(starts, default=0.0)) - query.span - query.merge_within
-    return impact_report(held, edits_of(places, max(earliest, 0.0) or None), places, query, window_note)
+    return impact_report(held, edits_of(places, max(earliest, 0.0) or None), places, query, held_since)

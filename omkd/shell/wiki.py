@@ -25,11 +25,14 @@ from typing import Final
 import orjson
 
 from omkd.engine.fold import Fold
+from omkd.engine.impact.build import ImpactQuery
 from omkd.engine.report.build import KnowledgeIndex, agents_of, knowledge_of
 from omkd.engine.report.gaps import gap_entries
-from omkd.engine.wiki import entries, pages
+from omkd.engine.summary import SegmentSummary
+from omkd.engine.wiki import entries, pages, quiet
 from omkd.engine.wiki.entries import Change, Occurrence
 from omkd.engine.wiki.lint import Problem, lint
+from omkd.shell.impact import impact_of
 from omkd.shell.knowledge_history import knowledge_changes
 
 
@@ -169,6 +172,14 @@ def changes_by_row(knowledge: Mapping[str, frozenset[str]]) -> dict[str, list[Ch
     }
 
 
+def judged_of(
+    segments: Iterable[SegmentSummary], index: KnowledgeIndex, query: ImpactQuery, held_since: float | None = None
+) -> dict[str, list[quiet.Judged]]:
+    """What the impact report of these segments says of each row's patterns after each change
+    (spec §9.6: ``not seen since`` or ``too early to tell``)."""
+    return quiet.judged(impact_of(segments, index, query, held_since).results)
+
+
 def load_state(wiki: WikiDirectory) -> entries.WikiState:
     text = wiki.read(STATE_FILE)
     if text is None:
@@ -186,15 +197,19 @@ def update(
     now: float,
     source: str = "omkd wiki",
     prose: Callable[[entries.WikiState], entries.WikiState] | None = None,
+    judged: Mapping[str, list[quiet.Judged]] | None = None,
 ) -> Updated:
     """Merge ``found`` into the wiki at ``root``, under its lock; a line in its log when anything
-    changed (``now`` is only ever written there). ``prose`` (``shell/wiki_prose.writer``) adds the
-    optional LLM's summaries to the merged entries before the pages are written."""
+    changed (``now`` is only ever written there). ``judged`` (``judged_of``) says which quiet
+    entries it is too early to call not seen since; ``prose`` (``shell/wiki_prose.writer``) adds
+    the optional LLM's summaries to the merged entries before the pages are written."""
     wiki = WikiDirectory(root)
     occurrences = list(found)
     with wiki.locked():
         before = load_state(wiki)
         merged = entries.merge(before, occurrences, changes)
+        if judged is not None:
+            merged = entries.compared(before, quiet.settle(merged.state, judged))
         if prose is not None:
             merged = entries.compared(before, prose(merged.state))
         written, skipped = [], []

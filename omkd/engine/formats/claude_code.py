@@ -40,6 +40,7 @@ from omkd.engine.formats.common import (
     agent_link,
     bounded,
     flatten_text,
+    model_name,
     parse_timestamp,
     quiet_type,
 )
@@ -63,8 +64,6 @@ QUIET_TYPES: Final = frozenset(
 _SKIPPED_UNPARSED: Final = {t.encode(): t for t in QUIET_TYPES | {"progress"}}
 
 # Where a side-question fork is.
-MODEL_CHARS: Final = 128
-"""A model name is kept to this length (a hostile record cannot make every summary large)."""
 _COPY: Final = "copy"
 _QUESTION: Final = "question"
 _NORMAL: Final = "normal"
@@ -200,8 +199,7 @@ class ClaudeCodeAdapter(AdapterBase):
         usage = message.get("usage")
         if not isinstance(usage, dict):
             usage = None
-        model = message.get("model")
-        model = model[:MODEL_CHARS] if isinstance(model, str) else ""
+        model = model_name(message.get("model"))
         events: list[Event] = []
         for part in message["content"]:
             if not isinstance(part, dict):

@@ -15,6 +15,7 @@ A rollout (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``, 0.40 to 0.154 seen)
 - ``web_search_call`` records the query and never its result: skipped (and counted), since
   whether it found anything cannot be known.
 - ``compacted`` lines are compactions (the ``context_compacted`` event beside each is the same one).
+- ``turn_context`` (one before each turn) names the model of the replies that follow it.
 
 An assistant "message" (one model response) is every agent item between two inputs (a user
 message or a tool output): it counts one turn, as one Claude Code message does.
@@ -41,7 +42,7 @@ from omkd.engine.formats.codex_output import (
     still_running,
     unwrap_shell,
 )
-from omkd.engine.formats.common import BAD_SHAPE, MAX_TYPE_CHARS, AdapterBase, bounded, parse_timestamp
+from omkd.engine.formats.common import BAD_SHAPE, MAX_TYPE_CHARS, AdapterBase, bounded, model_name, parse_timestamp
 
 NOT_TYPED: Final = (
     "<environment_context>",
@@ -64,13 +65,15 @@ class CodexAdapter(AdapterBase):
 
     agent = CODEX
 
-    __slots__ = ("_message", "_partial", "_polls", "_running", "_sessions", "_skill", "version")
+    __slots__ = ("_message", "_model", "_partial", "_polls", "_running", "_sessions", "_skill", "version")
 
     def __init__(self, counters: StreamCounters | None = None) -> None:
         super().__init__(counters)
         self.version: str | None = None
         #: the id of the assistant message being written ("" between an input and the next reply).
         self._message = ""
+        #: the model of the replies from now on (the last ``turn_context``'s; "" before one says).
+        self._model = ""
         #: calls whose output came while their command still ran: their end event answers them.
         self._running: set[str] = set()
         #: a running command's session id -> its call; a ``write_stdin`` poll -> the command it polls;
@@ -119,6 +122,9 @@ class CodexAdapter(AdapterBase):
         cwd = payload.get("cwd")
         if isinstance(cwd, str) and cwd:
             self.cwd = cwd
+        model = model_name(payload.get("model"))
+        if model:
+            self._model = model
         if kind == "session_meta" and self.session_id is None:
             # A sub-agent rollout repeats its parent's session_meta after its own: the first names it.
             session = payload.get("id")
@@ -156,7 +162,7 @@ class CodexAdapter(AdapterBase):
                 if isinstance(part, dict) and isinstance(part.get("text"), str) and part["text"].strip()
             ]
             message = self._reply()
-            return [AssistantText(timestamp, message, text, True, None, None) for text in texts]
+            return [AssistantText(timestamp, message, text, True, None, None, self._model) for text in texts]
         if item in ("function_call", "custom_tool_call", "tool_search_call", "local_shell_call"):
             return self._call(payload, timestamp)
         if item in ("function_call_output", "custom_tool_call_output", "tool_search_output"):
@@ -232,7 +238,7 @@ class CodexAdapter(AdapterBase):
         texts = [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
         if role == "assistant":
             reply = self._reply()
-            return [AssistantText(timestamp, reply, text, False, None, None) for text in texts]
+            return [AssistantText(timestamp, reply, text, False, None, None, self._model) for text in texts]
         if role != "user":
             self.counters.ignored[f"message/{role}"[:MAX_TYPE_CHARS]] += 1
             return []
@@ -267,7 +273,7 @@ class CodexAdapter(AdapterBase):
         session = arguments.get("session_id")
         if name == "write_stdin" and str(session) in self._sessions:
             self._polls[call_id] = self._sessions[str(session)]
-        return [ToolCall(timestamp, self._reply(), call_id, name, bounded(arguments), None, None)]
+        return [ToolCall(timestamp, self._reply(), call_id, name, bounded(arguments), None, None, self._model)]
 
     def _exec_event(self, record: dict[str, Any], kind: str) -> list[Event]:
         """A ``codex exec --json`` event: a command, a message, reasoning (no timestamps)."""

@@ -35,6 +35,16 @@ def parse_timestamp(value: object) -> float | None:
     return moment.timestamp()
 
 
+MODEL_CHARS: Final = 128
+"""A model name is kept to this length (a hostile record cannot make every summary large)."""
+
+
+def model_name(value: object) -> str:
+    """The model a record names (``message.model``, a Codex ``turn_context``'s, a Gemini
+    message's), cut to ``MODEL_CHARS``; "" when it names none."""
+    return value[:MODEL_CHARS] if isinstance(value, str) else ""
+
+
 MAX_NESTING: Final = 8
 """Levels of a tool's input (or structured result) kept; the rules read the first two."""
 TOO_DEEP: Final = "…"

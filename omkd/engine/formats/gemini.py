@@ -2,7 +2,7 @@
 
 A JSONL chat (``~/.gemini/tmp/<project>/chats/session-*.jsonl``) starts with a metadata line
 (``sessionId``, ``kind``…), then messages ``{id, timestamp, type, content, toolCalls?,
-thoughts?, tokens?}`` and two control lines: ``{"$set": {…}}`` (``$set.messages`` is a full
+thoughts?, tokens?, model?}`` and two control lines: ``{"$set": {…}}`` (``$set.messages`` is a full
 checkpoint of the message list) and ``{"$rewindTo": id}``. A message that changes is appended
 again under the same ``id``; a ``.json`` session (before 0.39) is one document with the
 whole ``messages`` list, rewritten on every change. Both come to the same thing here: each
@@ -33,6 +33,7 @@ from omkd.engine.formats.common import (
     NOT_OBJECT,
     AdapterBase,
     bounded,
+    model_name,
     parse_timestamp,
     why_unparsable,
 )
@@ -234,6 +235,7 @@ class GeminiAdapter(AdapterBase):
     def _reply(self, message: dict[str, Any], message_id: str, timestamp: float | None) -> list[Event]:
         events: list[Event] = []
         usage = self._usage(message.get("tokens")) if message_id not in self._thoughts else None
+        model = model_name(message.get("model"))
         thoughts = message.get("thoughts")
         done = self._thoughts.get(message_id, 0)
         if isinstance(thoughts, list):
@@ -241,7 +243,7 @@ class GeminiAdapter(AdapterBase):
                 if isinstance(thought, dict):
                     text = thought.get("description") or thought.get("subject")
                     if isinstance(text, str) and text.strip():
-                        events.append(AssistantText(timestamp, message_id, text, True, None, usage))
+                        events.append(AssistantText(timestamp, message_id, text, True, None, usage, model))
             done = max(done, len(thoughts))
         self._thoughts[message_id] = done
         content = message.get("content")
@@ -249,11 +251,11 @@ class GeminiAdapter(AdapterBase):
             content = "\n".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
         if isinstance(content, str) and content.strip() and message_id not in self._texts:
             self._texts.add(message_id)
-            events.append(AssistantText(timestamp, message_id, content, False, None, usage))
+            events.append(AssistantText(timestamp, message_id, content, False, None, usage, model))
         calls = message.get("toolCalls")
         for call in calls if isinstance(calls, list) else ():
             if isinstance(call, dict):
-                events.extend(self._tool_call(call, message_id, timestamp, usage))
+                events.extend(self._tool_call(call, message_id, timestamp, usage, model))
         return events
 
     @staticmethod
@@ -269,7 +271,12 @@ class GeminiAdapter(AdapterBase):
         }
 
     def _tool_call(
-        self, call: dict[str, Any], message_id: str, timestamp: float | None, usage: dict[str, int] | None
+        self,
+        call: dict[str, Any],
+        message_id: str,
+        timestamp: float | None,
+        usage: dict[str, int] | None,
+        model: str = "",
     ) -> list[Event]:
         call_id, name, status = call.get("id"), call.get("name"), call.get("status")
         if not isinstance(call_id, str) or not isinstance(name, str):
@@ -294,6 +301,6 @@ class GeminiAdapter(AdapterBase):
         failed = errored or status != "success"
         when = parse_timestamp(call.get("timestamp")) or timestamp
         return [
-            ToolCall(when, message_id, call_id, name, bounded(arguments), None, usage),
+            ToolCall(when, message_id, call_id, name, bounded(arguments), None, usage, model),
             ToolResult(when, call_id, failed, text, detail),
         ]

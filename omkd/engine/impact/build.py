@@ -56,14 +56,24 @@ def watermark(segments: Sequence[SegmentSummary], roots: Sequence[str]) -> Water
     )
 
 
+def window_note(results: Iterable[ImpactResult], held_since: float | None) -> str | None:
+    """What a report read from segments held only since ``held_since`` (a daemon's window) must
+    say: a before side reaching earlier was counted from there (None: every side lies inside)."""
+    start = iso(held_since)
+    if start is None or all(r.before.start >= start for r in results):
+        return None
+    return f"The daemon holds segments since {start} (its window): a span reaching before it is cut there."
+
+
 def impact_report(
     segments: Iterable[SegmentSummary],
     edits: Sequence[Edit],
     places: Mapping[str, Place],
     query: ImpactQuery | None = None,
-    window_note: str | None = None,
+    held_since: float | None = None,
 ) -> ImpactReport:
-    """Every change affecting a row of ``segments`` (since ``query.since``), compared before and after."""
+    """Every change affecting a row of ``segments`` (since ``query.since``), compared before and
+    after; ``held_since``: the segments are only those since then (a daemon's window)."""
     asked = query or ImpactQuery()
     counted = sorted((s for s in segments if s.counts), key=lambda s: (s.first_ts or 0.0, s.key))
     rows: dict[tuple[str, str], list[SegmentSummary]] = defaultdict(list)
@@ -89,7 +99,7 @@ def impact_report(
         span_seconds=asked.span,
         merge_within_seconds=asked.merge_within,
         results=results,
-        window_note=window_note,
+        window_note=window_note(results, held_since),
     )
 
 

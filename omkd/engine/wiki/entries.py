@@ -7,8 +7,9 @@ segment, which is named by the stream's content, its line, tool and pattern), an
 the identities it has counted, so merging the same traces twice counts nothing twice, and merges
 in any order give the same entry: counts are sizes of sets, first and last seen are a minimum and
 a maximum, examples are the newest three of the union. An entry is ``not seen since`` the first
-knowledge change after its last occurrence; ``recurring after`` the latest change it was seen both
-before and after (spec §9.6: the fix did not take); open otherwise.
+knowledge change after its last occurrence (``too early to tell`` while too few segments followed
+it: ``quiet.py``); ``recurring after`` the latest change it was seen both before and after (spec
+§9.6: the fix did not take); open otherwise.
 """
 
 from __future__ import annotations
@@ -136,6 +137,8 @@ class Entry:
     prose: Prose | None = None
     recurring_after: Change | None = None
     """The latest knowledge change it was seen both before and after (None: none such)."""
+    too_early: bool = False
+    """Too few segments followed ``quiet_since`` to say it was not seen since (``quiet.py``)."""
 
     @property
     def count(self) -> int:
@@ -193,6 +196,7 @@ def _merge_entry(old: Entry | None, found: list[Occurrence], changes: list[Chang
     stamps = [o.timestamp for o in found] + ([old.first_seen, old.last_seen] if old else [])
     examples = {Example(o.file, o.line, o.timestamp, o.context) for o in found} | set(old.examples if old else ())
     last, first = _extreme(stamps, max), _extreme(stamps, min)
+    quiet = _quiet(last, [old.quiet_since if old else None, *changes])
     return Entry(
         pattern=old.pattern if old else found[0].pattern,
         tools=tuple(sorted(tools)),
@@ -201,9 +205,10 @@ def _merge_entry(old: Entry | None, found: list[Occurrence], changes: list[Chang
         first_seen=first,
         last_seen=last,
         examples=tuple(sorted(examples, key=Example.order, reverse=True)[:EXAMPLES]),
-        quiet_since=_quiet(last, [old.quiet_since if old else None, *changes]),
+        quiet_since=quiet,
         prose=old.prose if old else None,
         recurring_after=_recurring(first, last, [old.recurring_after if old else None, *changes]),
+        too_early=old is not None and old.quiet_since == quiet and old.too_early,
     )
 
 
@@ -280,6 +285,7 @@ def from_plain(document: object) -> WikiState:
                     quiet_since=Change(**quiet) if quiet else None,
                     prose=Prose(**prose) if prose else None,
                     recurring_after=Change(**recurring) if recurring else None,
+                    too_early=data.get("too_early") is True,
                 )
             rows[str(row)] = SkillState(str(row), kept)
     except (KeyError, TypeError, AttributeError) as error:

@@ -50,7 +50,10 @@ def topic_path(pattern: str) -> str:
 
 def state_of(entry: Entry) -> str:
     """``not seen since <change>`` (none after the first change since its last occurrence),
+    ``too early to tell after <change>`` (none yet, but too few segments since it: spec §9.6),
     ``recurring after <change>`` (seen before and after the latest such change), or ``open``."""
+    if entry.quiet_since is not None and entry.too_early:
+        return f"too early to tell after {describe(entry.quiet_since)} (too few segments since it)"
     if entry.quiet_since is not None:
         return f"not seen since {describe(entry.quiet_since)}"
     if entry.recurring_after is not None:
