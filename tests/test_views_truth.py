@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Final
 
@@ -62,6 +63,15 @@ def test_the_api_counts_the_segments_outside_the_window_past_retention_too(old_d
     assert (pipeline["newest_outside_window"] or "").startswith("2026-01-01")
     answer = old_daemon.get("/api/v1/gaps")
     assert (answer["count"], answer["outside_window"]) == (0, 2)
+
+
+def test_metrics_count_the_segments_outside_the_window_as_the_api_does(old_daemon: DaemonProcess) -> None:
+    """The dashboard's empty state reads these two gauges: the API's figures, from /metrics."""
+    pipeline = old_daemon.get("/api/v1/status")["pipeline"]
+    samples = old_daemon.metrics()
+    newest = datetime.fromisoformat(pipeline["newest_outside_window"]).timestamp()
+    assert samples["omkd_window_outside_segments"] == pipeline["segments_outside_window"] == 2
+    assert samples["omkd_window_outside_newest_timestamp_seconds"] == pytest.approx(newest)
 
 
 def test_status_gaps_and_the_html_say_why_they_are_empty(old_daemon: DaemonProcess, tmp_path: Path) -> None:
