@@ -84,6 +84,17 @@ def test_status_gaps_and_the_html_say_why_they_are_empty(old_daemon: DaemonProce
     says_outside(re.sub(r"<[^>]+>", "", out.read_text()))
 
 
+def test_the_html_notes_show_config_keys_as_code(old_daemon: DaemonProcess, tmp_path: Path) -> None:
+    """The empty-window and missing-root notes name config keys as <code>, not in literal backticks."""
+    out = tmp_path / "r.html"
+    assert cli("report", "--url", old_daemon.url, "--html", out).exit_code == 0
+    notes = re.findall(r"<p class='note'>(.*?)</p>", out.read_text())
+    said = " ".join(note for note in notes if "outside the window" in note or "does not exist" in note)
+    assert ("<code>window.length</code>" in said, "<code>sources.roots</code>" in said, "`" in said) == (
+        True, True, False,
+    ), said  # fmt: skip
+
+
 def test_the_count_outside_the_window_survives_a_restart(old_daemon: DaemonProcess) -> None:
     old_daemon.stop()
     old_daemon.start()
