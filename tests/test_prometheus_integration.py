@@ -28,7 +28,7 @@ import orjson
 import pytest
 
 from omkd.testing import DaemonProcess
-from tests.live_helpers import append, omkd, wait_lines
+from tests.live_helpers import append, omkd, session_bytes, wait_lines
 from tests.prometheus.server import PrometheusProcess, wait_until
 from tests.test_stream_equivalence import claude_code_transcripts
 
@@ -171,6 +171,30 @@ def test_dashboard_uses_a_datasource_variable_and_declares_its_pickers() -> None
     assert len(ids) == len(set(ids))
 
 
+def test_the_empty_state_says_how_much_lies_outside_the_window() -> None:
+    """Panels read the outside-the-window gauges, and the text shown for an empty window names
+    those panels and the fix (issue 29 item 1)."""
+    document = dashboard()
+    reading = {
+        panel["title"]: " ".join(t["expr"] for t in panel.get("targets", []))
+        for panel in all_panels(document["panels"])
+    }
+    outside = {
+        gauge: [title for title, exprs in reading.items() if gauge in exprs]
+        for gauge in ("omkd_window_outside_segments", "omkd_window_outside_newest_timestamp_seconds")
+    }
+    assert all(outside.values()), outside
+    empty = {
+        panel["fieldConfig"]["defaults"]["noValue"]
+        for panel in all_panels(document["panels"])
+        if "omkd_window_overall_weighted_gap_segments" in reading[panel["title"]]
+    }
+    assert len(empty) == 1, empty
+    text = empty.pop()
+    assert all(titles[0] in text for titles in outside.values()), (text, outside)
+    assert ("window.length" in text, "omkd scan --since" in text) == (True, True)
+
+
 def label_values(prometheus: PrometheusProcess, query: str, variables: dict[str, str]) -> list[str]:
     """What Grafana lists for ``label_values(selector, label)``: the label over /api/v1/series."""
     match = LABEL_VALUES.match(query)
@@ -203,10 +227,15 @@ def knowledge_home(tmp_path: Path) -> Path:
 
 def test_every_dashboard_query_returns_data(real_fixtures: Path, tmp_path: Path, knowledge_home: Path) -> None:
     """With a real omkd (half the transcripts read before Prometheus starts, half after, one
-    knowledge change) every dashboard query, its variables substituted, returns data."""
+    knowledge change, one session older than the window) every dashboard query, its variables
+    substituted, returns data."""
     transcripts = claude_code_transcripts(real_fixtures)
     root = tmp_path / "projects"
     first = copy_transcripts(real_fixtures, transcripts[::2], root)
+    # 2000-01-01: older than the daemon's window (3650 days), for the outside-the-window panels
+    old = session_bytes([("deploy", "miss")]).replace(b'"2026-01-01T', b'"2000-01-01T')
+    append(root / "-home-dev-old" / "session.jsonl", old)
+    first += old.count(b"\n")
     with DaemonProcess(tmp_path / "omkd", [root]) as daemon:
         daemon.write_config()
         config = daemon.config_path.read_text()

@@ -19,6 +19,7 @@ from typing import Any, Final
 import pytest
 
 from omkd.engine.intervals import promql_rate_interval
+from omkd.render.runbook import anchor
 from tests.prometheus.server import PrometheusProcess, tool, wait_until
 
 REPO: Final = Path(__file__).resolve().parents[1]
@@ -26,7 +27,7 @@ CONFIG: Final = REPO / "config" / "prometheus"
 RULE_FILES: Final = (CONFIG / "omkd-rules.yml", CONFIG / "omkd-alerts.yml")
 UNIT_TESTS: Final = sorted((REPO / "tests" / "prometheus").glob("*.yml"))
 RUNBOOK: Final = REPO / "README.md"
-RUNBOOK_URL: Final = "https://github.com/omkd/omkd/blob/main/README.md#"
+RUNBOOK_URL: Final = "http://127.0.0.1:9717/runbook#"
 ALERTS: Final = {
     "OmkdWeightedGapRateHigh",
     "OmkdWeightedGapRateHighConfident",
@@ -111,13 +112,9 @@ def test_alerts_carry_severity_summary_description_and_runbook(rules: list[dict[
     assert incomplete == {}
 
 
-def github_anchor(heading: str) -> str:
-    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
-
-
 def test_each_runbook_url_points_at_its_alerts_section(rules: list[dict[str, Any]]) -> None:
-    """runbook_url is README.md#<alert name in lower case>, and the README's Runbook has that section."""
-    anchors = {github_anchor(line[4:]) for line in RUNBOOK.read_text().splitlines() if line.startswith("### ")}
+    """runbook_url is omkd's /runbook#<alert name in lower case>, and the README's Runbook has that section."""
+    anchors = {anchor(line[4:]) for line in RUNBOOK.read_text().splitlines() if line.startswith("### ")}
     urls = {rule["name"]: rule["annotations"]["runbook_url"] for rule in rules if rule["type"] == "alerting"}
     assert urls == {name: RUNBOOK_URL + name.lower() for name in ALERTS}
     assert {name.lower() for name in ALERTS} <= anchors

@@ -1,10 +1,12 @@
 """Issue 29, item 2: reading the history again (a longer retention, by SIGHUP or restart) does not
 count what was read twice: the status footer's files and records, and /metrics' line and record
-counters, stay those of the files on disk."""
+counters, stay those of the files on disk. So does a reading from 0 because a saved parser state
+could not be loaded (a damaged state store), whether a longer retention or new bytes start it."""
 
 from __future__ import annotations
 
 import signal
+import sqlite3
 from pathlib import Path
 
 from omkd.testing import DaemonProcess
@@ -51,4 +53,52 @@ def test_a_history_read_again_is_not_counted_twice(tmp_path: Path) -> None:
         daemon.start()  # nothing new to read: no checkpoint is written, so no "settled"
         daemon.wait_for(lambda: daemon.metrics().get("omkd_lag_bytes") == 0, "every file read")
         assert read(daemon) == before
+        assert daemon.stop() == 0, daemon.log_text()
+
+
+def damage_parser_states(daemon: DaemonProcess) -> int:
+    """Overwrite every saved parser state of the stopped daemon's store with bytes that do not
+    load; how many there were."""
+    with sqlite3.connect(daemon.state_dir / "state.db") as db:
+        return db.execute("UPDATE files SET state = ? WHERE state IS NOT NULL", (b"not a parser state",)).rowcount
+
+
+def test_a_parser_state_that_does_not_load_is_not_counted_twice(tmp_path: Path) -> None:
+    root = tmp_path / "projects"
+    lines = 0
+    files = {}
+    for name, age in (("fresh", 2), ("old", 50)):
+        data = cl.jsonl(segment(f"skill-{name}", "miss", iso_ago(age)))
+        files[name] = root / "-home-dev-shop" / f"{name}.jsonl"
+        append(files[name], data)
+        lines += data.count(b"\n")
+    with DaemonProcess(tmp_path, [root]) as daemon:
+        daemon.write_config()
+        configure(daemon, "7d", "30d")
+        daemon.start()
+        settled(daemon)
+        daemon.wait_for(lambda: daemon.metrics().get("omkd_lines_total") == lines, "a checkpoint")
+        before = read(daemon)
+        assert daemon.stop() == 0, daemon.log_text()
+        assert damage_parser_states(daemon) == 2
+
+        # a longer retention at the start reads both files again; neither state loads
+        configure(daemon, "400d", "400d")
+        daemon.start()
+        settled(daemon, "history_reread_done")
+        daemon.wait_for(lambda: daemon.metrics().get("omkd_lag_bytes") == 0, "every file read")
+        assert read(daemon) == before
+        assert daemon.stop() == 0, daemon.log_text()
+        assert damage_parser_states(daemon) == 2
+
+        # a file that grows, its state not loading, is read from 0: its old lines count once
+        daemon.start()
+        more = cl.jsonl(segment("skill-fresh", "hit", iso_ago(1)))
+        append(files["fresh"], more)
+        grown = lines + more.count(b"\n")
+        daemon.wait_for(lambda: daemon.get("/api/v1/status")["pipeline"]["lines"] >= grown, "the new lines read")
+        daemon.wait_for(lambda: daemon.metrics().get("omkd_lines_total", 0) >= grown, "a checkpoint")
+        after = read(daemon)
+        assert after[:3] == (2, grown, before[2] + more.count(b"\n")), daemon.log_text()
+        assert after[3:] == (grown, before[4] + more.count(b"\n"))
         assert daemon.stop() == 0, daemon.log_text()

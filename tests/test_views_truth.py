@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Final
 
@@ -64,6 +65,15 @@ def test_the_api_counts_the_segments_outside_the_window_past_retention_too(old_d
     assert (answer["count"], answer["outside_window"]) == (0, 2)
 
 
+def test_metrics_count_the_segments_outside_the_window_as_the_api_does(old_daemon: DaemonProcess) -> None:
+    """The dashboard's empty state reads these two gauges: the API's figures, from /metrics."""
+    pipeline = old_daemon.get("/api/v1/status")["pipeline"]
+    samples = old_daemon.metrics()
+    newest = datetime.fromisoformat(pipeline["newest_outside_window"]).timestamp()
+    assert samples["omkd_window_outside_segments"] == pipeline["segments_outside_window"] == 2
+    assert samples["omkd_window_outside_newest_timestamp_seconds"] == pytest.approx(newest)
+
+
 def test_status_gaps_and_the_html_say_why_they_are_empty(old_daemon: DaemonProcess, tmp_path: Path) -> None:
     status = cli("status", "--url", old_daemon.url)
     says_outside(status.stdout)
@@ -72,6 +82,17 @@ def test_status_gaps_and_the_html_say_why_they_are_empty(old_daemon: DaemonProce
     out = tmp_path / "r.html"
     assert cli("report", "--url", old_daemon.url, "--html", out).exit_code == 0
     says_outside(re.sub(r"<[^>]+>", "", out.read_text()))
+
+
+def test_the_html_notes_show_config_keys_as_code(old_daemon: DaemonProcess, tmp_path: Path) -> None:
+    """The empty-window and missing-root notes name config keys as <code>, not in literal backticks."""
+    out = tmp_path / "r.html"
+    assert cli("report", "--url", old_daemon.url, "--html", out).exit_code == 0
+    notes = re.findall(r"<p class='note'>(.*?)</p>", out.read_text())
+    said = " ".join(note for note in notes if "outside the window" in note or "does not exist" in note)
+    assert ("<code>window.length</code>" in said, "<code>sources.roots</code>" in said, "`" in said) == (
+        True, True, False,
+    ), said  # fmt: skip
 
 
 def test_the_count_outside_the_window_survives_a_restart(old_daemon: DaemonProcess) -> None:

@@ -77,6 +77,31 @@ def test_a_path_below_the_project_and_the_same_path_relative_are_one_entry(tmp_p
     assert f"{tmp_path / 'traces' / 'a.jsonl'}:" in page  # an example to open, file:line
 
 
+def test_a_skill_whose_gaps_are_all_hedging_has_its_page_with_the_sentences(tmp_path: Path) -> None:
+    """``release`` only hedges (two sentences in two segments, then a search that finds its file):
+    it gets a page, listed in the index, with one hedging entry said 2 times and both sentences;
+    it makes no topic page, and the wiki lints clean."""
+    t = Transcript()
+    sentences = ["I'm not sure which config file applies here.", "I'm not sure whether the tag was pushed."]
+    for n, sentence in enumerate(sentences):
+        t.prompt(f"release step {n}")
+        t.skill("release")
+        t.say(sentence)
+        t.glob_hit("src/**/*.py")
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / "a.jsonl").write_bytes(t.to_bytes())
+    assert _run(tmp_path / "wiki", tmp_path / "traces").exit_code == 0
+    page = (tmp_path / "wiki" / "skills" / "release.md").read_text()
+    assert "## Hedging: what the agents said they were unsure of" in page
+    assert "- said: 2 times in 1 session" in page
+    assert all(f"`{sentence}`" in page for sentence in sentences), page
+    index = (tmp_path / "wiki" / "index.md").read_text()
+    assert "[`release`](skills/release.md) — 1 entry: 0 missing things (0 open), 2 sentences of doubt" in index
+    assert not (tmp_path / "wiki" / "topics").exists()
+    linted = _run(tmp_path / "wiki", "--lint")
+    assert linted.exit_code == 0, linted.output
+
+
 def test_running_twice_over_the_same_traces_changes_no_byte(tmp_path: Path) -> None:
     """The second run over the same traces writes nothing: every file, log.md included, is
     byte-identical, and it says nothing changed."""
@@ -365,6 +390,12 @@ def test_the_wiki_of_a_running_daemon_is_the_one_of_its_transcripts(tmp_path: Pa
     traces = tmp_path / "traces"
     _session(traces / "a.jsonl", [("deploy", "docs/a.md"), ("audit", "docs/a.md"), ("deploy", "docs/b.md")])
     _session(traces / "b.jsonl", [("deploy", "docs/a.md")], session="s-2")
+    hedged = Transcript(session_id="s-3")  # a skill that only hedges: the daemon gives its sentence too
+    hedged.prompt("cut a release")
+    hedged.skill("release")
+    hedged.say("I'm not sure which config file applies here.")
+    hedged.glob_hit("src/**/*.py")
+    (traces / "c.jsonl").write_bytes(hedged.to_bytes())
     assert _run(tmp_path / "by-path", traces).exit_code == 0
     lines = sum(p.read_bytes().count(b"\n") for p in traces.glob("*.jsonl"))
     (tmp_path / "daemon").mkdir()
@@ -386,6 +417,7 @@ def test_the_wiki_of_a_running_daemon_is_the_one_of_its_transcripts(tmp_path: Pa
     by_path = entries_of(tmp_path / "by-path")
     assert by_path == entries_of(tmp_path / "by-url")
     assert by_path["deploy"] == [("docs/a.md", 2, ("s-1", "s-2")), ("docs/b.md", 1, ("s-1",))]
+    assert by_path["release"] == [(entries.said_key("hedging"), 1, ("s-3",))]
 
 
 # --- the optional LLM prose ----------------------------------------------------------------------

@@ -15,7 +15,7 @@ import click
 
 from omkd.cli.gating import EXIT_GATE, EXIT_INPUT
 from omkd.cli.options import home_option, kb_option, since_option, until_option
-from omkd.engine import patterns, records
+from omkd.engine import records
 from omkd.engine.report.schema import GapEntry
 from omkd.engine.wiki import entries
 from omkd.engine.wiki.entries import Occurrence, WikiState
@@ -43,8 +43,11 @@ def _from_daemon(url: str, index: FileKnowledgeIndex) -> Found:
     from omkd.engine.wiki.quiet import judged
 
     roots = [Path(root) for root in fetch(url, "/api/v1/status", [("limit", "1")])["watermark"]["roots"]]
-    answer = fetch(url, "/api/v1/gaps", [("type", patterns.FAILED_SEARCH), ("limit", "10000")])
-    gaps = [records.parse(GapEntry, gap) for gap in answer["gaps"]]
+    gaps = [  # each type the wiki keeps, up to the API's cap each
+        records.parse(GapEntry, gap)
+        for kind in entries.KINDS
+        for gap in fetch(url, "/api/v1/gaps", [("type", kind), ("limit", "10000")])["gaps"]
+    ]
 
     def path_of(name: str) -> str:
         found = [root / name for root in roots if (root / name).exists()]
@@ -52,7 +55,7 @@ def _from_daemon(url: str, index: FileKnowledgeIndex) -> Found:
 
     found = entries.occurrences(gaps, path_of)
     cwds: dict[str, set[str | None]] = {}
-    for gap, occurrence in zip([g for g in gaps if g.type == patterns.FAILED_SEARCH], found, strict=True):
+    for gap, occurrence in zip([g for g in gaps if g.type in entries.KINDS], found, strict=True):
         cwds.setdefault(occurrence.row, {None}).add(gap.cwd)
     knowledge = {
         row: frozenset().union(*(index.files_for(cwd, agents_of([row])) for cwd in where))

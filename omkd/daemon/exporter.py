@@ -16,7 +16,7 @@ from omkd.daemon.metrics import render
 from omkd.daemon.samples import Snapshot, WindowRow
 from omkd.daemon.selfmetrics import IngestStats
 from omkd.engine import figures
-from omkd.engine.counters import PipelineCounters
+from omkd.engine.counters import PastRetention, PipelineCounters
 from omkd.engine.figures import AllTimeCounts, SkillCounters, SkillTotals
 from omkd.engine.fold import Fold
 from omkd.engine.labels import CappedLabels
@@ -64,6 +64,8 @@ class Exported(Protocol):
     def last_event(self) -> float | None: ...
     @property
     def window_length(self) -> float: ...
+    @property
+    def past_retention(self) -> PastRetention: ...
     @property
     def rules_hash(self) -> str: ...
     @property
@@ -167,6 +169,7 @@ class Exporter:
         fold = kept.fold
         open_by_skill = open_segments(fold.open_in_window(), kept.open_after())
         overall = fold.overall
+        outside, newest_outside = fold.outside(kept.past_retention)
         return Snapshot(
             counters=merge_counters(kept.exported_counters, self.labels),
             window=window_rows(fold.skills, open_by_skill, knowledge, self.labels),
@@ -180,6 +183,8 @@ class Exporter:
             replaying=tail.replaying,
             last_event=kept.last_event,
             window_length=kept.window_length,
+            outside_window=outside,
+            newest_outside_window=newest_outside,
             labels=self.labels,
             knowledge=bases,
             llm=tail.llm,

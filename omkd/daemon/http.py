@@ -1,4 +1,5 @@
-"""The HTTP endpoints: /metrics, /healthz, /readyz, /api/v1/status, /api/v1/gaps, /api/v1/impact.
+"""The HTTP endpoints: /metrics, /healthz, /readyz, /api/v1/status, /api/v1/gaps, /api/v1/impact,
+and /runbook (the README's Runbook, where the alerts' ``runbook_url`` points).
 
 Handlers only read what the daemon prepared: /metrics serves the last rendered snapshot,
 so a scrape never waits on folding. Bad query parameters get a 400 naming them.
@@ -31,6 +32,8 @@ from omkd.engine.impact.schema import ImpactReport
 from omkd.engine.records import fields_data, to_data
 from omkd.engine.report.schema import GapEntry, Report, iso
 from omkd.engine.timespec import parse_duration, parse_moment
+from omkd.render import runbook as runbook_page
+from omkd.shell.readme import running_readme
 
 WHOLE_NUMBER: Final = re.compile(r"[0-9]{1,9}")
 """ASCII digits only: ``str.isdigit`` also accepts "²", which ``int()`` refuses."""
@@ -126,6 +129,13 @@ def build_app(source: StatusSource) -> web.Application:
         if source.ready:
             return web.Response(text="ready\n" + "".join(f"missing root: {root}\n" for root in missing))
         return web.Response(text="starting: initial scan not done\n", status=503)
+
+    @routes.get("/runbook")
+    async def runbook(_: web.Request) -> web.Response:
+        readme = running_readme()
+        if readme is None:
+            return web.Response(text="no README found: this omkd was installed without one\n", status=404)
+        return web.Response(text=runbook_page.page(readme), content_type="text/html")
 
     @routes.get("/api/v1/status")
     async def status(request: web.Request) -> web.Response:

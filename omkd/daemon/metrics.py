@@ -149,6 +149,12 @@ TABLE: Final[list[MetricSpec]] = [
                overall(lambda r: TIER_VALUES[r.figures.tier])),
     MetricSpec("omkd_window_length_seconds", "gauge", "Length of the event-time window.", (),
                plain(lambda s: s.window_length)),
+    MetricSpec("omkd_window_outside_segments", "gauge",
+               "Segments read that lie outside the event-time window (kept, or forgotten past retention): "
+               "why a window can be empty.", (), plain(lambda s: s.outside_window)),
+    MetricSpec("omkd_window_outside_newest_timestamp_seconds", "gauge",
+               "Last event of the newest segment outside the window (absent when there is none).", (),
+               lambda s: [((), s.newest_outside_window)] if s.newest_outside_window is not None else []),
     # --- the pipeline ---
     MetricSpec("omkd_files_watched", "gauge", "Transcript files being followed.", (),
                plain(lambda s: s.files_watched)),
@@ -207,9 +213,9 @@ TABLE: Final[list[MetricSpec]] = [
                "judge: a change here is a change of rules, not of the knowledge.", (), rules_info),
 ]  # fmt: skip
 
-ON_OCCURRENCE: Final = frozenset({"omkd_errors"})
-"""Families whose label values exist only once something happened (an error's cause): no
-sample until then, rather than a made-up label."""
+ON_OCCURRENCE: Final = frozenset({"omkd_errors", "omkd_window_outside_newest_timestamp_seconds"})
+"""Families with no sample until something happened (an error's cause; a segment outside the
+window), rather than a made-up label or a timestamp of 0."""
 DECLARED: Final[dict[str, tuple[str, str]]] = {spec.name: (spec.kind, spec.help) for spec in TABLE}
 """name -> (type, help) of every metric; counters without their ``_total`` suffix."""
 

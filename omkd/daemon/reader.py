@@ -130,6 +130,7 @@ class Reader:
         processor = self.streams.of(file)
         sink = self.sink
         total = 0
+        budget = min(budget, file.counted_to - file.read_offset) if file.counted_to > file.read_offset else budget
         sink.count(processor.counters, -1)
         try:
             for chunk in self.tailer.read(file, self.config.tail.read_chunk, budget):
@@ -137,6 +138,9 @@ class Reader:
                 total += len(chunk)
         finally:
             sink.count(processor.counters, 1)
+        if file.counted_to and file.read_offset >= file.counted_to:  # counted already (``counted_to``)
+            sink.count(processor.counters, -1)
+            file.counted_to = 0
         if total:
             self._took(file, total)
             self._hand(processor)
@@ -149,6 +153,7 @@ class Reader:
             read.consumed == 0  # not one whole line: nothing to take
             or self.tailer.files.get(file.stream_id) is not file
             or file.read_offset != 0
+            or file.counted_to  # counts to take back at an offset: the loop reads it
             or self.streams.get(file.stream_id) is not None
             or file.stream_id in self.draining
         ):
@@ -193,10 +198,8 @@ class Reader:
     # --- rescans ----------------------------------------------------------------------------------
 
     def apply_scan(self, result: ScanResult, everything: bool = False) -> list[TrackedFile]:
-        """Act on a rescan or poke; returns the files with bytes to read.
-
-        After a poke only the files it named are looked at; after a full rescan, all.
-        """
+        """Act on a rescan or poke (after a poke only the files it named are looked at; after a full
+        rescan, all); returns the files with bytes to read."""
         for file in result.started:
             self.start(file)
         self.stats.files_renamed += result.renamed
@@ -220,14 +223,11 @@ class Reader:
     # --- streams that end -------------------------------------------------------------------------
 
     def end(self, ended: Ended) -> TrackedFile | None:
-        """A file's stream ends: drain what can still be read, close, forget the file.
-
-        A truncated file starts a new stream on the same descriptor, returned for reading.
-        """
+        """A file's stream ends: drain what can still be read, close, forget the file. A truncated
+        file starts a new stream on the same descriptor, returned for reading."""
         file, reason = ended.file, ended.reason
         if reason is EndReason.TRUNCATED and file.fd is not None:
-            # Keep the descriptor: the new content stays readable even if the file is
-            # deleted before the first read.
+            # the descriptor kept: the new content stays readable if the file is deleted before a read
             successor = self._successor(file)
             log.info("stream_ended", path=file.path, reason=reason.value)
             return successor
@@ -299,7 +299,8 @@ class Reader:
 
     def restart(self, file: TrackedFile) -> TrackedFile:
         """Read a followed file again from 0 as a new stream (its old parser state dropped: the new
-        reading gives its segments again under the same keys, and counts again what it counted)."""
+        reading gives its segments again under the same keys, and counts again what it counted: the
+        old counts leave now, or, when its state did not load, once read again: ``counted_to``)."""
         fd, file.fd = file.fd, None
         if (old := self.streams.take(file.stream_id)) is not None:
             self.sink.count(old.counters, -1)
@@ -307,7 +308,7 @@ class Reader:
         self.streams.forget(file.stream_id)
         self.tailer.untrack(file)
         self.positions.dropped(file.stream_id)
-        return self._new_stream(file, fd)
+        return self._new_stream(file, fd, max(file.counted_to, file.read_offset) if old is None else 0)
 
     def _continues(self, file: TrackedFile) -> bool:
         """The open descriptor still holds the stream read so far (not truncated, not rewritten)."""
@@ -325,11 +326,10 @@ class Reader:
         self.stats.files_truncated += 1
         return self._new_stream(file, fd)
 
-    def _new_stream(self, file: TrackedFile, fd: int | None) -> TrackedFile:
+    def _new_stream(self, file: TrackedFile, fd: int | None, counted_to: int = 0) -> TrackedFile:
         """A new stream of ``file``'s path and identity, on its open descriptor, read from 0."""
-        fresh = TrackedFile(
-            new_stream_id(), file.path, file.dev, file.ino, fd=fd, size=file.size, mtime_ns=file.mtime_ns
-        )
+        fresh = TrackedFile(new_stream_id(), file.path, file.dev, file.ino, fd=fd, size=file.size,
+                            mtime_ns=file.mtime_ns, counted_to=counted_to)  # fmt: skip
         if fd is not None:
             with contextlib.suppress(OSError):
                 info = os.fstat(fd)

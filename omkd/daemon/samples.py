@@ -51,6 +51,9 @@ class Snapshot:
     replaying: bool = False
     last_event: float | None = None
     window_length: float = 0.0
+    outside_window: int = 0
+    """Segments read outside the window (kept, or forgotten past retention)."""
+    newest_outside_window: float | None = None
     labels: CappedLabels = field(default_factory=lambda: CappedLabels(1))
     knowledge: dict[str, BaseFigures] = field(default_factory=dict)
     llm: LlmStats = field(default_factory=LlmStats)

@@ -99,8 +99,10 @@ class StreamStates:
             if processor is None:
                 if file.read_offset:
                     # No usable state at this offset: read the file again from the start. The
-                    # segments it yields carry the same keys, so nothing is counted twice.
+                    # segments it yields carry the same keys, so nothing is counted twice; the
+                    # pipeline counters take back what the new reading counts up to here.
                     log.warning("stream_reread", path=file.path)
+                    file.counted_to = max(file.counted_to, file.read_offset)
                     file.read_offset = 0
                 processor = StreamProcessor(self.name_of(file.path), self.rules, self.max_line_bytes)
             processor.segmenter.texts.attach(self.refiner)

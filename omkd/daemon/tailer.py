@@ -60,6 +60,9 @@ class TrackedFile:
     """The last bytes read (up to MARKER_BYTES), ending at ``tail_end``: the offset marker
     without reading again."""
     tail_end: int = 0
+    counted_to: int = 0
+    """Bytes whose counts the pipeline holds from a reading whose parser state was lost (it did
+    not load): read again from 0, their counts are taken back out once the reading is there."""
 
     @property
     def identity(self) -> tuple[int, int]:

@@ -131,10 +131,7 @@ class Views:
     def outside_window(self) -> tuple[int, float | None]:
         """Segments read outside the window (kept, or forgotten past retention), and the newest's
         last event: what an empty answer must say."""
-        fold, past = self._kept.fold, self._kept.past_retention
-        kept = fold.outside_window
-        newest = [t for t in (fold.segments.newest_outside(fold.window) if kept else None, past.newest) if t]
-        return kept + past.segments, max(newest, default=None)
+        return self._kept.fold.outside(self._kept.past_retention)
 
     def impact_query(self) -> ImpactQuery:
         return self._kept.config.impact.query()

@@ -12,7 +12,7 @@ import hashlib
 from collections.abc import Iterator
 from typing import Final
 
-from omkd.engine.counters import PipelineCounters
+from omkd.engine.counters import PastRetention, PipelineCounters
 from omkd.engine.figures import SkillTotals
 from omkd.engine.links import Link, LinkBook
 from omkd.engine.plain import copy_record
@@ -62,6 +62,13 @@ class Fold:
     def outside_window(self) -> int:
         """Segments kept but outside the window (older than it, or newer)."""
         return len(self.segments) - self.overall.segments
+
+    def outside(self, past: PastRetention) -> tuple[int, float | None]:
+        """Segments read outside the window (kept here, or forgotten past retention: ``past``), and
+        the newest one's last event: what an empty window must say, in every view and on /metrics."""
+        kept = self.outside_window
+        newest = [t for t in (self.segments.newest_outside(self.window) if kept else None, past.newest) if t]
+        return kept + past.segments, max(newest, default=None)
 
     def snapshot(self) -> Fold:
         """The fold's figures as they are now, for a report built while this fold goes on: the

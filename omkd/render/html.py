@@ -31,6 +31,7 @@ from omkd.render import columns, notes
 from omkd.render.chart import Change, chart, day_points, iso_day, marked, pct
 from omkd.render.columns import Band, Column
 from omkd.render.impact_html import effect
+from omkd.render.inline import code_spans
 
 GAPS_SHOWN: Final = 50
 """Newest gaps listed per skill (the rest counted)."""
@@ -326,8 +327,8 @@ def render(report: Report, gaps: Sequence[GapEntry], inputs: PageInputs) -> str:
             if pipeline.segments_outside_window
             else "nothing was read"
         )
-        html.append(f"<p class='note'>No segment in the window: {escape(why)}.</p>")
-    html += [f"<p class='note'>{escape(notes.missing_root(root))}.</p>" for root in report.pipeline.missing_roots]
+        html.append(f"<p class='note'>No segment in the window: {code_spans(why)}.</p>")
+    html += [f"<p class='note'>{code_spans(notes.missing_root(root))}.</p>" for root in report.pipeline.missing_roots]
     html.append('</section><section aria-labelledby="dormant"><h2 id="dormant">Installed skills that never fired</h2>')
     if dormant:
         items = "".join(f"<li><strong>{escape(name)}</strong> ({escape(agent)}) — <code>{escape(path)}</code></li>"

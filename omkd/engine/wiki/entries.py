@@ -10,6 +10,10 @@ a maximum, examples are the newest three of the union. An entry is ``not seen si
 knowledge change after its last occurrence (``too early to tell`` while too few segments followed
 it: ``quiet.py``); ``recurring after`` the latest change it was seen both before and after (spec
 §9.6: the fix did not take); open otherwise.
+
+What the agents *said* they did not know (hedging, uncertainty markers) names no missing thing:
+each kind is one entry of its skill (``said_key``), its occurrences the sentences, so a skill
+whose gaps are all hedging has its page too, listing what was said.
 """
 
 from __future__ import annotations
@@ -27,7 +31,18 @@ from omkd.engine.wiki.slugs import flat
 
 STATE_VERSION: Final = 1
 EXAMPLES: Final = 3
+SENTENCES: Final = 10
+"""Sentences kept per said entry (newest first): the sentences are what such an entry is about."""
 CONTEXT_CHARS: Final = 200
+SAID: Final = (patterns.HEDGING, patterns.EXPLICIT_MARKER)
+KINDS: Final = (patterns.FAILED_SEARCH, *SAID)
+"""The gap types the wiki keeps (``occurrences``)."""
+
+
+def said_key(kind: str) -> str:
+    """The key of a skill's entry of what was said (``kind`` hedging or explicit_marker): a NUL
+    first, which no normalised search pattern holds, so it never meets a missing thing's key."""
+    return f"\0{kind}"
 
 
 def normalise(pattern: str, cwd: str | None) -> str:
@@ -67,26 +82,34 @@ class Occurrence:
     line: int
     timestamp: str | None
     context: str
+    kind: str = patterns.FAILED_SEARCH
 
 
 def occurrences(gaps: Iterable[GapEntry], path_of: Callable[[str], str] = str) -> list[Occurrence]:
-    """The failed searches among ``gaps``; ``path_of`` turns a gap's ``file`` into a path to open."""
+    """The failed searches among ``gaps``, and what was said (hedging, uncertainty markers: the
+    sentence as context); ``path_of`` turns a gap's ``file`` into a path to open."""
     found = []
     for gap in gaps:
-        if gap.type != patterns.FAILED_SEARCH:
+        if gap.type == patterns.FAILED_SEARCH:
+            raw, tool = str(gap.evidence.get("pattern", "")), str(gap.evidence.get("tool", ""))
+            pattern, context, by = normalise(raw, gap.cwd), gap.context, tool
+        elif gap.type in SAID:
+            raw, tool = str(gap.evidence.get("sentence") or gap.context), ""
+            pattern, context, by = said_key(gap.type), raw, gap.type
+        else:
             continue
-        raw, tool = str(gap.evidence.get("pattern", "")), str(gap.evidence.get("tool", ""))
         found.append(
             Occurrence(
                 row=skills.row_key(gap.skill, gap.agent),
-                pattern=normalise(raw, gap.cwd),
+                pattern=pattern,
                 tool=tool,
-                identity=occurrence_id(gap.segment, gap.line, tool, raw),
+                identity=occurrence_id(gap.segment, gap.line, by, raw),
                 session=gap.session_id,
                 file=path_of(gap.file),
                 line=gap.line,
                 timestamp=gap.timestamp,
-                context=flat(gap.context, CONTEXT_CHARS),
+                context=flat(context, CONTEXT_CHARS),
+                kind=gap.type,
             )
         )
     return found
@@ -139,10 +162,16 @@ class Entry:
     """The latest knowledge change it was seen both before and after (None: none such)."""
     too_early: bool = False
     """Too few segments followed ``quiet_since`` to say it was not seen since (``quiet.py``)."""
+    kind: str = patterns.FAILED_SEARCH
+    """A missing thing (failed_search), or what was said (hedging, explicit_marker)."""
 
     @property
     def count(self) -> int:
         return len(self.identities)
+
+    @property
+    def said(self) -> bool:
+        return self.kind != patterns.FAILED_SEARCH
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +219,7 @@ def _recurring(first: str | None, last: str | None, candidates: Iterable[Change 
 
 
 def _merge_entry(old: Entry | None, found: list[Occurrence], changes: list[Change]) -> Entry:
+    kind = old.kind if old else found[0].kind
     tools = {o.tool for o in found} | set(old.tools if old else ())
     identities = {o.identity for o in found} | set(old.identities if old else ())
     sessions = {o.session for o in found} | set(old.sessions if old else ())
@@ -204,11 +234,12 @@ def _merge_entry(old: Entry | None, found: list[Occurrence], changes: list[Chang
         sessions=tuple(sorted(sessions)),
         first_seen=first,
         last_seen=last,
-        examples=tuple(sorted(examples, key=Example.order, reverse=True)[:EXAMPLES]),
+        examples=tuple(sorted(examples, key=Example.order, reverse=True)[: SENTENCES if kind in SAID else EXAMPLES]),
         quiet_since=quiet,
         prose=old.prose if old else None,
         recurring_after=_recurring(first, last, [old.recurring_after if old else None, *changes]),
         too_early=old is not None and old.quiet_since == quiet and old.too_early,
+        kind=kind,
     )
 
 
@@ -286,6 +317,7 @@ def from_plain(document: object) -> WikiState:
                     prose=Prose(**prose) if prose else None,
                     recurring_after=Change(**recurring) if recurring else None,
                     too_early=data.get("too_early") is True,
+                    kind=str(data.get("kind", patterns.FAILED_SEARCH)),
                 )
             rows[str(row)] = SkillState(str(row), kept)
     except (KeyError, TypeError, AttributeError) as error:
@@ -294,11 +326,13 @@ def from_plain(document: object) -> WikiState:
 
 
 def topics(state: WikiState, least: int = 2) -> dict[str, list[str]]:
-    """Patterns missed by at least ``least`` skills, each with those skills' rows."""
+    """Patterns missed by at least ``least`` skills, each with those skills' rows (what was said
+    names no missing thing: never a topic)."""
     rows: dict[str, list[str]] = {}
     for row, skill in sorted(state.skills.items()):
-        for pattern in skill.entries:
-            rows.setdefault(pattern, []).append(row)
+        for pattern, entry in skill.entries.items():
+            if not entry.said:
+                rows.setdefault(pattern, []).append(row)
     return {pattern: found for pattern, found in sorted(rows.items()) if len(found) >= least}
 
 

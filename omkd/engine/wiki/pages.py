@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from omkd.engine import patterns
 from omkd.engine.wiki.entries import Change, Entry, SkillState, WikiState, posix_relative, topics
 from omkd.engine.wiki.slugs import code, plain, slug
 
@@ -23,6 +24,10 @@ TOPICS_DIR: Final = "topics"
 SKILL_TITLE: Final = "Skill "
 TOPIC_TITLE: Final = "Topic "
 OPEN: Final = "open"
+SAID_TITLES: Final = {
+    patterns.HEDGING: "Hedging: what the agents said they were unsure of",
+    patterns.EXPLICIT_MARKER: "Uncertainty markers: what the agents marked as guessed",
+}
 
 
 class MarkerError(ValueError):
@@ -75,7 +80,24 @@ def _ordered(entries: dict[str, Entry]) -> list[Entry]:
     return sorted(recent, key=lambda e: -e.count)
 
 
+def _said_lines(entry: Entry) -> list[str]:
+    sessions = len(entry.sessions)
+    return [
+        f"## {SAID_TITLES.get(entry.kind, entry.kind)}",
+        "",
+        f"- state: {state_of(entry)}",
+        f"- said: {entry.count} {'time' if entry.count == 1 else 'times'} in {sessions} "
+        f"{'session' if sessions == 1 else 'sessions'}",
+        f"- first seen: {entry.first_seen or 'unknown'}; last seen: {entry.last_seen or 'unknown'}",
+        f"- the sentences, newest first ({len(entry.examples)} of {entry.count}):",
+        *(f"  - {code(f'{e.file}:{e.line}')} {code(e.context)}" for e in entry.examples),
+        "",
+    ]
+
+
 def _entry_lines(page: str, entry: Entry, topic: str | None) -> list[str]:
+    if entry.said:
+        return _said_lines(entry)
     sessions = len(entry.sessions)
     lines = [
         f"## {code(entry.pattern)}",
@@ -99,17 +121,24 @@ def _entry_lines(page: str, entry: Entry, topic: str | None) -> list[str]:
 
 def skill_page(skill: SkillState, shared: set[str]) -> Page:
     path = skill_path(skill.label)
-    entries = _ordered(skill.entries)
+    ordered = _ordered(skill.entries)
+    entries = [e for e in ordered if not e.said]
+    said = [e for e in ordered if e.said]
     quiet = sum(1 for e in entries if e.quiet_since is not None)
     summary = f"{len(entries)} missing {'thing' if len(entries) == 1 else 'things'} ({len(entries) - quiet} open)"
+    if said:
+        told = sum(e.count for e in said)
+        total = f"{len(ordered)} {'entry' if len(ordered) == 1 else 'entries'}"
+        summary = f"{total}: {summary}, {told} {'sentence' if told == 1 else 'sentences'} of doubt"
     lines = [
         f"# {SKILL_TITLE}{code(skill.label)}",
         "",
-        f"What the agents running {code(skill.label)} looked for and did not find: {summary}. "
-        "Most seen first. [Back to the index](../index.md).",
+        f"What the agents running {code(skill.label)} looked for and did not find"
+        f"{', then what they said they did not know' if said else ''}: {summary}. Most seen first. "
+        "[Back to the index](../index.md).",
         "",
     ]
-    for entry in entries:
+    for entry in [*entries, *said]:
         lines += _entry_lines(path, entry, topic_path(entry.pattern) if entry.pattern in shared else None)
     return Page(path, code(skill.label), summary, "\n".join(lines).rstrip("\n"))
 

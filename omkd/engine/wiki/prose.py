@@ -46,7 +46,7 @@ def wanted(state: WikiState, model: str, limit: int) -> list[Key]:
         (row, pattern, entry.count)
         for row, skill in state.skills.items()
         for pattern, entry in skill.entries.items()
-        if entry.prose is None or entry.prose.basis != basis(entry, model)
+        if not entry.said and (entry.prose is None or entry.prose.basis != basis(entry, model))
     ]
     stale.sort(key=lambda item: (-item[2], item[0], item[1]))
     return [(row, pattern) for row, pattern, _ in stale[:limit]]
