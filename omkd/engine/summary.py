@@ -9,36 +9,17 @@ be read later): their summaries carry the link keys by which the fold will learn
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import Counter
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Final
 
 from omkd.engine import patterns, skills
 from omkd.engine.formats import CLAUDE_CODE
+from omkd.engine.metacog.view import Episode, episode_of
 from omkd.engine.signals import Signal
 
 PLAIN_VERSION: Final = 1
 """The version of ``SegmentSummary.to_plain``'s data."""
-RECENT_MESSAGES: Final = 64
-"""Assistant message ids remembered per stream to count a message's tokens and turn once."""
-
-
-class RecentMessages:
-    """One API response is written as several records sharing its ``message.id``: count it once."""
-
-    def __init__(self) -> None:
-        self._order: deque[str] = deque()
-        self._seen: set[str] = set()
-
-    def first(self, message_id: str) -> bool:
-        """True the first time ``message_id`` is seen (among the last ``RECENT_MESSAGES``)."""
-        if message_id in self._seen:
-            return False
-        self._seen.add(message_id)
-        self._order.append(message_id)
-        if len(self._order) > RECENT_MESSAGES:
-            self._seen.discard(self._order.popleft())
-        return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +56,8 @@ class SegmentSummary:
     """Counts of catalogue figures the segment holds no field for (``figures.tally``), by name."""
     model: str = ""
     """The model that wrote most of the segment's assistant messages ("" when none said)."""
+    episodes: tuple[Episode, ...] = ()
+    """What the agent did at each of its gaps (spec §8: ``metacog.view.Episode``)."""
 
     def tally(self, name: str) -> int:
         """A tallied figure's count (0 when never counted)."""
@@ -112,6 +95,10 @@ class SegmentSummary:
             plain["tallies"] = [list(pair) for pair in self.tallies]
         else:
             del plain["tallies"]  # a summary without tallies is saved as before they existed
+        if self.episodes:
+            plain["episodes"] = [episode._asdict() for episode in self.episodes]
+        else:
+            del plain["episodes"]
         plain["v"] = PLAIN_VERSION
         return plain
 
@@ -134,6 +121,8 @@ class SegmentSummary:
                 values[name] = tuple(values[name])
         if "tallies" in values:
             values["tallies"] = tuple((str(key), int(count)) for key, count in values["tallies"])
+        if "episodes" in values:
+            values["episodes"] = tuple(episode_of(e) for e in values["episodes"])
         return cls(**values)
 
     @property
@@ -214,6 +203,8 @@ class Segment:
     run_tool: str = ""
     run_length: int = 0
     run_first_turn: int = 0
+    meta: Any = None
+    """What the agent did at this segment's gaps (``metacog.episodes.SegmentMeta``; None before any)."""
 
     @property
     def counts(self) -> bool:
@@ -248,6 +239,11 @@ class Segment:
         self.models.update(other.models)
         self.removed_texts = (self.removed_texts + other.removed_texts)[-32:]
         self.removed_paths = (self.removed_paths + other.removed_paths)[-64:]
+        if other.meta is not None:
+            if self.meta is None:
+                self.meta = other.meta
+            else:
+                self.meta.absorb(other.meta)
         self._prune_hedges()
         for timestamp in (other.first_ts, other.last_ts):
             self.touch(timestamp, other.end_line)
@@ -339,4 +335,5 @@ class Segment:
             agent=agent,
             tallies=tuple(sorted((k, v) for k, v in self.tallies.items() if v)) if self.tallies else (),
             model=min(self.models, key=lambda m: (-self.models[m], m)) if self.models else "",
+            episodes=self.meta.views() if self.meta is not None else (),
         )

@@ -1,0 +1,330 @@
+"""Anchors, their follow-up windows and outcomes (spec §8.1, §8.4, §8.5), per segment.
+
+``MetaTracker`` is one stream's: it numbers the events (the positions §8.5 orders by) and is told
+each call, result, text, person's turn and segment end by the segmenter. Each segment keeps its own
+``SegmentMeta`` (plain data on ``Segment.meta``), so a parser state saved and restored in any
+chunking decides the same. A segment's yes/no figures are counted when it ends (``measures.py``):
+then every window in it is closed and its figures no longer change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+from omkd.engine import judge
+from omkd.engine.events import ToolCall, ToolResult
+from omkd.engine.metacog import loads, rules, targets
+from omkd.engine.metacog.outcomes import creates, question_line, related
+from omkd.engine.metacog.targets import Target
+from omkd.engine.metacog.view import Episode
+from omkd.engine.metacog.writes import Write, write_of
+from omkd.engine.summary import Segment
+
+MISS: Final = "failed_search"
+FOUND: Final = "found"
+KEPT_WRITES: Final = 200
+"""Writes kept per segment for ``omkd explain`` (the figures count every one)."""
+_NOT_CHECKPOINTS: Final = frozenset({"cancelled"})
+
+
+@dataclass(slots=True)
+class Anchor:
+    kind: str
+    seq: int
+    line: int
+    result_line: int
+    call_id: str
+    message_id: str
+    target: Target | None
+    sentence: str = ""
+    answered: bool = False
+    calls: int = 0
+    end_seq: int | None = None
+    window_end: int | None = None
+    end_reason: str = ""
+    outcome: str | None = None
+    outcome_seq: int = 0
+    outcome_line: int | None = None
+    outcome_how: str = ""
+    acknowledged: bool = False
+    related: bool = False
+    rejected: bool = False
+
+    @property
+    def miss(self) -> bool:
+        return self.kind == MISS
+
+    @property
+    def eligible(self) -> bool:
+        return self.miss and self.target is not None and self.target.specific and not self.answered
+
+    def decide(self, outcome: str, seq: int, line: int, how: str) -> None:
+        self.outcome, self.outcome_seq, self.outcome_line, self.outcome_how = outcome, seq, line, how
+
+    def view(self) -> Episode:
+        target = self.target
+        why = ""
+        if self.miss:
+            why = "answered in the same message" if self.answered else (target.why if target else "")
+        return Episode(
+            self.kind, self.line, self.result_line, self.call_id,
+            tuple(target.tokens) if target is not None else (self.sentence,),
+            self.eligible if self.miss else None, why, self.outcome, self.outcome_line, self.outcome_how,
+            self.acknowledged, self.related, self.rejected, self.window_end, self.end_reason,
+        )  # fmt: skip
+
+
+@dataclass(slots=True)
+class WriteRow:
+    kind: str
+    paths: tuple[str, ...]
+    load: float
+    anchors: tuple[int, ...]
+    """The lines of the anchors that made its load."""
+    line: int
+    call_id: str
+    rejected: bool = False
+
+
+@dataclass(slots=True)
+class SegmentMeta:
+    anchors: list[Anchor] = field(default_factory=list)
+    open: list[Anchor] = field(default_factory=list)
+    """Anchors whose window has not ended (decided or not: a closing question may still come first)."""
+    capped: list[Anchor] = field(default_factory=list)
+    """Undecided anchors whose window ended at the call cap: their calls' results still count."""
+    writes: list[WriteRow] = field(default_factory=list)
+    call_seqs: dict[str, int] = field(default_factory=dict)
+    write_anchors: dict[str, list[Anchor]] = field(default_factory=dict)
+    checkpoint: int = 0
+    max_load: float = 0.0
+    writing: bool = False
+    unchecked: bool = False
+    tripped: set[str] = field(default_factory=set)
+    last_text: tuple[int, int, str] | None = None
+    found_messages: list[str] = field(default_factory=list)
+    ended: bool = False
+
+    def absorb(self, other: SegmentMeta) -> None:
+        """An undone launch's records come back (its anchors and writes with them)."""
+        self.anchors += other.anchors
+        self.open += other.open
+        self.capped += other.capped
+        self.writes = (self.writes + other.writes)[:KEPT_WRITES]
+        self.call_seqs.update(other.call_seqs)
+        self.write_anchors.update(other.write_anchors)
+        self.max_load = max(self.max_load, other.max_load)
+        self.writing |= other.writing
+        self.unchecked |= other.unchecked
+        self.tripped |= other.tripped
+        self.last_text = other.last_text or self.last_text
+        self.ended = False
+
+    def views(self) -> tuple[Episode, ...]:
+        return tuple(a.view() for a in self.anchors)
+
+
+def meta_of(segment: Segment) -> SegmentMeta:
+    """The segment's metacognition record (made at its first call or anchor)."""
+    if segment.meta is None:
+        segment.meta = SegmentMeta()
+    meta: SegmentMeta = segment.meta
+    return meta
+
+
+class MetaTracker:
+    """One stream's episodes: told each event by the segmenter, in file order."""
+
+    def __init__(self, main: bool, window_calls: int, load_at: float, enabled: bool = True) -> None:
+        self.main = main
+        self.window_calls = window_calls
+        self.load_at = load_at
+        self.enabled = enabled
+        self.seq = 0
+
+    # --- calls ----------------------------------------------------------------------------------
+
+    def call(self, meta: SegmentMeta, call: ToolCall, line: int) -> None:
+        self.seq += 1
+        seq = self.seq
+        meta.call_seqs[call.call_id] = seq
+        for anchor in list(meta.open):
+            anchor.calls += 1
+        tool = judge.unwrapped(call.tool)
+        if tool in rules.QUESTION_TOOLS and self.main:
+            for anchor in meta.open:
+                if anchor.outcome is None:
+                    anchor.decide("asked", seq, line, f"{call.tool} (question tool)")
+        write = write_of(call)
+        if write is not None and not write.scratch:
+            self._write(meta, call, write, seq, line)
+        for anchor in list(meta.open):
+            if anchor.calls >= self.window_calls:
+                self._end(meta, anchor, line, "cap")
+
+    def _write(self, meta: SegmentMeta, call: ToolCall, write: Write, seq: int, line: int) -> None:
+        load, making = loads.load_at(meta.anchors, meta.checkpoint, seq)
+        meta.writing = True
+        meta.max_load = max(meta.max_load, load)
+        if load >= self.load_at:
+            meta.unchecked = True
+            meta.tripped.add(write.kind)
+        if len(meta.writes) < KEPT_WRITES:
+            meta.writes.append(
+                WriteRow(write.kind, write.paths, load, tuple(a.line for a in making), line, call.call_id)
+            )
+        deciding: list[Anchor] = []
+        for anchor in meta.open:
+            if anchor.outcome is not None:
+                continue
+            how = f"{call.tool} {', '.join(write.paths) or write.kind}"[:160]
+            if anchor.miss and anchor.target is not None and creates(write, anchor.target):
+                anchor.decide("created", seq, line, how)
+            else:
+                anchor.decide("proceeded", seq, line, how)
+                anchor.related = anchor.miss and anchor.target is not None and related(write, anchor.target)
+            deciding.append(anchor)
+        if deciding:
+            meta.write_anchors[call.call_id] = deciding
+
+    # --- results --------------------------------------------------------------------------------
+
+    def result(
+        self, meta: SegmentMeta, call: ToolCall, result: ToolResult, verdict: str, call_line: int, line: int
+    ) -> Anchor | None:
+        """A result for a call of this segment; the anchor it makes when it is a kept miss."""
+        self.seq += 1
+        seq = self.seq
+        call_seq = meta.call_seqs.pop(call.call_id, 0)
+        decided = meta.write_anchors.pop(call.call_id, None)
+        if decided and verdict in _NOT_CHECKPOINTS:
+            for anchor in decided:
+                anchor.rejected = True
+        for row in meta.writes[-8:]:
+            if row.call_id == call.call_id and verdict in _NOT_CHECKPOINTS:
+                row.rejected = True
+        tool = judge.unwrapped(call.tool)
+        if tool in rules.QUESTION_TOOLS or tool in rules.PLAN_APPROVAL:
+            meta.checkpoint = seq
+        if verdict == FOUND:
+            if call.message_id not in meta.found_messages:
+                meta.found_messages = [*meta.found_messages[-15:], call.message_id]
+            for anchor in meta.anchors[-32:]:
+                if anchor.miss and anchor.message_id == call.message_id:
+                    anchor.answered = True
+        waiting = [a for a in (*meta.open, *meta.capped) if a.miss and a.outcome is None and a.seq < call_seq]
+        if waiting:
+            self._recover(meta, waiting, call, result, verdict, call_seq, seq, line)
+        if verdict != MISS or meta.ended:
+            return None
+        target = targets.target_of(call)
+        anchor = Anchor(MISS, seq, call_line, line, call.call_id, call.message_id, target)
+        anchor.answered = call.message_id in meta.found_messages
+        meta.anchors.append(anchor)
+        meta.open.append(anchor)
+        return anchor
+
+    def _recover(
+        self, meta: SegmentMeta, waiting: list[Anchor], call: ToolCall, result: ToolResult, verdict: str,
+        call_seq: int, seq: int, line: int,
+    ) -> None:  # fmt: skip
+        later: Target | None = None
+        lookup: bool | None = None
+        for anchor in waiting:
+            if anchor.end_seq is not None and call_seq > anchor.end_seq:
+                continue
+            miss = anchor.target
+            if miss is None:
+                continue
+            if verdict == FOUND:
+                later = later or targets.target_of(call)
+                if targets.same_target(miss, later):
+                    anchor.decide("recovered", seq, line, f"{call.tool} found the same target")
+                    continue
+            if lookup is None:
+                lookup = verdict in (FOUND, "not_a_search") and targets.is_lookup(call)
+            if lookup:
+                word = targets.names(result.text, targets.naming_words(miss))
+                if word is not None:
+                    anchor.decide("recovered", seq, line, f"{call.tool} output names {word}")
+        meta.capped = [a for a in meta.capped if a.outcome is None]
+
+    # --- text -----------------------------------------------------------------------------------
+
+    def text(
+        self, meta: SegmentMeta, text: str, thinking: bool, message_id: str, line: int, kept: list[tuple[str, str]]
+    ) -> None:
+        """An assistant text part; ``kept``: its hedge anchors (kind, sentence)."""
+        self.seq += 1
+        seq = self.seq
+        if not thinking:
+            meta.last_text = (seq, line, text)
+            if meta.open:
+                says = bool(rules.GAP_ACK.search(text))
+                for anchor in meta.open:
+                    if anchor.outcome is None and not anchor.acknowledged:
+                        words = anchor.target.strong if anchor.target is not None else ()
+                        anchor.acknowledged = says or targets.names(text, words) is not None
+        for kind, sentence in kept:
+            for anchor in meta.open:
+                if anchor.outcome is None:
+                    anchor.acknowledged = True
+            anchor = Anchor(kind, seq, line, line, "", message_id, None, sentence)
+            meta.anchors.append(anchor)
+            meta.open.append(anchor)
+
+    # --- ends -----------------------------------------------------------------------------------
+
+    def person_turn(self, meta: SegmentMeta, line: int) -> None:
+        """The person's turn: every window of the segment ends; a checkpoint for M4."""
+        self.seq += 1
+        for anchor in list(meta.open):
+            self._end(meta, anchor, line, "turn")
+        meta.checkpoint = self.seq
+        meta.last_text = None
+
+    def ended(self, meta: SegmentMeta, reason: str, line: int) -> None:
+        """The segment ended: its windows end with it; undecided anchors are dropped."""
+        why = "end of stream" if reason == "end of stream" else "segment end"
+        for anchor in list(meta.open):
+            self._end(meta, anchor, line, why)
+        for anchor in meta.capped:
+            if anchor.outcome is None:
+                anchor.decide("dropped", anchor.end_seq or self.seq, anchor.window_end or line, "")
+        meta.capped = []
+        meta.call_seqs.clear()
+        meta.write_anchors.clear()
+        meta.ended = True
+
+    def _end(self, meta: SegmentMeta, anchor: Anchor, line: int, reason: str) -> None:
+        meta.open.remove(anchor)
+        anchor.end_seq, anchor.window_end, anchor.end_reason = self.seq, line, reason
+        closing = reason == "turn" or (reason == "end of stream" and self.main)
+        text = meta.last_text
+        if (
+            closing
+            and self.main
+            and text is not None
+            and text[0] >= anchor.seq
+            and (anchor.outcome is None or anchor.outcome_seq > text[0])
+            and self._asks(anchor, text[2])
+        ):
+            anchor.decide("asked", text[0], text[1], "closing question")
+            return
+        if anchor.outcome is not None:
+            return
+        if reason == "cap":
+            meta.capped.append(anchor)
+            return
+        anchor.decide("dropped", self.seq, line, "")
+
+    @staticmethod
+    def _asks(anchor: Anchor, text: str) -> bool:
+        if not question_line(text):
+            return False
+        if rules.GAP_ACK.search(text):
+            return True
+        if anchor.target is not None and targets.names(text, anchor.target.strong) is not None:
+            return True
+        return bool(anchor.sentence) and anchor.sentence in text

@@ -1,0 +1,75 @@
+"""One segment's metacognition figures (spec §8.6): each a yes/no, counted into the segment's
+tallies when it ends (its windows are then closed: the figures never change after).
+
+The tally names are the catalogue's (``figures.py``): ``lookup_gap_segments``, one
+``outcome_<name>`` per outcome (the partition: exactly one for a lookup-gap segment),
+``open_gap_segments``, ``asked_at_gap_segments``, ``proceeded_candidates``, ``writing_segments``,
+``unchecked_write_segments``, one ``write_load_<bucket>`` per writing segment, and
+``unchecked_<kind>`` for the kinds of the writes that tripped M4.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Final
+
+from omkd.engine.metacog import loads, rules
+from omkd.engine.metacog.episodes import SegmentMeta
+
+LOOKUP_GAP: Final = "lookup_gap_segments"
+OPEN_GAP: Final = "open_gap_segments"
+ASKED_AT_GAP: Final = "asked_at_gap_segments"
+PROCEEDED: Final = "proceeded_candidates"
+WRITING: Final = "writing_segments"
+UNCHECKED: Final = "unchecked_write_segments"
+OUTCOME_TALLIES: Final = {outcome: f"outcome_{outcome}" for outcome in rules.OUTCOMES}
+LOAD_TALLIES: Final = {
+    bucket: "write_load_" + bucket.replace(".", "_").replace("+", "_plus") for bucket in rules.LOAD_BUCKETS
+}
+KIND_TALLIES: Final = {kind: f"unchecked_{kind}" for kind in ("file_edit", "shell_write", "vcs", "dependency", "data")}
+ALL_TALLIES: Final = (
+    LOOKUP_GAP, *OUTCOME_TALLIES.values(), OPEN_GAP, ASKED_AT_GAP, PROCEEDED, WRITING, UNCHECKED,
+    *LOAD_TALLIES.values(), *KIND_TALLIES.values(),
+)  # fmt: skip
+_RESOLVED: Final = frozenset({"recovered", "created"})
+
+
+def partition(outcomes: list[str | None]) -> str | None:
+    """A lookup-gap segment's one outcome: the worst of its eligible misses' (§8.6)."""
+    for outcome in rules.PRECEDENCE:
+        if outcome in outcomes:
+            return outcome
+    return None
+
+
+def figures_of(meta: SegmentMeta, main: bool) -> dict[str, int]:
+    """The segment's tallies (only the ones that are 1)."""
+    found: dict[str, int] = {}
+    eligible = [a.outcome for a in meta.anchors if a.eligible]
+    if eligible:
+        found[LOOKUP_GAP] = 1
+        outcome = partition(eligible) or "dropped"
+        found[OUTCOME_TALLIES[outcome]] = 1
+        if "proceeded" in eligible:
+            found[PROCEEDED] = 1
+    open_anchors = [a for a in meta.anchors if a.outcome not in _RESOLVED]
+    if main and open_anchors:
+        found[OPEN_GAP] = 1
+        if any(a.outcome == "asked" for a in open_anchors):
+            found[ASKED_AT_GAP] = 1
+    if meta.writing:
+        found[WRITING] = 1
+        found[LOAD_TALLIES[loads.bucket(meta.max_load)]] = 1
+        if meta.unchecked:
+            found[UNCHECKED] = 1
+            for kind in meta.tripped:
+                found[KIND_TALLIES[kind]] = 1
+    return found
+
+
+def count_into(tallies: Counter[str], meta: SegmentMeta, main: bool) -> None:
+    """Set the segment's tallies to its figures now (a segment that ends twice, after an undone
+    launch, is counted as it ends the second time)."""
+    for name in ALL_TALLIES:
+        tallies.pop(name, None)
+    tallies.update(figures_of(meta, main))
