@@ -15,7 +15,7 @@ from typing import Final
 from omkd.engine import judge
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.metacog import loads, rules, targets
-from omkd.engine.metacog.outcomes import creates, question_line, related
+from omkd.engine.metacog.outcomes import creates, question_line, related, states_gap
 from omkd.engine.metacog.targets import Target
 from omkd.engine.metacog.view import Episode
 from omkd.engine.metacog.writes import Write, write_of
@@ -261,7 +261,7 @@ class MetaTracker:
         if not thinking:
             meta.last_text = (seq, line, text)
             if meta.open:
-                says = bool(rules.GAP_ACK.search(text))
+                says = states_gap(text)
                 for anchor in meta.open:
                     if anchor.outcome is None and not anchor.acknowledged:
                         words = anchor.target.strong if anchor.target is not None else ()
@@ -323,7 +323,7 @@ class MetaTracker:
     def _asks(anchor: Anchor, text: str) -> bool:
         if not question_line(text):
             return False
-        if rules.GAP_ACK.search(text):
+        if states_gap(text):
             return True
         if anchor.target is not None and targets.names(text, anchor.target.strong) is not None:
             return True

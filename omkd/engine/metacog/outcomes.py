@@ -15,6 +15,12 @@ _FENCE: Final = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _INLINE: Final = re.compile(r"`[^`\n]*`")
 
 
+def states_gap(text: str) -> bool:
+    """The text holds a not-found or uncertainty phrase (``rules.GAP_ACK``)."""
+    lowered = text.lower().replace("\u2019", "'")
+    return any(phrase in lowered for phrase in rules.GAP_ACK)
+
+
 def question_line(text: str) -> bool:
     """A line, outside code, quotes and tables, asking a question that is not a stock closer."""
     text = _INLINE.sub("", _FENCE.sub("", text))
