@@ -7,7 +7,7 @@ import fnmatch
 import re
 from typing import Final
 
-from omkd.engine.metacog import rules
+from omkd.engine.metacog import rules, targets
 from omkd.engine.metacog.targets import Target
 from omkd.engine.metacog.writes import DEPENDENCY, Write
 
@@ -70,3 +70,13 @@ def related(write: Write, miss: Target) -> bool:
         if any(t.lower() in lowered for t in miss.tokens):
             return True
     return False
+
+
+def asks(text: str, words: tuple[str, ...], sentence: str) -> bool:
+    """§8.5.3(b): the text asks a question and states the gap — a not-found or uncertainty phrase,
+    a strong token of the miss (``words``) or the hedge anchor's own ``sentence``."""
+    if not question_line(text):
+        return False
+    if states_gap(text) or targets.names(text, words) is not None:
+        return True
+    return bool(sentence) and sentence in text
