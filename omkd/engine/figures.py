@@ -103,7 +103,8 @@ class SkillTotals(GapCounts):
     user_given_misses: int = figure(lambda s: len(s.user_given))
     verified_absent: int = figure(tally("verify_absence"), report=True)
     """Searches that found nothing right after the agent removed what they looked for: not gaps."""
-    # --- metacognition (spec §8.6): yes/no per segment, counted when the segment ends ---
+    # --- metacognition (spec §8.6): yes/no per segment as the stream's end where it was read to would
+    # decide (window gauges and reports exact; an all-time counter keeps a 1 that later became 0) ---
     lookup_gap_segments: int = figure(
         tally("lookup_gap_segments"),
         counter=(
