@@ -57,7 +57,8 @@ class SegmentSummary:
     model: str = ""
     """The model that wrote most of the segment's assistant messages ("" when none said)."""
     episodes: tuple[Episode, ...] = ()
-    """What the agent did at each of its gaps (spec §8: ``metacog.view.Episode``)."""
+    """What the agent did at each of its gaps that is a signal here (spec §8: ``metacog.view.Episode``;
+    the segment's other hedge anchors count in its figures, and ``omkd explain`` shows them)."""
 
     def tally(self, name: str) -> int:
         """A tallied figure's count (0 when never counted)."""
@@ -96,7 +97,7 @@ class SegmentSummary:
         else:
             del plain["tallies"]  # a summary without tallies is saved as before they existed
         if self.episodes:
-            plain["episodes"] = [episode._asdict() for episode in self.episodes]
+            plain["episodes"] = [list(episode) for episode in self.episodes]  # compact: by position
         else:
             del plain["episodes"]
         plain["v"] = PLAIN_VERSION
@@ -316,6 +317,7 @@ class Segment:
 
     def summary(self, stream_key: str, inherit: tuple[str, ...] = (), agent: str = CLAUDE_CODE) -> SegmentSummary:
         """The figures now; ``stream_key`` names the stream by its content."""
+        signals = self._signals()
         return SegmentSummary(
             key=f"{self.session_id or '-'}|{stream_key}|{self.ordinal}",
             stream=self.stream,
@@ -332,7 +334,7 @@ class Segment:
             tool_failures=self.tool_failures,
             tool_cancelled=self.tool_cancelled,
             tokens=(self.tokens[0], self.tokens[1], self.tokens[2], self.tokens[3]),
-            signals=self._signals(),
+            signals=signals,
             accessed=frozenset(self.accessed),
             open=self.open,
             user_given=tuple(self.user_given),
@@ -342,5 +344,5 @@ class Segment:
             agent=agent,
             tallies=self._tallies(),
             model=min(self.models, key=lambda m: (-self.models[m], m)) if self.models else "",
-            episodes=self.meta.views(self.end_line) if self.meta is not None else (),
+            episodes=self.meta.views(self.end_line, signals) if self.meta is not None else (),
         )

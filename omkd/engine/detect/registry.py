@@ -89,6 +89,7 @@ STATE_MODULES: Final = (
     "omkd.engine.formats.codex",
     "omkd.engine.formats.gemini",
     "omkd.engine.metacog.episodes",
+    "omkd.engine.metacog.anchor",
     "omkd.engine.metacog.targets",
 )
 """The modules whose classes a saved parser state holds."""

@@ -9,83 +9,26 @@ then every window in it is closed and its figures no longer change.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
 from omkd.engine import judge
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.metacog import loads, measures, rules, targets
+from omkd.engine.metacog.anchor import MISS, Anchor, WriteRow
 from omkd.engine.metacog.outcomes import asks, creates, related, states_gap
 from omkd.engine.metacog.targets import Target
 from omkd.engine.metacog.view import Episode
 from omkd.engine.metacog.writes import Write, write_of
+from omkd.engine.patterns import HEDGING
+from omkd.engine.signals import Signal
 from omkd.engine.summary import Segment
 
-MISS: Final = "failed_search"
 FOUND: Final = "found"
 KEPT_WRITES: Final = 200
 """Writes kept per segment for ``omkd explain`` (the figures count every one)."""
 _NOT_CHECKPOINTS: Final = frozenset({"cancelled"})  # a write the person refused (or that never ran)
-
-
-@dataclass(slots=True)
-class Anchor:
-    kind: str
-    seq: int
-    line: int
-    result_line: int
-    call_id: str
-    message_id: str
-    target: Target | None
-    sentence: str = ""
-    answered: bool = False
-    calls: int = 0
-    end_seq: int | None = None
-    window_end: int | None = None
-    end_reason: str = ""
-    outcome: str | None = None
-    outcome_seq: int = 0
-    outcome_line: int | None = None
-    outcome_how: str = ""
-    acknowledged: bool = False
-    related: bool = False
-    rejected: bool = False
-
-    @property
-    def miss(self) -> bool:
-        return self.kind == MISS
-
-    @property
-    def eligible(self) -> bool:
-        return self.miss and self.target is not None and self.target.specific and not self.answered
-
-    def decide(self, outcome: str, seq: int, line: int, how: str) -> None:
-        self.outcome, self.outcome_seq, self.outcome_line, self.outcome_how = outcome, seq, line, how
-
-    def view(self, now: tuple[str, int | None, str, int | None, str]) -> Episode:
-        """Its episode, with ``now``: (outcome, its line, how, window end, why it ended)."""
-        target = self.target
-        why = ""
-        if self.miss:
-            why = "answered in the same message" if self.answered else (target.why if target else "")
-        return Episode(
-            self.kind, self.line, self.result_line, self.call_id,
-            tuple(target.tokens) if target is not None else (self.sentence,),
-            self.eligible if self.miss else None, why, now[0], now[1], now[2],
-            self.acknowledged, self.related, self.rejected, now[3], now[4],
-        )  # fmt: skip
-
-
-@dataclass(slots=True)
-class WriteRow:
-    kind: str
-    paths: tuple[str, ...]
-    load: float
-    anchors: tuple[int, ...]
-    """The lines of the anchors that made its load."""
-    line: int
-    call_id: str
-    rejected: bool = False
 
 
 @dataclass(slots=True)
@@ -144,8 +87,16 @@ class SegmentMeta:
             return "dropped", anchor.window_end, "", anchor.window_end, anchor.end_reason
         return anchor.outcome, anchor.outcome_line, anchor.outcome_how, anchor.window_end, anchor.end_reason
 
-    def views(self, end_line: int) -> tuple[Episode, ...]:
-        return tuple(a.view(self.now(a, end_line)) for a in self.anchors)
+    def views(self, end_line: int, signals: Sequence[Signal] | None = None) -> tuple[Episode, ...]:
+        """Every anchor's episode; with ``signals``, those of the anchors among them (a hedge anchor
+        only when it is the segment's hedging signal: the others count in the figures, not in the
+        gap entries)."""
+        if signals is None:
+            return tuple(a.view(self.now(a, end_line)) for a in self.anchors)
+        hedges = {(s.line, s.evidence.get("sentence")) for s in signals if s.type == HEDGING}
+        return tuple(
+            a.view(self.now(a, end_line)) for a in self.anchors if a.kind != HEDGING or (a.line, a.sentence) in hedges
+        )
 
     def figures(self, end_line: int) -> dict[str, int]:
         """The segment's yes/no figures now (``measures.figures_of``)."""

@@ -34,8 +34,11 @@ class Episode(NamedTuple):
     """``turn``, ``segment end``, ``end of stream``, ``cap`` ("" while open)."""
 
 
-def episode_of(plain: dict[str, Any]) -> Episode:
-    """An episode saved as plain data (``_asdict``; its tokens a list); a key it lacks is None."""
+def episode_of(plain: list[Any] | dict[str, Any]) -> Episode:
+    """An episode saved as plain data: a list by position (a shorter one, of an older omkd, has
+    None for the fields it lacks) or an object by name; its tokens a list."""
+    if isinstance(plain, list):
+        plain = dict(zip(Episode._fields, plain, strict=False))
     values: dict[str, Any] = {name: plain.get(name) for name in Episode._fields}
     values["tokens"] = tuple(values["tokens"] or ())
     return Episode(**values)
