@@ -30,6 +30,7 @@ import orjson
 from common import DEFAULT_OUT, REPO_ROOT, heading, save, status, this_run
 from generalisation import split_of, wilson
 
+from omkd.engine.explain import StreamExplainer
 from omkd.engine.metacog.rules import OUTCOMES
 from omkd.engine.metacog.view import Episode
 from omkd.engine.stream import StreamProcessor
@@ -42,11 +43,18 @@ NONE: Final = "none"
 
 
 def episodes_of(path: Path, name: str) -> list[Episode]:
-    stream = StreamProcessor(name)
+    """Every anchor's episode (as ``omkd explain`` has them: a summary keeps only its signals')."""
+    explainer = StreamExplainer(name)
+    stream = StreamProcessor(name, observer=explainer)
     with path.open("rb") as handle:
         while chunk := handle.read(1 << 20):
             stream.feed(chunk)
-    return [e for s in stream.close() for e in s.episodes]
+    stream.close()
+    found: list[Episode] = []
+    for seen in explainer.segments:
+        if not seen.undone and seen.segment.meta is not None:
+            found.extend(seen.segment.meta.views(seen.segment.end_line))
+    return found
 
 
 def match(label: dict[str, Any], found: list[Episode]) -> Episode | None:
