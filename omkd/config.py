@@ -15,12 +15,14 @@ from typing import Any, Final, Literal
 from pydantic import Field, TypeAdapter, ValidationError, field_validator
 
 from omkd.api import DEFAULT_PORT
+from omkd.config_checks import llm_checks, wiki_checks
 from omkd.config_values import Bytes, Seconds, default_roots, default_state_dir
 from omkd.config_values import Section as _Section
 from omkd.engine import skills
 from omkd.engine.impact.build import ImpactQuery
 from omkd.engine.impact.changes import DEFAULT_MERGE_WITHIN, DEFAULT_SPAN
 from omkd.engine.lines import DEFAULT_MAX_LINE_BYTES
+from omkd.engine.metacog import rules as metacog_rules
 from omkd.engine.segmenting import SegmenterRules
 
 
@@ -106,6 +108,17 @@ class Hedging(_Section):
     llm: HedgingLlm = Field(default_factory=HedgingLlm)
 
 
+class Metacog(_Section):
+    """What the agent did at a gap (spec §8)."""
+
+    enabled: bool = True
+    """Follow each gap's outcome (off only to measure what it costs)."""
+    window_calls: int = Field(default=metacog_rules.WINDOW_CALLS, ge=1)
+    """The follow-up window ends at this many tool calls after the gap."""
+    unchecked_write_load: float = Field(default=metacog_rules.UNCHECKED_WRITE_LOAD, gt=0)
+    """M4: a project write made at this load of unresolved gaps is unchecked."""
+
+
 class WindowSection(_Section):
     length: Seconds = 7 * 86400.0
     """The event-time window of the gauges and the status report."""
@@ -181,6 +194,7 @@ class Config(_Section):
     tail: Tail = Field(default_factory=Tail)
     segments: Segments = Field(default_factory=Segments)
     hedging: Hedging = Field(default_factory=Hedging)
+    metacog: Metacog = Field(default_factory=Metacog)
     window: WindowSection = Field(default_factory=WindowSection)
     impact: Impact = Field(default_factory=Impact)
     state: State = Field(default_factory=State)
@@ -210,6 +224,9 @@ class Config(_Section):
             include_thinking=thinking or hedging.include_thinking,
             extra_hedging=(*hedging.extra_cues, *(seg.extra_hedging or ())),
             extra_search_tools=frozenset(seg.extra_search_tools),
+            metacog=self.metacog.enabled,
+            window_calls=self.metacog.window_calls,
+            unchecked_write_load=self.metacog.unchecked_write_load,
         )
 
 
@@ -240,8 +257,8 @@ def _cross_checks(document: dict[str, Any]) -> list[str]:
     """Rules between keys, checked even when other keys are bad so every problem is named."""
     return [
         *_window_checks(document.get("window", {})),
-        *_llm_checks(document.get("hedging", {})),
-        *_wiki_checks(document.get("wiki", {}), document.get("hedging", {})),
+        *llm_checks(document.get("hedging", {})),
+        *wiki_checks(document.get("wiki", {}), document.get("hedging", {})),
     ]
 
 
@@ -255,24 +272,6 @@ def _window_checks(window: object) -> list[str]:
         return []
     if retention < length:
         return ["window.retention: must be at least window.length"]
-    return []
-
-
-def _llm_checks(hedging: object) -> list[str]:
-    llm = hedging.get("llm", {}) if isinstance(hedging, dict) else {}
-    if isinstance(llm, dict) and llm.get("enabled") is True and not str(llm.get("model", "")).strip():
-        return ["hedging.llm.model: required when hedging.llm.enabled is true"]
-    return []
-
-
-def _wiki_checks(wiki: object, hedging: object) -> list[str]:
-    llm = hedging.get("llm", {}) if isinstance(hedging, dict) else {}
-    if (
-        isinstance(wiki, dict)
-        and wiki.get("llm") is True
-        and not str(llm.get("model", "") if isinstance(llm, dict) else "").strip()
-    ):
-        return ["wiki.llm: needs hedging.llm.model (the model that writes the entries' prose)"]
     return []
 
 

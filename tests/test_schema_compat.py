@@ -21,7 +21,10 @@ from omkd.shell.scan import discover, scan
 pytestmark = pytest.mark.engine
 
 
-MAPS = frozenset({"by_type", "by_model", "bad_lines", "unknown_types", "ignored", "skipped_files"})
+MAPS = frozenset(
+    {"by_type", "by_model", "bad_lines", "unknown_types", "ignored", "skipped_files", "outcomes", "max_write_load",
+     "unchecked_write_kinds"}
+)  # fmt: skip
 """Fields that map names to counts: a newer omkd adds entries (a signal type, a reason), which are kept."""
 FREE = frozenset({"evidence"})
 """Fields whose objects are free-form (a signal's evidence): what they hold is kept as it is."""

@@ -31,10 +31,13 @@ VERDICT_STYLES = {
 
 def restrict(found: Explanation, skill: str | None, only: str | None) -> Explanation:
     segments, calls, candidates, uncovered = found.segments, found.calls, found.candidates, found.uncovered
+    episodes, writes = found.episodes, found.writes
     if skill is not None:
         segments = [s for s in segments if s.skill == skill]
         keys = {s.key for s in segments}
         calls = [c for c in calls if c.segment in keys]
+        episodes = [e for e in episodes if e.segment in keys]
+        writes = [w for w in writes if w.segment in keys]
         spans = {(s.file, s.start_line, s.end_line) for s in segments}
         candidates = [c for c in candidates if any(f == c.file and a <= c.line <= b for f, a, b in spans)]
         uncovered = [u for u in uncovered if any(f == u.file and a <= u.line <= b for f, a, b in spans)]
@@ -42,11 +45,15 @@ def restrict(found: Explanation, skill: str | None, only: str | None) -> Explana
         segments = []
         calls = [c for c in calls if c.verdict in GAP_VERDICTS]
         candidates = [c for c in candidates if c.is_uncertainty]
+        writes = []
     elif only == "calls":
-        segments, candidates, uncovered = [], [], []
+        segments, candidates, uncovered, episodes, writes = [], [], [], [], []
     elif only == "segments":
-        calls, candidates, uncovered = [], [], []
-    update = {"segments": segments, "calls": calls, "candidates": candidates, "uncovered": uncovered}
+        calls, candidates, uncovered, episodes, writes = [], [], [], [], []
+    update = {
+        "segments": segments, "calls": calls, "candidates": candidates, "uncovered": uncovered,
+        "episodes": episodes, "writes": writes,
+    }  # fmt: skip
     return found.model_copy(update=update)
 
 
@@ -83,6 +90,7 @@ def show(found: Explanation) -> None:
             if cand.reason:
                 line.append(f"  ({cand.reason})", style="dim")
             rows.append((cand.line, 2, line))
+        rows += _metacog_rows(found, file)
         for _, _, text in sorted(rows, key=lambda r: (r[0], r[1])):
             console.print(text, soft_wrap=True)
         unread = Counter(u.language for u in found.uncovered if u.file == file)
@@ -93,6 +101,47 @@ def show(found: Explanation) -> None:
                      "their hedges are not looked for, not counted as certain", style="yellow"),
                 soft_wrap=True,
             )  # fmt: skip
+
+
+OUTCOME_STYLES = {
+    "recovered": "green",
+    "created": "green",
+    "asked": "cyan",
+    "proceeded": "bold red",
+    "dropped": "yellow",
+}
+
+
+def _metacog_rows(found: Explanation, file: str) -> list[tuple[int, int, Text]]:
+    """Each anchor's episode (spec §8) after its result, each project write with its load."""
+    rows: list[tuple[int, int, Text]] = []
+    for ep in (e for e in found.episodes if e.file == file):
+        looked = ", ".join(ep.tokens)[:60] if ep.anchor == "failed_search" else ep.anchor
+        line = Text(f"    {file}:{ep.result_line}  at this gap ({looked}): ")
+        line.append(ep.outcome or "window open", style=OUTCOME_STYLES.get(ep.outcome or "", "dim"))
+        if ep.outcome_line is not None and ep.outcome != "dropped":
+            line.append(f" at :{ep.outcome_line}")
+        if ep.outcome_how:
+            line.append(f" ({ep.outcome_how[-48:]})", style="dim")
+        flags = [f for f, on in (("acknowledged", ep.acknowledged), ("related", ep.related),
+                                 ("rejected", ep.rejected)) if on]  # fmt: skip
+        if flags:
+            line.append(f" [{', '.join(flags)}]")
+        if ep.eligible is False:
+            line.append(f"; not eligible: {ep.not_eligible_because}", style="dim")
+        if ep.window_end is not None:
+            line.append(f"; window to :{ep.window_end} ({ep.window_ended_by})", style="dim")
+        rows.append((ep.result_line, 3, line))
+    for write in (w for w in found.writes if w.file == file):
+        where = ", ".join("/".join(p.rsplit("/", 2)[-2:]) for p in write.paths)[:40]
+        line = Text(f"    {file}:{write.line}  write {write.kind} {where}  load ")
+        line.append(f"{write.load:g}", style="bold red" if write.load >= 2 else "")
+        if write.anchors:
+            line.append(f" (gaps at {', '.join(f':{a}' for a in write.anchors)})", style="dim")
+        if write.rejected:
+            line.append(" [rejected]")
+        rows.append((write.line, 4, line))
+    return rows
 
 
 @click.command("explain")

@@ -106,8 +106,9 @@ class CallTracker:
 
     def answer(
         self, result: ToolResult, line: int, cwd: str | None, observer: CallObserver | None
-    ) -> tuple[PendingCall, Verdict] | None:
-        """Apply a result to its call's segment; None for a result whose call this stream never made."""
+    ) -> tuple[PendingCall, Verdict, str] | None:
+        """Apply a result to its call's segment: the call, its verdict and what ``omkd explain`` names
+        it (``failed_search`` only for a kept miss); None for a result whose call this stream never made."""
         pending = self.pending.pop(result.call_id, None)
         if pending is None:
             return None
@@ -142,7 +143,7 @@ class CallTracker:
         segment.note_outcome(failed_tool, pending.turn, result.timestamp, line)
         if observer is not None:
             observer.call_judged(call, pending.line, name, verdict.rule, line, segment)
-        return pending, verdict
+        return pending, verdict, name
 
     def _failed_search(
         self, segment: Segment, pending: PendingCall, result: ToolResult, key: str, line: int, cwd: str | None

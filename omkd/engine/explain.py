@@ -22,7 +22,8 @@ from omkd.engine.patterns import FAILED_SEARCH
 from omkd.engine.summary import Segment
 
 SCHEMA_VERSION: Final = 2
-"""2: candidates carry confidence, reason and after_tool_result."""
+"""2: candidates carry confidence, reason and after_tool_result (``episodes`` and ``writes`` are
+added keys: no bump)."""
 
 
 class _Model(BaseModel):
@@ -89,12 +90,59 @@ class UncoveredRow(_Model):
     thinking: bool = False
 
 
+class EpisodeRow(_Model):
+    """What the agent did after one anchor (spec §8.1 to §8.5): a kept miss, a kept hedge or a marker."""
+
+    anchor: str
+    """``failed_search``, ``hedging``, ``explicit_marker``."""
+    file: str
+    line: int
+    """The miss's call, the hedge's text."""
+    result_line: int
+    call_id: str
+    """The miss's call id ("" for a hedge)."""
+    segment: str
+    tokens: list[str]
+    """What the miss looked for (its target tokens); a hedge's sentence."""
+    eligible: bool | None
+    """A miss: specific and unanswered (§8.1.2); None for a hedge."""
+    not_eligible_because: str
+    outcome: str | None
+    outcome_line: int | None
+    outcome_how: str
+    """The deciding call or text (the recovering call, the write, the question)."""
+    acknowledged: bool
+    related: bool
+    rejected: bool
+    window_end: int | None
+    window_ended_by: str
+    """``turn`` (the person's), ``segment end``, ``end of stream``, ``cap`` (the call cap)."""
+
+
+class WriteExplained(_Model):
+    """A project write (spec §8.3) and its load (§8.6 M4)."""
+
+    kind: str
+    """``file_edit``, ``shell_write``, ``vcs``, ``dependency``, ``data``."""
+    file: str
+    line: int
+    call_id: str
+    segment: str
+    paths: list[str]
+    load: float
+    anchors: list[int]
+    """The lines of the anchors that made its load."""
+    rejected: bool
+
+
 class Explanation(_Model):
     schema_version: int
     segments: list[SegmentRow]
     calls: list[CallRow]
     candidates: list[CandidateRow]
     uncovered: list[UncoveredRow] = []
+    episodes: list[EpisodeRow] = []
+    writes: list[WriteExplained] = []
 
 
 @dataclass(slots=True)
@@ -169,6 +217,8 @@ def explanation(streams: list[tuple[StreamExplainer, str]], fold: Fold) -> Expla
     calls: list[CallRow] = []
     candidates: list[CandidateRow] = []
     uncovered: list[UncoveredRow] = []
+    episodes: list[EpisodeRow] = []
+    writes: list[WriteExplained] = []
     for explainer, stream_key in streams:
         keys: dict[int, str] = {}
         for seen in explainer.segments:
@@ -182,6 +232,7 @@ def explanation(streams: list[tuple[StreamExplainer, str]], fold: Fold) -> Expla
             if segment.inherit and folded is not None:
                 source = fold.links.resolved_by.get(key)
                 started_by = f"inherited from {source}" if source else "sub-agent without a link: general"
+            _metacog_rows(segment, explainer.file, key, episodes, writes)
             segments.append(
                 SegmentRow(
                     key=key,
@@ -219,8 +270,38 @@ def explanation(streams: list[tuple[StreamExplainer, str]], fold: Fold) -> Expla
         candidates.extend(explainer.candidates)
         uncovered.extend(explainer.uncovered)
     return Explanation(
-        schema_version=SCHEMA_VERSION, segments=segments, calls=calls, candidates=candidates, uncovered=uncovered
+        schema_version=SCHEMA_VERSION,
+        segments=segments,
+        calls=calls,
+        candidates=candidates,
+        uncovered=uncovered,
+        episodes=episodes,
+        writes=writes,
     )
+
+
+def _metacog_rows(
+    segment: Segment, file: str, key: str, episodes: list[EpisodeRow], writes: list[WriteExplained]
+) -> None:
+    meta = segment.meta
+    if meta is None:
+        return
+    episodes.extend(
+        EpisodeRow(
+            anchor=e.anchor, file=file, line=e.line, result_line=e.result_line, call_id=e.call_id, segment=key,
+            tokens=list(e.tokens), eligible=e.eligible, not_eligible_because=e.why, outcome=e.outcome,
+            outcome_line=e.outcome_line, outcome_how=e.outcome_how, acknowledged=e.acknowledged,
+            related=e.related, rejected=e.rejected, window_end=e.window_end, window_ended_by=e.end_reason,
+        )
+        for e in meta.views(segment.end_line)
+    )  # fmt: skip
+    writes.extend(
+        WriteExplained(
+            kind=w.kind, file=file, line=w.line, call_id=w.call_id, segment=key, paths=list(w.paths),
+            load=w.load, anchors=list(w.anchors), rejected=w.rejected,
+        )
+        for w in meta.writes
+    )  # fmt: skip
 
 
 def record_skills(streams: list[tuple[StreamExplainer, str]], fold: Fold) -> dict[tuple[str, int], str]:

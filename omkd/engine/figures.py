@@ -103,6 +103,60 @@ class SkillTotals(GapCounts):
     user_given_misses: int = figure(lambda s: len(s.user_given))
     verified_absent: int = figure(tally("verify_absence"), report=True)
     """Searches that found nothing right after the agent removed what they looked for: not gaps."""
+    # --- metacognition (spec §8.6): yes/no per segment as the stream's end where it was read to would
+    # decide (window gauges and reports exact; an all-time counter keeps a 1 that later became 0) ---
+    lookup_gap_segments: int = figure(
+        tally("lookup_gap_segments"),
+        counter=(
+            "omkd_lookup_gap_segments",
+            "Segments with at least one eligible miss (M1/M3 denominator), per skill.",
+        ),
+        gauge=("omkd_window_lookup_gap_segments", "Segments with an eligible miss in the window, per skill."),
+    )
+    outcome_recovered: int = figure(tally("outcome_recovered"))
+    """Lookup-gap segments whose every eligible miss the agent found itself (M1's numerator)."""
+    outcome_created: int = figure(tally("outcome_created"))
+    outcome_asked: int = figure(tally("outcome_asked"))
+    outcome_dropped: int = figure(tally("outcome_dropped"))
+    outcome_proceeded: int = figure(tally("outcome_proceeded"))
+    """The partition of lookup-gap segments by their worst outcome (the five sum to them)."""
+    open_gap_segments: int = figure(
+        tally("open_gap_segments"),
+        counter=(
+            "omkd_open_gap_segments",
+            "Main-stream segments with a gap neither recovered nor created (M2 denominator).",
+        ),
+        gauge=("omkd_window_open_gap_segments", "Open-gap segments in the window, per skill."),
+    )
+    asked_at_gap_segments: int = figure(
+        tally("asked_at_gap_segments"),
+        counter=("omkd_asked_at_gap_segments", "Open-gap segments where the agent asked the person (M2), per skill."),
+        gauge=("omkd_window_asked_at_gap_segments", "Segments that asked at a gap in the window, per skill."),
+    )
+    proceeded_candidates: int = figure(tally("proceeded_candidates"))
+    """Lookup-gap segments with an eligible miss followed by a project write (M3 candidates, unjudged)."""
+    writing_segments: int = figure(
+        tally("writing_segments"),
+        counter=("omkd_writing_segments", "Segments with at least one project write (M4 denominator), per skill."),
+        gauge=("omkd_window_writing_segments", "Segments with a project write in the window, per skill."),
+    )
+    unchecked_write_segments: int = figure(
+        tally("unchecked_write_segments"),
+        counter=("omkd_unchecked_write_segments", "Segments with a write made at a load of unresolved gaps (M4)."),
+        gauge=("omkd_window_unchecked_write_segments", "Segments with an unchecked write in the window, per skill."),
+    )
+    write_load_0: int = figure(tally("write_load_0"))
+    write_load_0_5: int = figure(tally("write_load_0_5"))
+    write_load_1: int = figure(tally("write_load_1"))
+    write_load_1_5: int = figure(tally("write_load_1_5"))
+    write_load_2_plus: int = figure(tally("write_load_2_plus"))
+    """Writing segments by their maximum load (buckets 0, 0.5, 1, 1.5, 2+)."""
+    unchecked_file_edit: int = figure(tally("unchecked_file_edit"))
+    unchecked_shell_write: int = figure(tally("unchecked_shell_write"))
+    unchecked_vcs: int = figure(tally("unchecked_vcs"))
+    unchecked_dependency: int = figure(tally("unchecked_dependency"))
+    unchecked_data: int = figure(tally("unchecked_data"))
+    """Unchecked-write segments by the kinds of the writes that tripped M4 (a segment may have several)."""
     # --- keyed counts (not catalogue figures: sets and breakdowns) ---
     by_type: Counter[str] = field(default_factory=Counter)
     sessions: Counter[str] = field(default_factory=Counter)

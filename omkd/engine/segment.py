@@ -37,10 +37,12 @@ from omkd.engine.events import (
     tokens_of,
 )
 from omkd.engine.lineage import Lineage
+from omkd.engine.messages import RecentMessages
+from omkd.engine.metacog.episodes import MetaTracker, meta_of
 from omkd.engine.segment_lifecycle import SegmentLifecycle
 from omkd.engine.segmenting import Observer, SegmenterRules, StreamContext
 from omkd.engine.skills import plugin_of
-from omkd.engine.summary import RecentMessages, Segment, SegmentSummary
+from omkd.engine.summary import Segment, SegmentSummary
 from omkd.engine.text_signals import Refiner, TextSignals
 
 __all__ = ["SegmentSummary", "StreamSegmenter"]
@@ -91,6 +93,9 @@ class StreamSegmenter(SegmentLifecycle):
         """(skill replaced, message id, call id) of the last ``Skill`` call: Claude Code stamps the
         old skill on records of that message, and until the result, before it knows the new one."""
         self.lineage = Lineage(role, context, rules.builtin_commands)
+        self.meta: MetaTracker | None = None
+        if rules.metacog and not replaying:
+            self.meta = MetaTracker(role == "main", rules.window_calls, rules.unchecked_write_load)
         self._dry: StreamSegmenter | None = None
         self.current = self._open(skills.GENERAL, "stream start")
         self.current.inherit = role == "subagent"
@@ -122,7 +127,7 @@ class StreamSegmenter(SegmentLifecycle):
         """A fork's copy of its parent's conversation: only the skill current at its end matters."""
         if self._dry is None:
             # only the skill current at the fork point matters: the replay reads no text signals
-            rules = dataclasses.replace(self._rules, hedging=False)
+            rules = dataclasses.replace(self._rules, hedging=False, metacog=False)
             self._dry = StreamSegmenter(self.stream, "main", self._context, rules, StreamCounters(), replaying=True)
         self._dry.handle(event)
 
@@ -137,6 +142,8 @@ class StreamSegmenter(SegmentLifecycle):
     def _prompt(self, event: UserPrompt) -> None:
         self._answering = None
         self.calls.remember_prompt(event.text)
+        if self.meta is not None and self.current.meta is not None:
+            self.meta.person_turn(self.current.meta, self._context.line)
         if self.current.skill != skills.GENERAL:
             self._cut(skills.GENERAL, "typed prompt")
         self._touch(self.current, event.timestamp)
@@ -148,6 +155,8 @@ class StreamSegmenter(SegmentLifecycle):
                 self._settle()
                 self._cut(skills.GENERAL, "/clear")
         else:
+            if self.meta is not None and self.current.meta is not None:
+                self.meta.person_turn(self.current.meta, self._context.line)
             self._switch(name, "command frame", launch="")
         self._touch(self.current, event.timestamp)
 
@@ -206,7 +215,10 @@ class StreamSegmenter(SegmentLifecycle):
     def _assistant_text(self, event: AssistantText) -> None:
         self._attribution(event.attribution_skill, event.message_id)
         segment = self._assistant(event.message_id, event.usage, event.timestamp, event.model)
-        self.texts.read(event, segment, self._turn, self._context.line, self._answering is not None)
+        kept = self.texts.read(event, segment, self._turn, self._context.line, self._answering is not None)
+        if self.meta is not None and (kept or segment.meta is not None):
+            meta = meta_of(segment)
+            self.meta.text(meta, event.text, event.thinking, event.message_id, self._context.line, kept)
 
     def _tool_call(self, event: ToolCall) -> None:
         self._attribution(event.attribution_skill, event.message_id)
@@ -230,6 +242,8 @@ class StreamSegmenter(SegmentLifecycle):
                 self._switch(from_file, "SKILL.md read")
         segment = self._assistant(event.message_id, event.usage, event.timestamp, event.model)
         self.calls.add(segment, event, self._turn, self._context.line)
+        if self.meta is not None:
+            self.meta.call(meta_of(segment), event, self._context.line)
         if tool in LAUNCH_TOOLS:
             prompt = event.input.get("prompt")
             if isinstance(prompt, str) and prompt.strip():
@@ -241,8 +255,10 @@ class StreamSegmenter(SegmentLifecycle):
         if answered is None:
             self.counters.orphan_results += 1
             return
-        pending, _ = answered
+        pending, _, verdict = answered
         self._changed[pending.segment.ordinal] = pending.segment
+        if self.meta is not None and pending.segment.meta is not None:
+            self.meta.result(pending.segment.meta, pending.call, event, verdict, pending.line, self._context.line)
         if event.call_id == self._launch:
             if event.is_error:
                 self._undo_launch("Skill call failed")

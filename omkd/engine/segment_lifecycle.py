@@ -16,6 +16,7 @@ from omkd.engine.formats import CLAUDE_CODE
 from omkd.engine.hedge_judge import HedgeVerdict
 from omkd.engine.lineage import Lineage
 from omkd.engine.links import Link
+from omkd.engine.metacog.episodes import MetaTracker
 from omkd.engine.segmenting import Observer, SegmenterRules, StreamContext
 from omkd.engine.skills import same_skill
 from omkd.engine.summary import Segment, SegmentSummary
@@ -34,6 +35,7 @@ class SegmentLifecycle:
     calls: CallTracker
     texts: TextSignals
     lineage: Lineage
+    meta: MetaTracker | None
     _context: StreamContext
     _rules: SegmenterRules
     _ordinal: int
@@ -65,6 +67,8 @@ class SegmentLifecycle:
             closing.tentative = False
             self._previous = self._launch = None
         closing.open = False
+        if self.meta is not None and closing.meta is not None:
+            self.meta.ended(closing.meta, rule, self._context.line, closing.end_line)
         if self.observer is not None:
             self.observer.segment_ended(closing, rule, self._context.line)
         if closing.counts:

@@ -14,6 +14,7 @@ from omkd.engine import skills
 from omkd.engine.calls import CallObserver
 from omkd.engine.cues import Candidate
 from omkd.engine.hedge_judge import HedgeVerdict
+from omkd.engine.metacog import rules as metacog_rules
 from omkd.engine.summary import Segment
 
 
@@ -28,6 +29,12 @@ class SegmenterRules:
     extra_hedging: tuple[str, ...] = ()
     """Extra cues of the recall net (regular expressions)."""
     extra_search_tools: frozenset[str] = frozenset()
+    metacog: bool = True
+    """Follow what the agent did at each gap (spec §8; ``metacog.enabled``)."""
+    window_calls: int = metacog_rules.WINDOW_CALLS
+    """The follow-up window's call cap (``metacog.window_calls``)."""
+    unchecked_write_load: float = metacog_rules.UNCHECKED_WRITE_LOAD
+    """M4's threshold (``metacog.unchecked_write_load``)."""
 
 
 class StreamContext(Protocol):

@@ -9,36 +9,17 @@ be read later): their summaries carry the link keys by which the fold will learn
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import Counter
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Final
 
 from omkd.engine import patterns, skills
 from omkd.engine.formats import CLAUDE_CODE
+from omkd.engine.metacog.view import Episode, episode_of
 from omkd.engine.signals import Signal
 
 PLAIN_VERSION: Final = 1
 """The version of ``SegmentSummary.to_plain``'s data."""
-RECENT_MESSAGES: Final = 64
-"""Assistant message ids remembered per stream to count a message's tokens and turn once."""
-
-
-class RecentMessages:
-    """One API response is written as several records sharing its ``message.id``: count it once."""
-
-    def __init__(self) -> None:
-        self._order: deque[str] = deque()
-        self._seen: set[str] = set()
-
-    def first(self, message_id: str) -> bool:
-        """True the first time ``message_id`` is seen (among the last ``RECENT_MESSAGES``)."""
-        if message_id in self._seen:
-            return False
-        self._seen.add(message_id)
-        self._order.append(message_id)
-        if len(self._order) > RECENT_MESSAGES:
-            self._seen.discard(self._order.popleft())
-        return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +56,9 @@ class SegmentSummary:
     """Counts of catalogue figures the segment holds no field for (``figures.tally``), by name."""
     model: str = ""
     """The model that wrote most of the segment's assistant messages ("" when none said)."""
+    episodes: tuple[Episode, ...] = ()
+    """What the agent did at each of its gaps that is a signal here (spec §8: ``metacog.view.Episode``;
+    the segment's other hedge anchors count in its figures, and ``omkd explain`` shows them)."""
 
     def tally(self, name: str) -> int:
         """A tallied figure's count (0 when never counted)."""
@@ -112,6 +96,10 @@ class SegmentSummary:
             plain["tallies"] = [list(pair) for pair in self.tallies]
         else:
             del plain["tallies"]  # a summary without tallies is saved as before they existed
+        if self.episodes:
+            plain["episodes"] = [list(episode) for episode in self.episodes]  # compact: by position
+        else:
+            del plain["episodes"]
         plain["v"] = PLAIN_VERSION
         return plain
 
@@ -134,6 +122,8 @@ class SegmentSummary:
                 values[name] = tuple(values[name])
         if "tallies" in values:
             values["tallies"] = tuple((str(key), int(count)) for key, count in values["tallies"])
+        if "episodes" in values:
+            values["episodes"] = tuple(episode_of(e) for e in values["episodes"])
         return cls(**values)
 
     @property
@@ -214,6 +204,8 @@ class Segment:
     run_tool: str = ""
     run_length: int = 0
     run_first_turn: int = 0
+    meta: Any = None
+    """What the agent did at this segment's gaps (``metacog.episodes.SegmentMeta``; None before any)."""
 
     @property
     def counts(self) -> bool:
@@ -248,6 +240,11 @@ class Segment:
         self.models.update(other.models)
         self.removed_texts = (self.removed_texts + other.removed_texts)[-32:]
         self.removed_paths = (self.removed_paths + other.removed_paths)[-64:]
+        if other.meta is not None:
+            if self.meta is None:
+                self.meta = other.meta
+            else:
+                self.meta.absorb(other.meta)
         self._prune_hedges()
         for timestamp in (other.first_ts, other.last_ts):
             self.touch(timestamp, other.end_line)
@@ -311,8 +308,16 @@ class Segment:
         at = next((i for i, s in enumerate(self.signals) if s.line > hedge.line), len(self.signals))
         return (*self.signals[:at], hedge, *self.signals[at:])
 
+    def _tallies(self) -> tuple[tuple[str, int], ...]:
+        """Its tallies, with its metacognition figures as the stream's end here would decide them."""
+        tallies = self.tallies
+        if self.meta is not None:
+            tallies = tallies + Counter(self.meta.figures(self.end_line))
+        return tuple(sorted((k, v) for k, v in tallies.items() if v)) if tallies else ()
+
     def summary(self, stream_key: str, inherit: tuple[str, ...] = (), agent: str = CLAUDE_CODE) -> SegmentSummary:
         """The figures now; ``stream_key`` names the stream by its content."""
+        signals = self._signals()
         return SegmentSummary(
             key=f"{self.session_id or '-'}|{stream_key}|{self.ordinal}",
             stream=self.stream,
@@ -329,7 +334,7 @@ class Segment:
             tool_failures=self.tool_failures,
             tool_cancelled=self.tool_cancelled,
             tokens=(self.tokens[0], self.tokens[1], self.tokens[2], self.tokens[3]),
-            signals=self._signals(),
+            signals=signals,
             accessed=frozenset(self.accessed),
             open=self.open,
             user_given=tuple(self.user_given),
@@ -337,6 +342,7 @@ class Segment:
             start_line=self.start_line,
             end_line=self.end_line,
             agent=agent,
-            tallies=tuple(sorted((k, v) for k, v in self.tallies.items() if v)) if self.tallies else (),
+            tallies=self._tallies(),
             model=min(self.models, key=lambda m: (-self.models[m], m)) if self.models else "",
+            episodes=self.meta.views(self.end_line, signals) if self.meta is not None else (),
         )

@@ -88,25 +88,36 @@ class TextSignals:
         """Use ``refiner`` from now on (a restored stream gets the running daemon's)."""
         self._refiner = refiner
 
-    def read(self, event: AssistantText, segment: Segment, turn: int, line: int, after_tool_result: bool) -> None:
+    def read(
+        self, event: AssistantText, segment: Segment, turn: int, line: int, after_tool_result: bool
+    ) -> list[tuple[str, str]]:
+        """Read one text part; its hedge anchors of spec §8.1.3 — (signal type, sentence) of each
+        marker and each candidate the judge kept (every one, not only the segment's strongest)."""
+        kept: list[tuple[str, str]] = []
         if event.thinking and not self._include_thinking:
-            return
+            return kept
         text = event.text
         if not text:
-            return
+            return kept
         if not event.thinking:
             for match in markers.find_markers(text):
                 context = context_around(text, match.start(), match.end())
                 evidence = {"text": match.group(0), "thinking": False}
                 segment.signals.append(Signal(patterns.EXPLICIT_MARKER, turn, event.timestamp, context, evidence, line))
+                kept.append((patterns.EXPLICIT_MARKER, context))
         if not self._hedging:
-            return
+            return kept
         if self._observer is not None and (language := cue_rules.uncovered_language(text)) is not None:
             self._observer.uncovered_text(language, line, event.thinking)  # said, never counted as certain
-        for candidate in cues.candidates(text, self._net, event.thinking, after_tool_result):
-            self._judge(candidate, segment, turn, event.timestamp, line)
+        kept.extend(
+            (patterns.HEDGING, candidate.sentence)
+            for candidate in cues.candidates(text, self._net, event.thinking, after_tool_result)
+            if self._judge(candidate, segment, turn, event.timestamp, line)
+        )
+        return kept
 
-    def _judge(self, candidate: Candidate, segment: Segment, turn: int, timestamp: float | None, line: int) -> None:
+    def _judge(self, candidate: Candidate, segment: Segment, turn: int, timestamp: float | None, line: int) -> bool:
+        """Judge a candidate; True when the verdict known now keeps it."""
         refiner = self._refiner
         answer = refiner.consult(candidate, segment.hedges_asked) if refiner is not None else None
         awaited = isinstance(answer, str)
@@ -122,6 +133,7 @@ class TextSignals:
             self._observer.text_candidate(candidate, verdict, line)
         if verdict.is_uncertainty or awaited:
             segment.offer_hedge(hedge_signal(candidate, verdict, turn, timestamp, line), awaited)
+        return bool(verdict.is_uncertainty)
 
     def refine(self, key: str, verdict: HedgeVerdict | None) -> list[Segment]:
         """The refiner's answer for ``key`` (None: it failed, the embedded verdict stands); the

@@ -65,8 +65,9 @@ SIGNALS: Final[tuple[SignalKind, ...]] = (
 )  # fmt: skip
 """The gap signals, in the order every view lists them."""
 
-OTHER_RULES: Final = ("omkd.engine.health",)
-"""Rule tables that decide figures rather than signals (tiers, bands): in ``rules_hash`` too."""
+OTHER_RULES: Final = ("omkd.engine.health", "omkd.engine.metacog.rules")
+"""Rule tables that decide figures rather than signals (tiers, bands; what the agent did at a gap,
+spec §8): in ``rules_hash`` too."""
 RULE_MODULES: Final = tuple(dict.fromkeys([m for s in SIGNALS for m in s.rules] + list(OTHER_RULES)))
 """Every module ``rules_hash`` covers, once each, in a fixed order."""
 
@@ -76,6 +77,7 @@ STATE_MODULES: Final = (
     "omkd.engine.stream",
     "omkd.engine.segment",
     "omkd.engine.summary",
+    "omkd.engine.messages",
     "omkd.engine.calls",
     "omkd.engine.text_signals",
     "omkd.engine.links",
@@ -86,6 +88,9 @@ STATE_MODULES: Final = (
     "omkd.engine.formats.claude_code",
     "omkd.engine.formats.codex",
     "omkd.engine.formats.gemini",
+    "omkd.engine.metacog.episodes",
+    "omkd.engine.metacog.anchor",
+    "omkd.engine.metacog.targets",
 )
 """The modules whose classes a saved parser state holds."""
 

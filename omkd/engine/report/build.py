@@ -19,6 +19,7 @@ from omkd.engine.formats import CLAUDE_CODE
 from omkd.engine.hedge_judge import judge_identity
 from omkd.engine.plain import to_plain
 from omkd.engine.report.gaps import gap_entries
+from omkd.engine.report.metacog import metacog_report
 from omkd.engine.report.schema import (
     OVERALL,
     SCHEMA_VERSION,
@@ -117,6 +118,7 @@ def skill_health(
         projects=sorted(totals.cwds),
         band_label=derived.label,
         by_model={model: totals.models[model] for model in sorted(totals.models)},
+        metacognition=metacog_report(totals),
         **{name: getattr(totals, name) for name in figures.REPORTED},
     )
 

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from omkd.engine.metacog.view import Episode
+from omkd.engine.patterns import HEDGING
 from omkd.engine.report.schema import GapEntry, iso
 from omkd.engine.signals import Signal
 from omkd.engine.summary import SegmentSummary
@@ -85,7 +87,20 @@ def gap_entries(segments: Iterable[SegmentSummary], limit: int | None = None) ->
     return [_gap_entry(row.segment, row.signal) for row in _newest_first(GapQuery().selected(segments))[:limit]]
 
 
+def episode_of(segment: SegmentSummary, signal: Signal) -> Episode | None:
+    """The episode of the anchor a gap is (spec §8): a kept miss by its result's line, a hedge or
+    marker by its text's line (and sentence, when several share it); None for another gap."""
+    found = None
+    for episode in segment.episodes:
+        if episode.anchor == signal.type and episode.result_line == signal.line:
+            if signal.type != HEDGING or episode.tokens[:1] == (signal.evidence.get("sentence"),):
+                return episode
+            found = found or episode
+    return found
+
+
 def _gap_entry(segment: SegmentSummary, signal: Signal) -> GapEntry:
+    episode = episode_of(segment, signal) if segment.episodes else None
     return GapEntry(
         skill=segment.skill,
         agent=segment.agent,
@@ -101,6 +116,11 @@ def _gap_entry(segment: SegmentSummary, signal: Signal) -> GapEntry:
         timestamp=iso(signal.timestamp),
         context=signal.context,
         evidence=signal.evidence,
+        outcome=episode.outcome if episode is not None else None,
+        outcome_line=episode.outcome_line if episode is not None else None,
+        outcome_how=episode.outcome_how if episode is not None else "",
+        acknowledged=episode.acknowledged if episode is not None else None,
+        window_end=episode.window_end if episode is not None else None,
     )
 
 

@@ -53,6 +53,56 @@ class TokenReport(Record):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class MetacogTiers(Record):
+    """The confidence tier of each metacognition denominator (underpowered under 5, low under 20)."""
+
+    lookup_gap_segments: str = "underpowered"
+    open_gap_segments: str = "underpowered"
+    writing_segments: str = "underpowered"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MetacogIntervals(Record):
+    """The 95 % Wilson interval [lower, upper] of each ratio; None when its denominator is 0."""
+
+    self_recovery_ratio: list[float] | None = None
+    asked_at_gap_ratio: list[float] | None = None
+    unchecked_write_ratio: list[float] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MetacogReport(Record):
+    """What the agent did at its gaps (spec §8.6), each measure on its own denominator. A ratio
+    is None when its denominator is 0 (a 0.0 would read as healthy)."""
+
+    lookup_gap_segments: int = 0
+    """Segments with at least one eligible miss: M1's and M3's denominator."""
+    outcomes: dict[str, int] = dataclasses.field(default_factory=dict)
+    """Lookup-gap segments by their worst outcome (``recovered``, ``created``, ``asked``, ``dropped``,
+    ``proceeded``): the five sum to ``lookup_gap_segments``."""
+    self_recovery_ratio: float | None = None
+    """M1: segments whose every eligible miss the agent found itself / lookup-gap segments."""
+    open_gap_segments: int = 0
+    """Main-stream segments with a gap neither recovered nor created: M2's denominator."""
+    asked_at_gap: int = 0
+    asked_at_gap_ratio: float | None = None
+    proceeded_candidates: int = 0
+    """M3 candidates: lookup-gap segments with an eligible miss followed by a project write
+    (unjudged: never a gate or an alert)."""
+    writing_segments: int = 0
+    """Segments with a project write: M4's denominator."""
+    unchecked_write_segments: int = 0
+    unchecked_write_ratio: float | None = None
+    max_write_load: dict[str, int] = dataclasses.field(default_factory=dict)
+    """Writing segments by their highest load (``0``, ``0.5``, ``1``, ``1.5``, ``2+``)."""
+    unchecked_write_kinds: dict[str, int] = dataclasses.field(default_factory=dict)
+    """Unchecked-write segments by the kinds of the writes that tripped M4 (``vcs``, ``dependency``,
+    ``data`` are seed 004's hard ones)."""
+    confidence: MetacogTiers = dataclasses.field(default_factory=MetacogTiers)
+    intervals: MetacogIntervals = dataclasses.field(default_factory=MetacogIntervals)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SkillHealth(Record):
     skill: str
     agent: str | None
@@ -92,6 +142,8 @@ class SkillHealth(Record):
     by_model: dict[str, int] = dataclasses.field(default_factory=dict)
     """Segments per model that wrote them (the most frequent ``model`` of a segment's assistant
     records; ``unknown`` where the records name none): the model mix of spec §9."""
+    metacognition: MetacogReport | None = None
+    """What the agent did at its gaps (spec §8); None in a document of an older omkd."""
 
     @property
     def row(self) -> str:
@@ -175,6 +227,18 @@ class GapEntry(Record):
     timestamp: str | None
     context: str
     evidence: dict[str, object]
+    outcome: str | None = None
+    """What the agent did next (spec §8.5): ``recovered``, ``created``, ``asked``, ``proceeded``,
+    ``dropped``; None for a gap that is no anchor (a repeated failure, a deduplicated miss) or
+    whose window is still open."""
+    outcome_line: int | None = None
+    """The line of the event that decided it (the recovering result, the write, the question)."""
+    outcome_how: str = ""
+    """The recovering call, the write, the question, in words."""
+    acknowledged: bool | None = None
+    """Text between the gap and its outcome stated the gap (or a hedge lay between)."""
+    window_end: int | None = None
+    """The line its follow-up window ended at."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

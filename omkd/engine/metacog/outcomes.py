@@ -1,0 +1,82 @@
+"""What decides an outcome (spec §8.5): a closing question, a write that creates what a miss
+looked for, a write related to it."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from typing import Final
+
+from omkd.engine.metacog import rules, targets
+from omkd.engine.metacog.targets import Target
+from omkd.engine.metacog.writes import DEPENDENCY, Write
+
+_FENCE: Final = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
+_INLINE: Final = re.compile(r"`[^`\n]*`")
+
+
+def states_gap(text: str) -> bool:
+    """The text holds a not-found or uncertainty phrase (``rules.GAP_ACK``)."""
+    lowered = text.lower().replace("\u2019", "'")
+    return any(phrase in lowered for phrase in rules.GAP_ACK)
+
+
+def question_line(text: str) -> bool:
+    """A line, outside code, quotes and tables, asking a question that is not a stock closer."""
+    text = _INLINE.sub("", _FENCE.sub("", text))
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped[0] in ">|":
+            continue
+        if any(mark in stripped for mark in rules.QUESTION_MARKS) and not rules.STOCK_CLOSERS.search(stripped):
+            return True
+    return False
+
+
+def _under(path: str, base: str) -> bool:
+    """``path`` is ``base`` or inside it (paths compared as written, a relative base as a tail)."""
+    if not base or not path:
+        return False
+    if path == base or path.startswith(base + "/"):
+        return True
+    relative = base.lstrip("~/").lstrip("/")
+    return bool(relative) and (path.endswith("/" + relative) or f"/{relative}/" in path)
+
+
+def creates(write: Write, miss: Target) -> bool:
+    """§8.5.2: the write makes what the miss looked for."""
+    for path in write.created:
+        last = path.rsplit("/", 1)[-1].lower()
+        if any(fnmatch.fnmatchcase(last, n.lower()) for n in miss.names if n and not miss.probe):
+            return True
+        if miss.probe and any(t.lower() in path.lower() for t in miss.tokens if len(t) >= rules.CREATED_NAME_TOKEN):
+            return True
+        if not miss.content and any(_under(path, p) for p in miss.paths):
+            return True
+    if write.kind == DEPENDENCY and miss.names:
+        for name in miss.names:
+            word = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
+            if any(word.search(p) for p in write.packages):
+                return True
+    return miss.content and any(x in write.added for x in miss.literals)
+
+
+def related(write: Write, miss: Target) -> bool:
+    """The write touches what the miss searched, or its path carries one of the miss's tokens."""
+    for path in write.paths:
+        if any(_under(path, p) or _under(p, path) for p in miss.paths):
+            return True
+        lowered = path.lower()
+        if any(t.lower() in lowered for t in miss.tokens):
+            return True
+    return False
+
+
+def asks(text: str, words: tuple[str, ...], sentence: str) -> bool:
+    """§8.5.3(b): the text asks a question and states the gap — a not-found or uncertainty phrase,
+    a strong token of the miss (``words``) or the hedge anchor's own ``sentence``."""
+    if not question_line(text):
+        return False
+    if states_gap(text) or targets.names(text, words) is not None:
+        return True
+    return bool(sentence) and sentence in text

@@ -1,0 +1,44 @@
+"""One anchor's episode as the summary carries it (plain data: the gaps entries and
+``omkd explain`` read it; the state store saves it)."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+
+class Episode(NamedTuple):
+    anchor: str
+    """``failed_search``, ``hedging`` or ``explicit_marker``."""
+    line: int
+    """The anchor's line: a miss's call, a hedge's text."""
+    result_line: int
+    """A miss's result line (its gap entry's line); a hedge's text line."""
+    call_id: str
+    tokens: tuple[str, ...]
+    """What a miss looked for (its target tokens); a hedge's sentence."""
+    eligible: bool | None
+    """A miss: specific and unanswered (§8.1.2); None for a hedge anchor."""
+    why: str
+    """Why a miss is not eligible (empty when it is)."""
+    outcome: str | None
+    """``recovered``, ``created``, ``asked``, ``proceeded``, ``dropped``; None while the window is open."""
+    outcome_line: int | None
+    outcome_how: str
+    """The recovering call, the write, the question."""
+    acknowledged: bool
+    related: bool
+    rejected: bool
+    window_end: int | None
+    """The line the window ended at (None while open)."""
+    end_reason: str
+    """``turn``, ``segment end``, ``end of stream``, ``cap`` ("" while open)."""
+
+
+def episode_of(plain: list[Any] | dict[str, Any]) -> Episode:
+    """An episode saved as plain data: a list by position (a shorter one, of an older omkd, has
+    None for the fields it lacks) or an object by name; its tokens a list."""
+    if isinstance(plain, list):
+        plain = dict(zip(Episode._fields, plain, strict=False))
+    values: dict[str, Any] = {name: plain.get(name) for name in Episode._fields}
+    values["tokens"] = tuple(values["tokens"] or ())
+    return Episode(**values)

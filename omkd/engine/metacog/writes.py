@@ -1,0 +1,248 @@
+"""Write operations (spec §8.3, seed 004's hard triggers): what a call writes, where, and what it adds."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Final
+
+from omkd.engine import judge, shell, shell_rules
+from omkd.engine.events import ToolCall
+from omkd.engine.metacog import rules
+from omkd.engine.metacog.targets import normal_path
+
+FILE_EDIT: Final = "file_edit"
+SHELL_WRITE: Final = "shell_write"
+VCS: Final = "vcs"
+DEPENDENCY: Final = "dependency"
+DATA: Final = "data"
+_REDIRECT: Final = re.compile(r"^(?:\d|&)?>>?(.*)$")
+_HEREDOC: Final = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
+_WRITING_WORD: Final = re.compile(
+    r"\b(?:tee|sed|perl|cp|mv|rm|rmdir|ln|install|truncate|dd|patch|chmod|chown|git|npm|pnpm|bun|yarn|pip3?|uv|cargo"
+    r"|go|brew|apt|apt-get|gem|poetry|psql|mysql|sqlite3|duckdb|clickhouse-client|bq|Set-Content|Add-Content|Out-File"
+    r"|New-Item|Remove-Item|Copy-Item|Move-Item)\b|\|\s*(?:ba|z)?sh\b"
+)
+"""A command naming none of the writing programs (``rules``) writes nothing but by a redirection."""
+_REDIRECTION: Final = re.compile(r"(?<![0-9&<>=\-])>(?!&|>?\s*/dev/null)|&>(?!\s*/dev/null)")
+"""A redirection to a file (not ``2>``, ``>&2``, ``> /dev/null``, an arrow)."""
+_PATCH_FILE: Final = re.compile(r"^\*\*\* (Add|Update|Delete) File:\s*(.+)$", re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """One write operation."""
+
+    kind: str
+    paths: tuple[str, ...]
+    """Every path it writes (normalised)."""
+    created: tuple[str, ...]
+    """Paths it creates (§8.3.4)."""
+    added: str
+    """The text it adds (contents, new strings, ``+`` lines, heredoc bodies, echoed text)."""
+    packages: tuple[str, ...] = ()
+    """A dependency write's package operands (a ``curl … | sh`` its URL)."""
+
+    @property
+    def scratch(self) -> bool:
+        """Every path it writes is scratch space (§8.3.2); a write without paths never is."""
+        return bool(self.paths) and all(_scratch(p) for p in self.paths)
+
+
+def _scratch(path: str) -> bool:
+    return (
+        path.startswith(rules.SCRATCH_PREFIXES)
+        or path in rules.SCRATCH_DIRS
+        or bool(rules.SCRATCH_WINDOWS.search(path))
+    )
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def write_of(call: ToolCall) -> Write | None:
+    """The write a call makes (None for a call that writes nothing)."""
+    tool = judge.unwrapped(call.tool)
+    inner = call.tool.rsplit("__", 1)[-1] if call.tool.startswith("mcp__") else tool
+    if inner in rules.NOT_WRITES or tool in rules.NOT_WRITES:
+        return None
+    data = call.input
+    if inner in rules.FILE_EDIT_TOOLS:
+        return _file_edit(inner, data)
+    if tool in shell_rules.SHELL_TOOLS:
+        command = data.get("command")
+        if isinstance(command, list):
+            command = " ".join(str(w) for w in command)
+        return shell_write(command) if isinstance(command, str) else None
+    if call.tool.startswith("mcp__"):
+        for key in rules.SQL_INPUT_KEYS:
+            if rules.SQL_WRITE.match(_text(data.get(key))):
+                return Write(DATA, (), (), "")
+    return None
+
+
+def _file_edit(tool: str, data: dict[str, Any]) -> Write:
+    if tool == "apply_patch":
+        return _patch(_text(data.get("input") or data.get("patch") or data.get("command")))
+    path = normal_path(_text(data.get("file_path") or data.get("notebook_path") or data.get("path")))
+    paths = (path,) if path else ()
+    if tool in ("Write", "write_file"):
+        return Write(FILE_EDIT, paths, paths, _text(data.get("content")))
+    if tool == "MultiEdit":
+        edits = [e for e in data.get("edits") or [] if isinstance(e, dict)]
+        created = paths if edits and edits[0].get("old_string") == "" else ()
+        return Write(FILE_EDIT, paths, created, "\n".join(_text(e.get("new_string")) for e in edits))
+    if tool == "NotebookEdit":
+        return Write(FILE_EDIT, paths, (), _text(data.get("new_source")))
+    created = paths if data.get("old_string") == "" else ()
+    return Write(FILE_EDIT, paths, created, _text(data.get("new_string")))
+
+
+def _patch(text: str) -> Write:
+    paths, created = [], []
+    for kind, path in _PATCH_FILE.findall(text):
+        paths.append(normal_path(path.strip()))
+        if kind == "Add":
+            created.append(normal_path(path.strip()))
+    added = "\n".join(line[1:] for line in text.splitlines() if line.startswith("+") and not line.startswith("+++"))
+    return Write(FILE_EDIT, tuple(paths), tuple(created), added)
+
+
+def _heredoc_bodies(command: str) -> list[str]:
+    bodies: list[str] = []
+    closing: list[str] = []
+    current: list[str] = []
+    for line in command.split("\n"):
+        if closing:
+            if line.strip() == closing[0]:
+                closing.pop(0)
+                bodies.append("\n".join(current))
+                current = []
+            else:
+                current.append(line)
+            continue
+        closing.extend(m.group(2) for m in _HEREDOC.finditer(line))
+    return bodies
+
+
+def shell_write(command: str) -> Write | None:
+    """The write a shell command makes, its kinds merged (the hardest kind named): None when none.
+    It reads ``shell.parse`` (cached: the judge reads the same command when its result comes)."""
+    if "*** Begin Patch" in command:
+        return _patch(command)
+    redirecting = ">" in command and _REDIRECTION.search(command) is not None
+    if not redirecting and _WRITING_WORD.search(command) is None:
+        return None
+    kinds: list[str] = []
+    paths: list[str] = []
+    created: list[str] = []
+    added: list[str] = []
+    packages: list[str] = []
+    for pipeline in shell.parse(command).elements:
+        before: shell.Stage | None = None
+        for stage in pipeline:
+            kind = _stage_kind(stage.program, stage.args, paths, created, packages)
+            if kind is not None:
+                kinds.append(kind)
+            if stage.program in rules.PIPE_SHELLS and before is not None and before.program in ("curl", "wget"):
+                kinds.append(DEPENDENCY)
+                packages += shell.operands(before.args)
+            before = stage
+    if redirecting:
+        for _, text in shell.split_top_level(shell.strip_heredocs(command)):
+            if ">" not in text:
+                continue
+            targets = _redirections([w.strip("'\"") for w in shell.words(text)])
+            if targets:
+                kinds.append(SHELL_WRITE)
+                paths += targets
+                created += targets
+                stage = shell.stage_of(text)
+                if stage.program in ("echo", "printf"):
+                    added.append(" ".join(stage.args))
+    if not kinds:
+        return None
+    if "<<" in command:
+        added += _heredoc_bodies(command)
+    order = (DATA, DEPENDENCY, VCS, SHELL_WRITE, FILE_EDIT)
+    kind = next(k for k in order if k in kinds)
+    return Write(
+        kind, tuple(normal_path(p) for p in paths), tuple(normal_path(p) for p in created), "\n".join(added),
+        tuple(packages),
+    )  # fmt: skip
+
+
+def _redirections(words: list[str]) -> list[str]:
+    found: list[str] = []
+    for i, word in enumerate(words):
+        if ">" not in word or word.startswith("2>") or word.startswith("<"):
+            continue
+        match = _REDIRECT.match(word)
+        if match is None:
+            continue
+        target = match.group(1) or (words[i + 1] if i + 1 < len(words) else "")
+        if target.startswith("&") or target in rules.NOT_WRITE_TARGETS or not target:
+            continue
+        found.append(target)
+    return found
+
+
+def _stage_kind(program: str, args: list[str], paths: list[str], created: list[str], packages: list[str]) -> str | None:
+    operands = shell.operands(args)
+    if program == "tee":
+        paths += operands
+        created += operands
+        return SHELL_WRITE if operands else None
+    if program in rules.IN_PLACE_PROGRAMS:
+        if any(a == "-i" or a.startswith("-i") or a in ("-pi", "-pie", "--in-place") for a in args):
+            paths += operands[1:]  # after the script
+            return SHELL_WRITE
+        return None
+    if program in rules.SHELL_WRITE_PROGRAMS:
+        files = operands[1:] if program in ("chmod", "chown") else operands
+        paths += files
+        if program in rules.DESTINATION_PROGRAMS and len(files) >= 2:
+            created.append(files[-1])
+        if program in rules.CREATING_PROGRAMS:
+            created += files
+        return SHELL_WRITE
+    if program == "git":
+        sub = _git_subcommand(args)
+        if sub is None or sub[0] not in rules.VCS_WRITES:
+            return None
+        if sub[0] == "stash" and sub[1][:1] and sub[1][0] in rules.VCS_READ_STASH:
+            return None
+        return VCS
+    subs = rules.DEPENDENCY_WRITES.get(program)
+    if subs is not None and operands and operands[0] in subs:
+        named = operands[1:]
+        if program == "uv" and operands[0] in ("pip", "tool"):
+            if len(operands) < 2 or operands[1] != "install":
+                return None
+            named = operands[2:]
+        if program in rules.BARE_RESTORES and operands[0] in ("install", "i") and not named:
+            return None
+        packages += named
+        return DEPENDENCY
+    if program in rules.SQL_CLIENTS:
+        statements = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-c", "-e", "--query", "-q")]
+        statements += [o for o in operands if " " in o]
+        if any(rules.SQL_WRITE.match(s) for s in statements):
+            return DATA
+    return None
+
+
+def _git_subcommand(args: list[str]) -> tuple[str, list[str]] | None:
+    skip = False
+    for i, arg in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if arg in ("-C", "-c", "--git-dir", "--work-tree"):
+            skip = True
+            continue
+        if arg.startswith("-"):
+            continue
+        return arg, args[i + 1 :]
+    return None

@@ -1,0 +1,383 @@
+"""What the agent did at a gap (spec §8): each rule on small hand-made transcripts.
+
+Expected outcomes are worked out by hand from the records each test writes, never by running omkd.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from omkd.engine.events import ToolCall
+from omkd.engine.metacog.targets import same_target, shell_target, target_of
+from omkd.engine.segmenting import SegmenterRules
+from tests import claude_lines as cl
+from tests.metacog_helpers import (
+    NO_MATCH,
+    bash,
+    edit,
+    episodes,
+    glob_miss,
+    only,
+    read_hit,
+    read_miss,
+    tallies,
+    write,
+)
+
+pytestmark = pytest.mark.engine
+ROOT = cl.CWD
+
+
+def run(*records: dict[str, Any] | list[dict[str, Any]]) -> bytes:
+    flat: list[dict[str, Any]] = [cl.user("please fix the build")]
+    for item in records:
+        flat.extend(item if isinstance(item, list) else [item])
+    return cl.jsonl(flat)
+
+
+# --- §8.1 anchors and eligibility -------------------------------------------------------------------
+
+
+def test_a_specific_unanswered_miss_is_eligible_and_makes_a_lookup_gap_segment() -> None:
+    data = run(glob_miss("t1", "**/pyproject.toml", "m1"))
+    episode = only(episodes(data))
+    assert (episode.eligible, episode.why, episode.outcome) == (True, "", "dropped")
+    assert tallies(data) == {"lookup_gap_segments": 1, "outcome_dropped": 1, "open_gap_segments": 1}
+
+
+@pytest.mark.parametrize("pattern", ["**/*.ts", "*", ".*", "**/*"])
+def test_a_wildcard_survey_is_not_eligible(pattern: str) -> None:
+    data = run(glob_miss("t1", pattern, "m1"))
+    episode = only(episodes(data))
+    assert episode.eligible is False
+    assert "wildcard" in episode.why
+    assert "lookup_gap_segments" not in tallies(data)
+
+
+def test_a_dotted_name_glob_is_specific() -> None:
+    assert only(episodes(run(glob_miss("t1", "**/.markdownlint*", "m1")))).eligible is True
+
+
+def test_a_content_search_needs_a_literal_of_four_or_a_strong_token() -> None:
+    short = [cl.tool_use("g1", "Grep", {"pattern": "fo+"}, "m1"), cl.tool_result("g1", NO_MATCH)]
+    named = [cl.tool_use("g1", "Grep", {"pattern": "generate_session_html"}, "m1"), cl.tool_result("g1", NO_MATCH)]
+    assert only(episodes(run(short))).eligible is False
+    assert only(episodes(run(named))).eligible is True
+
+
+def test_a_miss_answered_by_another_search_of_the_same_message_is_not_eligible() -> None:
+    data = run(
+        cl.tool_use("t1", "Glob", {"pattern": "**/Cargo.toml"}, "m1"),
+        cl.tool_use("t2", "Glob", {"pattern": "**/package.json"}, "m1"),
+        cl.tool_result("t1", "No files found", cl.GLOB_EMPTY),
+        cl.tool_result("t2", f"{ROOT}/package.json", cl.glob_hit(f"{ROOT}/package.json")),
+    )
+    episode = only(episodes(data))
+    assert (episode.eligible, episode.why) == (False, "answered in the same message")
+    assert "lookup_gap_segments" not in tallies(data)
+
+
+# --- §8.5.1 recovered -------------------------------------------------------------------------------
+
+
+def test_recovered_when_a_later_search_finds_the_same_file() -> None:
+    data = run(glob_miss("t1", "**/spotter.css", "m1"), read_hit("t2", f"{ROOT}/priv/static/assets/spotter.css", "m2"))
+    episode = only(episodes(data))
+    assert (episode.outcome, episode.outcome_line) == ("recovered", 5)
+    assert tallies(data) == {"lookup_gap_segments": 1, "outcome_recovered": 1}
+
+
+def test_recovered_when_a_lookup_output_names_what_the_miss_looked_for() -> None:
+    data = run(
+        [cl.tool_use("g1", "Grep", {"pattern": "generate_session_html"}, "m1"), cl.tool_result("g1", NO_MATCH)],
+        bash("b1", "git ls-files", "README.md\nsrc/generate_session_html.py\n", "m2"),
+    )
+    episode = only(episodes(data))
+    assert episode.outcome == "recovered"
+    assert "generate_session_html" in episode.outcome_how
+
+
+def test_a_content_search_in_the_same_directory_is_not_the_same_target() -> None:
+    data = run(
+        bash("b1", "rg spotter_theme lib", "", "m1"),
+        bash("b2", "rg session_panel lib", "lib/web/live.ex:3: session_panel()", "m2"),
+    )
+    assert only(episodes(data)).outcome == "dropped"
+
+
+def test_a_short_plain_word_never_names_a_miss() -> None:
+    data = run(
+        [cl.tool_use("g1", "Grep", {"pattern": "agent"}, "m1"), cl.tool_result("g1", NO_MATCH)],
+        bash("b1", "git ls-files", "src/agent.py\n", "m2"),
+    )
+    assert only(episodes(data)).outcome == "dropped"
+
+
+# --- §8.5.2 created ---------------------------------------------------------------------------------
+
+
+def test_created_when_a_write_makes_the_file_the_miss_looked_for() -> None:
+    data = run(glob_miss("t1", "**/sitemap*", "m1"), write("w1", f"{ROOT}/src/app/sitemap.ts", "m2"))
+    episode = only(episodes(data))
+    assert (episode.outcome, episode.outcome_line) == ("created", 4)
+    assert tallies(data)["outcome_created"] == 1
+
+
+def test_created_when_an_edit_adds_the_text_a_content_search_looked_for() -> None:
+    data = run(
+        [cl.tool_use("g1", "Grep", {"pattern": "rewrites"}, "m1"), cl.tool_result("g1", NO_MATCH)],
+        edit("e1", f"{ROOT}/next.config.js", "m2", old="module.exports = {}", new="module.exports = { rewrites }"),
+    )
+    assert only(episodes(data)).outcome == "created"
+
+
+def test_created_when_an_install_names_the_missing_program() -> None:
+    data = run(
+        bash("b1", "which uv", "", "m1"),
+        bash("b2", "curl -LsSf https://astral.sh/uv/install.sh | sh", "installed", "m2"),
+    )
+    assert only(episodes(data)).outcome == "created"
+
+
+# --- §8.5.3 asked -----------------------------------------------------------------------------------
+
+
+def test_asked_by_a_question_tool() -> None:
+    data = run(
+        glob_miss("t1", "**/deploy.yaml", "m1"),
+        cl.tool_use("q1", "AskUserQuestion", {"questions": [{"question": "Where is the deploy config?"}]}, "m2"),
+        cl.tool_result("q1", "User answered: in ops/"),
+    )
+    assert only(episodes(data)).outcome == "asked"
+    assert tallies(data)["asked_at_gap_segments"] == 1
+
+
+def test_asked_by_a_closing_question_that_states_the_gap() -> None:
+    data = run(
+        glob_miss("t1", "**/deploy.yaml", "m1"),
+        cl.text("I couldn't find a deploy file in the repository.\n\nWhere do you keep it?", "m2"),
+        cl.user("in ops/"),
+    )
+    episode = only(episodes(data))
+    assert (episode.outcome, episode.outcome_how, episode.end_reason) == ("asked", "closing question", "turn")
+
+
+def test_a_closing_question_that_does_not_state_the_gap_is_not_asking() -> None:
+    data = run(glob_miss("t1", "**/deploy.yaml", "m1"), cl.text("Should the banner be blue?", "m2"), cl.user("yes"))
+    assert only(episodes(data)).outcome == "dropped"
+
+
+def test_a_closing_question_naming_the_missed_file_states_the_gap() -> None:
+    data = run(glob_miss("t1", "**/deploy.yaml", "m1"), cl.text("Do you want me to add deploy.yaml?", "m2"))
+    assert only(episodes(data)).outcome == "asked"  # the end of a main stream ends the turn too
+
+
+def test_a_stock_closer_is_not_a_question() -> None:
+    data = run(
+        glob_miss("t1", "**/deploy.yaml", "m1"),
+        cl.text("There is no deploy file. Let me know if you need anything else?", "m2"),
+        cl.user("thanks"),
+    )
+    episode = only(episodes(data))
+    assert (episode.outcome, episode.acknowledged) == ("dropped", True)
+
+
+def test_a_question_in_code_is_not_a_question() -> None:
+    data = run(glob_miss("t1", "**/deploy.yaml", "m1"), cl.text("There is no deploy file:\n```\nok?\n```", "m2"))
+    assert only(episodes(data)).outcome == "dropped"
+
+
+def test_a_sub_agent_never_asks() -> None:
+    data = run(
+        glob_miss("t1", "**/deploy.yaml", "m1"),
+        cl.tool_use("q1", "AskUserQuestion", {"questions": []}, "m2"),
+        cl.tool_result("q1", "answered"),
+        cl.text("I couldn't find deploy.yaml. Where is it?", "m3"),
+    )
+    found = tallies(data, name="subagents/agent-a1b2c3.jsonl")
+    assert only(episodes(data, name="subagents/agent-a1b2c3.jsonl")).outcome == "dropped"
+    assert "open_gap_segments" not in found
+    assert "asked_at_gap_segments" not in found
+
+
+# --- §8.5.4 proceeded, §8.5.5 dropped ---------------------------------------------------------------
+
+
+def test_proceeded_by_a_project_write_with_related_and_acknowledged() -> None:
+    data = run(
+        read_miss("r1", f"{ROOT}/config/settings.yaml", "m1"),
+        cl.text("The settings file does not exist, so I will change the example.", "m2"),
+        edit("e1", f"{ROOT}/config/settings.yaml.example", "m3"),
+    )
+    episode = only(episodes(data))
+    assert (episode.outcome, episode.related, episode.acknowledged) == ("proceeded", True, True)
+    assert tallies(data)["proceeded_candidates"] == 1
+
+
+def test_proceeded_silently_and_unrelated() -> None:
+    data = run(read_miss("r1", f"{ROOT}/config/settings.yaml", "m1"), edit("e1", f"{ROOT}/src/app.py", "m2"))
+    episode = only(episodes(data))
+    assert (episode.outcome, episode.related, episode.acknowledged) == ("proceeded", False, False)
+
+
+def test_a_rejected_write_still_proceeds_and_is_marked_rejected() -> None:
+    data = run(
+        read_miss("r1", f"{ROOT}/config/settings.yaml", "m1"),
+        cl.tool_use("e1", "Edit", {"file_path": f"{ROOT}/src/app.py", "old_string": "a", "new_string": "b"}, "m2"),
+        cl.tool_result(
+            "e1", "The user doesn't want to proceed with this tool use. The tool use was rejected.", is_error=True
+        ),
+    )
+    episode = only(episodes(data))
+    assert (episode.outcome, episode.rejected) == ("proceeded", True)
+
+
+def test_scratch_writes_are_ignored() -> None:
+    data = run(read_miss("r1", f"{ROOT}/config/settings.yaml", "m1"), bash("b1", "echo x > /tmp/probe.txt", "", "m2"))
+    assert only(episodes(data)).outcome == "dropped"
+    assert "writing_segments" not in tallies(data)
+
+
+@pytest.mark.parametrize("command", ["mkdir -p build", "touch notes.md", "git clone https://example.com/r.git"])
+def test_mkdir_touch_and_clone_are_not_writes(command: str) -> None:
+    data = run(read_miss("r1", f"{ROOT}/config/settings.yaml", "m1"), bash("b1", command, "", "m2"))
+    assert only(episodes(data)).outcome == "dropped"
+
+
+# --- §8.4 the window --------------------------------------------------------------------------------
+
+
+def _echoes(count: int) -> list[dict[str, Any]]:
+    return [r for n in range(count) for r in bash(f"e{n}", f"echo step {n}", f"step {n}", f"me{n}")]
+
+
+def test_the_window_holds_25_calls() -> None:
+    late = read_hit("r2", f"{ROOT}/config/settings.yaml", "m9")
+    inside = run(read_miss("r1", f"{ROOT}/config/settings.yaml", "m1"), _echoes(24), late)
+    outside = run(read_miss("r1", f"{ROOT}/config/settings.yaml", "m1"), _echoes(25), late)
+    assert only(episodes(inside)).outcome == "recovered"
+    episode = only(episodes(outside))
+    assert (episode.outcome, episode.end_reason) == ("dropped", "cap")
+
+
+def test_the_window_call_cap_is_configurable() -> None:
+    data = run(
+        read_miss("r1", f"{ROOT}/a/settings.yaml", "m1"), _echoes(3), read_hit("r2", f"{ROOT}/a/settings.yaml", "m9")
+    )
+    assert only(episodes(data, rules=SegmenterRules(window_calls=3))).outcome == "dropped"
+    assert only(episodes(data, rules=SegmenterRules(window_calls=4))).outcome == "recovered"
+
+
+def test_the_person_turn_ends_the_window() -> None:
+    data = run(
+        read_miss("r1", f"{ROOT}/config/settings.yaml", "m1"),
+        cl.user("look again"),
+        read_hit("r2", f"{ROOT}/config/settings.yaml", "m2"),
+    )
+    episode = only(episodes(data))
+    assert (episode.outcome, episode.end_reason) == ("dropped", "turn")
+
+
+def test_a_call_of_the_same_message_before_the_result_is_not_in_the_window() -> None:
+    data = run(
+        cl.tool_use("r1", "Read", {"file_path": f"{ROOT}/config/settings.yaml"}, "m1"),
+        cl.tool_use("e1", "Edit", {"file_path": f"{ROOT}/src/app.py", "old_string": "a", "new_string": "b"}, "m1"),
+        cl.tool_result("r1", "File does not exist.", is_error=True),
+        cl.tool_result("e1", "updated"),
+    )
+    assert only(episodes(data)).outcome == "dropped"
+
+
+# --- §8.6 M4 load and checkpoints -------------------------------------------------------------------
+
+
+def test_two_unresolved_misses_then_a_write_is_unchecked() -> None:
+    data = run(
+        read_miss("r1", f"{ROOT}/config/settings.yaml", "m1"),
+        glob_miss("t1", "**/deploy.yaml", "m2"),
+        edit("e1", f"{ROOT}/src/app.py", "m3"),
+    )
+    found = tallies(data)
+    assert found["writing_segments"] == 1
+    assert found["unchecked_write_segments"] == 1
+    assert found["write_load_2_plus"] == 1
+    assert found["unchecked_file_edit"] == 1
+
+
+def test_two_misses_of_one_message_weigh_one() -> None:
+    data = run(
+        cl.tool_use("r1", "Read", {"file_path": f"{ROOT}/config/settings.yaml"}, "m1"),
+        cl.tool_use("r2", "Read", {"file_path": f"{ROOT}/config/deploy.yaml"}, "m1"),
+        cl.tool_result("r1", "File does not exist.", is_error=True),
+        cl.tool_result("r2", "File does not exist.", is_error=True),
+        edit("e1", f"{ROOT}/src/app.py", "m2"),
+    )
+    found = tallies(data)
+    assert found["write_load_1"] == 1
+    assert "unchecked_write_segments" not in found
+
+
+@pytest.mark.parametrize(
+    ("tool", "answer"),
+    [("ExitPlanMode", "User has approved your plan."), ("AskUserQuestion", "User answered: go on")],
+)
+def test_the_answer_to_a_plan_or_a_question_is_a_checkpoint(tool: str, answer: str) -> None:
+    data = run(
+        read_miss("r1", f"{ROOT}/config/settings.yaml", "m1"),
+        glob_miss("t1", "**/deploy.yaml", "m2"),
+        cl.tool_use("p1", tool, {"plan": "do it"}, "m3"),
+        cl.tool_result("p1", answer),
+        edit("e1", f"{ROOT}/src/app.py", "m4"),
+    )
+    found = tallies(data)
+    assert found["write_load_0"] == 1
+    assert "unchecked_write_segments" not in found
+
+
+def test_the_unchecked_load_is_configurable() -> None:
+    data = run(read_miss("r1", f"{ROOT}/config/settings.yaml", "m1"), edit("e1", f"{ROOT}/src/app.py", "m2"))
+    assert "unchecked_write_segments" not in tallies(data)
+    assert tallies(data, rules=SegmenterRules(unchecked_write_load=1.0))["unchecked_write_segments"] == 1
+
+
+def test_a_recovered_miss_adds_no_load() -> None:
+    data = run(
+        read_miss("r1", f"{ROOT}/config/settings.yaml", "m1"),
+        glob_miss("t1", "**/deploy.yaml", "m2"),
+        read_hit("r2", f"{ROOT}/ops/deploy.yaml", "m3"),
+        edit("e1", f"{ROOT}/src/app.py", "m4"),
+    )
+    assert tallies(data)["write_load_1"] == 1
+
+
+# --- the partition and the switch -------------------------------------------------------------------
+
+
+def test_the_worst_outcome_of_a_segment_is_its_partition() -> None:
+    data = run(
+        glob_miss("t1", "**/spotter.css", "m1"),
+        read_hit("r1", f"{ROOT}/assets/spotter.css", "m2"),
+        read_miss("r2", f"{ROOT}/config/settings.yaml", "m3"),
+        edit("e1", f"{ROOT}/src/app.py", "m4"),
+    )
+    outcomes = sorted(e.outcome or "" for e in episodes(data))
+    assert outcomes == ["proceeded", "recovered"]
+    found = tallies(data)
+    assert found["outcome_proceeded"] == 1
+    assert "outcome_recovered" not in found
+
+
+def test_metacog_off_counts_nothing() -> None:
+    data = run(read_miss("r1", f"{ROOT}/config/settings.yaml", "m1"), edit("e1", f"{ROOT}/src/app.py", "m2"))
+    assert episodes(data, rules=SegmenterRules(metacog=False)) == []
+    assert tallies(data, rules=SegmenterRules(metacog=False)) == {}
+
+
+def test_rg_files_lists_paths_and_an_extension_alone_is_no_token() -> None:
+    listing = shell_target("rg --files /home/dev/repo/.config/ghostty")
+    assert (listing.content, listing.paths) == (False, ("~/repo/.config/ghostty",))
+    survey = target_of(ToolCall(None, "m1", "t1", "Glob", {"pattern": "tools/**/*.tsx"}, None, None))
+    assert survey.tokens == ()
+    assert not same_target(survey, shell_target("cat src/app.tsx"))
