@@ -36,6 +36,7 @@ ALERTS: Final = {
     "OmkdParseErrorsRising",
     "OmkdCheckpointsFailing",
     "OmkdDown",
+    "OmkdUncheckedWriteHigh",
 }
 # Per-host ratios: right for one host, wrong once summed or averaged over many.
 PER_HOST_RATIOS: Final = re.compile(
@@ -144,12 +145,15 @@ def test_thresholds_live_in_one_recording_rule_each(rules: list[dict[str, Any]])
         "omkd:alert_threshold:gap_rate_regression": "vector(0.15)",
         "omkd:alert_threshold:gap_rate_regression_min_segments_1d": "vector(5)",
         "omkd:alert_threshold:gap_rate_regression_min_segments_7d": "vector(20)",
+        "omkd:alert_threshold:unchecked_write_rate": "vector(0.1)",
     }
     queries = {rule["name"]: rule["query"] for rule in rules if rule["type"] == "alerting"}
     high, regression = queries["OmkdWeightedGapRateHigh"], queries["OmkdGapRateRegression"]
     assert "omkd:alert_threshold:weighted_gap_rate" in high
     assert all(name in regression for name in thresholds if "regression" in name)
-    assert re.findall(r"\b0\.\d+|\b(?:5|20)\b", high + regression) == []
+    unchecked = queries["OmkdUncheckedWriteHigh"]
+    assert "omkd:alert_threshold:unchecked_write_rate" in unchecked
+    assert re.findall(r"\b0\.\d+|\b(?:5|20)\b", high + regression + unchecked) == []
 
 
 def _bound_rules() -> dict[str, str]:
@@ -163,6 +167,10 @@ def _bound_rules() -> dict[str, str]:
             lower, upper = promql_rate_interval(n, f"{level}{rate}:ratio")
             expected[f"{level}{rate}:wilson95_lower"] = lower
             expected[f"{level}{rate}:wilson95_upper"] = upper
+    lower, _ = promql_rate_interval(
+        "skill:omkd_window_writing_segments:sum", "skill:omkd_window_unchecked_write_rate:ratio"
+    )  # the unchecked-write rate (spec §8.7): its lower bound only, which the alert reads
+    expected["skill:omkd_window_unchecked_write_rate:wilson95_lower"] = lower
     return expected
 
 
