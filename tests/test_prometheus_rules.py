@@ -194,6 +194,36 @@ def test_dashboard_interval_columns_are_omkds_own_method() -> None:
     n = f"sum by (skill, agent) (omkd_window_segments{{{selected}}})"
     p = f"(sum by (skill, agent) (omkd_window_weighted_gap_segments{{{selected}}}) / ({n} > 0))"
     queries = [
-        t["expr"] for panel in dashboard["panels"] for t in panel.get("targets", []) if "sqrt(" in t.get("expr", "")
+        t["expr"]
+        for panel in dashboard["panels"]
+        if panel.get("title") == "Skills in the window"
+        for t in panel.get("targets", [])
+        if "sqrt(" in t.get("expr", "")
     ]
     assert queries == list(promql_rate_interval(n, p))
+
+
+def test_dashboard_metacognition_bounds_are_omkds_own_method() -> None:
+    """The row of what the agents did at a gap (spec §8.7): M1, M2 and M4 each with the interval
+    omkd computes, over its own denominator (the segments that hit a gap, the open-gap segments,
+    the writing segments), summed over the selected hosts."""
+    dashboard = json.loads((REPO / "config" / "grafana" / "omkd.json").read_text())
+    selected = 'instance=~"$instance", skill=~"$skill", agent=~"$agent"'
+
+    def summed(metric: str, extra: str = "") -> str:
+        return f"sum by (skill, agent) ({metric}{{{selected}{extra}}})"
+
+    lookup = summed("omkd_window_lookup_gap_segments")
+    recovered = summed("omkd_window_gap_outcome_segments", ', outcome="recovered"')
+    expected = []
+    for k, n in (
+        (recovered, lookup),
+        (summed("omkd_window_asked_at_gap_segments"), summed("omkd_window_open_gap_segments")),
+        (summed("omkd_window_unchecked_write_segments"), summed("omkd_window_writing_segments")),
+    ):
+        ratio = f"({k} / ({n} > 0))"
+        expected += [ratio, *promql_rate_interval(n, ratio)]
+    (panel,) = [p for p in dashboard["panels"] if p.get("title", "").startswith("What the agents did at a gap, per")]
+    targets = [t["expr"] for t in panel["targets"]]
+    assert [t for t in targets if " / (" in t] == expected
+    assert not any("proceeded" in t and " / " in t for t in targets)  # no pushed-through rate (unjudged)
