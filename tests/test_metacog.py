@@ -86,6 +86,8 @@ def test_recovered_when_a_later_search_finds_the_same_file() -> None:
     data = run(glob_miss("t1", "**/spotter.css", "m1"), read_hit("t2", f"{ROOT}/priv/static/assets/spotter.css", "m2"))
     episode = only(episodes(data))
     assert (episode.outcome, episode.outcome_line) == ("recovered", 5)
+    # where it was found: the pointer the wiki's "hard to find" entry gives
+    assert episode.outcome_how == f"Read found the same target: {ROOT}/priv/static/assets/spotter.css"
     assert tallies(data) == {
         "lookup_gap_segments": 1, "outcome_recovered": 1, "episodes_failed_search_recovered": 1
     }  # fmt: skip
@@ -98,7 +100,7 @@ def test_recovered_when_a_lookup_output_names_what_the_miss_looked_for() -> None
     )
     episode = only(episodes(data))
     assert episode.outcome == "recovered"
-    assert "generate_session_html" in episode.outcome_how
+    assert episode.outcome_how == "Bash output names generate_session_html: git ls-files"
 
 
 def test_a_content_search_in_the_same_directory_is_not_the_same_target() -> None:

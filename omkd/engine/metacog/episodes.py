@@ -26,6 +26,17 @@ FOUND: Final = "found"
 KEPT_WRITES: Final = 200
 """Writes kept per segment for ``omkd explain`` (the figures count every one)."""
 _NOT_CHECKPOINTS: Final = frozenset({"cancelled"})
+_WHAT_KEYS: Final = ("command", "cmd", "file_path", "absolute_path", "path", "dir_path", "pattern", "url", "query")
+_WHAT_CHARS: Final = 120
+
+
+def _what(call: ToolCall) -> str:
+    """What the recovering call looked at (its command, path or pattern, cut): where the pointer
+    of a hard-to-find gap points (the wiki's **hard to find**)."""
+    what = " ".join(judge.first_input(call, _WHAT_KEYS).split())
+    if len(what) > _WHAT_CHARS:
+        what = what[: _WHAT_CHARS - 1] + "…"
+    return f": {what}" if what else ""
 
 
 @dataclass(slots=True)
@@ -240,14 +251,14 @@ class MetaTracker:
             if verdict == FOUND:
                 later = later or targets.target_of(call)
                 if targets.same_target(miss, later):
-                    anchor.decide("recovered", seq, line, f"{call.tool} found the same target")
+                    anchor.decide("recovered", seq, line, f"{call.tool} found the same target{_what(call)}")
                     continue
             if lookup is None:
                 lookup = verdict in (FOUND, "not_a_search") and targets.is_lookup(call)
             if lookup:
                 word = targets.names(result.text, targets.naming_words(miss))
                 if word is not None:
-                    anchor.decide("recovered", seq, line, f"{call.tool} output names {word}")
+                    anchor.decide("recovered", seq, line, f"{call.tool} output names {word}{_what(call)}")
         meta.capped = [a for a in meta.capped if a.outcome is None]
 
     # --- text -----------------------------------------------------------------------------------
