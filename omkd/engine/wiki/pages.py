@@ -23,6 +23,11 @@ TOPICS_DIR: Final = "topics"
 SKILL_TITLE: Final = "Skill "
 TOPIC_TITLE: Final = "Topic "
 OPEN: Final = "open"
+HARD_TO_FIND: Final = "## Hard to find"
+MISSING: Final = "## Missing"
+SECTIONS: Final = (HARD_TO_FIND, MISSING)
+"""A skill page's two sections (spec §8: what the agents found themselves after a miss — the
+knowledge exists, write a pointer to it; and what they never found — write the knowledge)."""
 
 
 class MarkerError(ValueError):
@@ -75,7 +80,7 @@ def _ordered(entries: dict[str, Entry]) -> list[Entry]:
 def _entry_lines(page: str, entry: Entry, topic: str | None) -> list[str]:
     sessions = len(entry.sessions)
     lines = [
-        f"## {code(entry.pattern)}",
+        f"### {code(entry.pattern)}",
         "",
         f"- state: {state_of(entry)}",
         f"- seen: {entry.count} {'time' if entry.count == 1 else 'times'} in {sessions} "
@@ -86,6 +91,11 @@ def _entry_lines(page: str, entry: Entry, topic: str | None) -> list[str]:
     if entry.prose is not None:
         prose = entry.prose
         lines.append(f"- summary (by {code(prose.model, 60)}, at {prose.seen} times seen): {plain(prose.text)}")
+    if entry.hard_to_find:
+        lines.append(
+            f"- found by the agents themselves afterwards: {len(entry.recovered)} of {entry.count} times, with:"
+        )
+        lines += [f"  - {code(f'{f.file}:{f.line}')} {code(f.how)}" for f in entry.found]
     if topic is not None:
         lines.append(f"- also missed by other skills: [{code(entry.pattern, 80)}]({posix_relative(page, topic)})")
     lines.append("- examples:")
@@ -98,7 +108,12 @@ def skill_page(skill: SkillState, shared: set[str]) -> Page:
     path = skill_path(skill.label)
     entries = _ordered(skill.entries)
     quiet = sum(1 for e in entries if e.quiet_since is not None)
-    summary = f"{len(entries)} missing {'thing' if len(entries) == 1 else 'things'} ({len(entries) - quiet} open)"
+    hard = [e for e in entries if e.hard_to_find]
+    missing = [e for e in entries if not e.hard_to_find]
+    things = "thing" if len(entries) == 1 else "things"
+    summary = f"{len(entries)} {things} not found: {len(hard)} hard to find, {len(missing)} missing " + (
+        f"({len(entries) - quiet} open)"
+    )
     lines = [
         f"# {SKILL_TITLE}{code(skill.label)}",
         "",
@@ -106,8 +121,15 @@ def skill_page(skill: SkillState, shared: set[str]) -> Page:
         "Most seen first. [Back to the index](../index.md).",
         "",
     ]
-    for entry in entries:
-        lines += _entry_lines(path, entry, topic_path(entry.pattern) if entry.pattern in shared else None)
+    for heading, chosen, meaning in (
+        (HARD_TO_FIND, hard, "The agents found these themselves after the miss: the knowledge exists; "
+                             "write where it is (a pointer in the skill or `CLAUDE.md`), not the knowledge."),
+        (MISSING, missing, "The agents never found these: write the knowledge."),
+    ):  # fmt: skip
+        if chosen:
+            lines += [f"{heading} ({len(chosen)})", "", meaning, ""]
+        for entry in chosen:
+            lines += _entry_lines(path, entry, topic_path(entry.pattern) if entry.pattern in shared else None)
     return Page(path, code(skill.label), summary, "\n".join(lines).rstrip("\n"))
 
 
