@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from omkd.engine.events import ToolCall
+from omkd.engine.metacog.targets import same_target, shell_target, target_of
 from omkd.engine.segmenting import SegmenterRules
 from tests import claude_lines as cl
 from tests.metacog_helpers import (
@@ -377,3 +379,11 @@ def test_metacog_off_counts_nothing() -> None:
     data = run(read_miss("r1", f"{ROOT}/config/settings.yaml", "m1"), edit("e1", f"{ROOT}/src/app.py", "m2"))
     assert episodes(data, rules=SegmenterRules(metacog=False)) == []
     assert tallies(data, rules=SegmenterRules(metacog=False)) == {}
+
+
+def test_rg_files_lists_paths_and_an_extension_alone_is_no_token() -> None:
+    listing = shell_target("rg --files /home/dev/repo/.config/ghostty")
+    assert (listing.content, listing.paths) == (False, ("~/repo/.config/ghostty",))
+    survey = target_of(ToolCall(None, "m1", "t1", "Glob", {"pattern": "tools/**/*.tsx"}, None, None))
+    assert survey.tokens == ()
+    assert not same_target(survey, shell_target("cat src/app.tsx"))

@@ -28,11 +28,11 @@ from tests.live_helpers import append, family, samples_of, session_bytes, skill_
 #   (the three misses in a row), hedging 1, explicit_marker 1; gap rate 5/6; tier 1 (low: 5 <= 6 < 20).
 # lint: hedge -> 1 segment, 1 with a signal, weight 0.5, hedging 1; gap rate 1.0; tier 0 (underpowered).
 # release: unchecked -> 1 segment, 1 with a signal, weight 1.0, failed_search 2.
-# Spec §8 (each window ends at the next segment's prompt, with no question and no write but release's Edit;
-# a segment's §8 figures are counted when it ends, and lint's, the stream's last, is still open):
+# Spec §8 (each window ends at the next segment's prompt, or at the stream's end where it was read to
+# for lint's, the last; no question, and no write but release's Edit):
 #   deploy: lookup-gap segments 3 (miss, miss, misses3), all dropped; open-gap 5 (every segment with a
 #     signal); no writing segment; anchors: 5 misses dropped, 2 hedge anchors (hedge, marker) dropped.
-#   lint: nothing yet (open).
+#   lint: no lookup gap; open-gap 1 (its hedge); 1 hedge anchor dropped.
 #   release: lookup-gap 1, proceeded (both misses before the Edit); open-gap 1; writing 1, unchecked 1
 #     (load 2 at the Edit); 2 misses proceeded.
 GOLDEN_PLAN: Final = [
@@ -45,6 +45,7 @@ _NONZERO_OUTCOMES: Final = {("deploy", "dropped"): 3.0, ("release", "proceeded")
 _NONZERO_EPISODES: Final = {
     ("deploy", "failed_search", "dropped"): 5.0,
     ("deploy", "hedging", "dropped"): 2.0,
+    ("lint", "hedging", "dropped"): 1.0,
     ("release", "failed_search", "proceeded"): 2.0,
 }
 
@@ -68,21 +69,23 @@ METACOG_GOLDEN: Final = {
         for a in ("failed_search", "hedging")
         for o in _OUTCOMES
     },
-    **{_key("omkd_open_gap_segments_total", k): v for k, v in (("deploy", 5.0), ("lint", 0.0), ("release", 1.0))},
+    **{_key("omkd_open_gap_segments_total", k): v for k, v in (("deploy", 5.0), ("lint", 1.0), ("release", 1.0))},
     **{_key("omkd_writing_segments_total", k): v for k, v in (("deploy", 0.0), ("lint", 0.0), ("release", 1.0))},
     **{
         _key("omkd_unchecked_write_segments_total", k): v for k, v in (("deploy", 0.0), ("lint", 0.0), ("release", 1.0))
     },
     **{_key("omkd_window_lookup_gap_segments", k): v for k, v in (("deploy", 3.0), ("lint", 0.0), ("release", 1.0))},
-    # Ratios only where the denominator is not 0: none for lint, no unchecked-write ratio for deploy.
+    # Ratios only where the denominator is not 0: no self-recovery for lint, no unchecked-write ratio
+    # for deploy and lint (no writing segment).
     _key("omkd_window_self_recovery_ratio", "deploy"): 0.0,
     _key("omkd_window_self_recovery_ratio", "release"): 0.0,
     _key("omkd_window_asked_at_gap_ratio", "deploy"): 0.0,
+    _key("omkd_window_asked_at_gap_ratio", "lint"): 0.0,
     _key("omkd_window_asked_at_gap_ratio", "release"): 0.0,
     _key("omkd_window_unchecked_write_ratio", "release"): 1.0,
-    # all skills: 4 lookup-gap segments (3 dropped, 1 proceeded), 6 open-gap, 1 writing, 1 unchecked.
+    # all skills: 4 lookup-gap segments (3 dropped, 1 proceeded), 7 open-gap, 1 writing, 1 unchecked.
     "omkd_window_overall_lookup_gap_segments": 4.0,
-    "omkd_window_overall_open_gap_segments": 6.0,
+    "omkd_window_overall_open_gap_segments": 7.0,
     "omkd_window_overall_writing_segments": 1.0,
     "omkd_window_overall_unchecked_write_segments": 1.0,
     "omkd_window_overall_self_recovery_ratio": 0.0,

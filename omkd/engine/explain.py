@@ -293,7 +293,7 @@ def _metacog_rows(
             outcome_line=e.outcome_line, outcome_how=e.outcome_how, acknowledged=e.acknowledged,
             related=e.related, rejected=e.rejected, window_end=e.window_end, window_ended_by=e.end_reason,
         )
-        for e in meta.views()
+        for e in meta.views(segment.end_line)
     )  # fmt: skip
     writes.extend(
         WriteExplained(

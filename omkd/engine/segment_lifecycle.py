@@ -16,7 +16,6 @@ from omkd.engine.formats import CLAUDE_CODE
 from omkd.engine.hedge_judge import HedgeVerdict
 from omkd.engine.lineage import Lineage
 from omkd.engine.links import Link
-from omkd.engine.metacog import measures
 from omkd.engine.metacog.episodes import MetaTracker
 from omkd.engine.segmenting import Observer, SegmenterRules, StreamContext
 from omkd.engine.skills import same_skill
@@ -69,8 +68,7 @@ class SegmentLifecycle:
             self._previous = self._launch = None
         closing.open = False
         if self.meta is not None and closing.meta is not None:
-            self.meta.ended(closing.meta, rule, self._context.line)
-            measures.count_into(closing.tallies, closing.meta, self.role == "main")
+            self.meta.ended(closing.meta, rule, self._context.line, closing.end_line)
         if self.observer is not None:
             self.observer.segment_ended(closing, rule, self._context.line)
         if closing.counts:

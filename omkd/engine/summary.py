@@ -307,6 +307,13 @@ class Segment:
         at = next((i for i, s in enumerate(self.signals) if s.line > hedge.line), len(self.signals))
         return (*self.signals[:at], hedge, *self.signals[at:])
 
+    def _tallies(self) -> tuple[tuple[str, int], ...]:
+        """Its tallies, with its metacognition figures as the stream's end here would decide them."""
+        tallies = self.tallies
+        if self.meta is not None:
+            tallies = tallies + Counter(self.meta.figures(self.end_line))
+        return tuple(sorted((k, v) for k, v in tallies.items() if v)) if tallies else ()
+
     def summary(self, stream_key: str, inherit: tuple[str, ...] = (), agent: str = CLAUDE_CODE) -> SegmentSummary:
         """The figures now; ``stream_key`` names the stream by its content."""
         return SegmentSummary(
@@ -333,7 +340,7 @@ class Segment:
             start_line=self.start_line,
             end_line=self.end_line,
             agent=agent,
-            tallies=tuple(sorted((k, v) for k, v in self.tallies.items() if v)) if self.tallies else (),
+            tallies=self._tallies(),
             model=min(self.models, key=lambda m: (-self.models[m], m)) if self.models else "",
-            episodes=self.meta.views() if self.meta is not None else (),
+            episodes=self.meta.views(self.end_line) if self.meta is not None else (),
         )

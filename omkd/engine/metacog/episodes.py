@@ -14,8 +14,8 @@ from typing import Final
 
 from omkd.engine import judge
 from omkd.engine.events import ToolCall, ToolResult
-from omkd.engine.metacog import loads, rules, targets
-from omkd.engine.metacog.outcomes import creates, question_line, related
+from omkd.engine.metacog import loads, measures, rules, targets
+from omkd.engine.metacog.outcomes import asks, creates, looked_at, related, states_gap
 from omkd.engine.metacog.targets import Target
 from omkd.engine.metacog.view import Episode
 from omkd.engine.metacog.writes import Write, write_of
@@ -25,18 +25,7 @@ MISS: Final = "failed_search"
 FOUND: Final = "found"
 KEPT_WRITES: Final = 200
 """Writes kept per segment for ``omkd explain`` (the figures count every one)."""
-_NOT_CHECKPOINTS: Final = frozenset({"cancelled"})
-_WHAT_KEYS: Final = ("command", "cmd", "file_path", "absolute_path", "path", "dir_path", "pattern", "url", "query")
-_WHAT_CHARS: Final = 120
-
-
-def _what(call: ToolCall) -> str:
-    """What the recovering call looked at (its command, path or pattern, cut): where the pointer
-    of a hard-to-find gap points (the wiki's **hard to find**)."""
-    what = " ".join(judge.first_input(call, _WHAT_KEYS).split())
-    if len(what) > _WHAT_CHARS:
-        what = what[: _WHAT_CHARS - 1] + "…"
-    return f": {what}" if what else ""
+_NOT_CHECKPOINTS: Final = frozenset({"cancelled"})  # a write the person refused (or that never ran)
 
 
 @dataclass(slots=True)
@@ -73,7 +62,8 @@ class Anchor:
     def decide(self, outcome: str, seq: int, line: int, how: str) -> None:
         self.outcome, self.outcome_seq, self.outcome_line, self.outcome_how = outcome, seq, line, how
 
-    def view(self) -> Episode:
+    def view(self, now: tuple[str, int | None, str, int | None, str]) -> Episode:
+        """Its episode, with ``now``: (outcome, its line, how, window end, why it ended)."""
         target = self.target
         why = ""
         if self.miss:
@@ -81,8 +71,8 @@ class Anchor:
         return Episode(
             self.kind, self.line, self.result_line, self.call_id,
             tuple(target.tokens) if target is not None else (self.sentence,),
-            self.eligible if self.miss else None, why, self.outcome, self.outcome_line, self.outcome_how,
-            self.acknowledged, self.related, self.rejected, self.window_end, self.end_reason,
+            self.eligible if self.miss else None, why, now[0], now[1], now[2],
+            self.acknowledged, self.related, self.rejected, now[3], now[4],
         )  # fmt: skip
 
 
@@ -116,6 +106,8 @@ class SegmentMeta:
     last_text: tuple[int, int, str] | None = None
     found_messages: list[str] = field(default_factory=list)
     ended: bool = False
+    main: bool = True
+    """A main stream's segment (a sub-agent's never asks, and has no open-gap figure)."""
 
     def absorb(self, other: SegmentMeta) -> None:
         """An undone launch's records come back (its anchors and writes with them)."""
@@ -132,16 +124,40 @@ class SegmentMeta:
         self.last_text = other.last_text or self.last_text
         self.ended = False
 
-    def views(self) -> tuple[Episode, ...]:
-        return tuple(a.view() for a in self.anchors)
+    def now(self, anchor: Anchor, end_line: int) -> tuple[str, int | None, str, int | None, str]:
+        """An anchor's outcome as the stream's end here would decide it (what ``omkd scan`` of the
+        bytes read so far says: batch = live): a window still open ends at the end of the stream."""
+        if anchor.end_seq is None:
+            text = self.last_text
+            if (
+                self.main
+                and text is not None
+                and text[0] >= anchor.seq
+                and (anchor.outcome is None or anchor.outcome_seq > text[0])
+                and asks(text[2], anchor.target.strong if anchor.target else (), anchor.sentence)
+            ):
+                return "asked", text[1], "closing question", end_line, "end of stream"
+            if anchor.outcome is None:
+                return "dropped", end_line, "", end_line, "end of stream"
+            return anchor.outcome, anchor.outcome_line, anchor.outcome_how, end_line, "end of stream"
+        if anchor.outcome is None:  # a window ended at the call cap, waiting for its calls' results
+            return "dropped", anchor.window_end, "", anchor.window_end, anchor.end_reason
+        return anchor.outcome, anchor.outcome_line, anchor.outcome_how, anchor.window_end, anchor.end_reason
+
+    def views(self, end_line: int) -> tuple[Episode, ...]:
+        return tuple(a.view(self.now(a, end_line)) for a in self.anchors)
+
+    def figures(self, end_line: int) -> dict[str, int]:
+        """The segment's yes/no figures now (``measures.figures_of``)."""
+        outcomes = [(a.miss, a.eligible, self.now(a, end_line)[0]) for a in self.anchors]
+        return measures.figures_of(outcomes, self.main, self.writing, self.max_load, self.unchecked, self.tripped)
 
 
 def meta_of(segment: Segment) -> SegmentMeta:
     """The segment's metacognition record (made at its first call or anchor)."""
     if segment.meta is None:
-        segment.meta = SegmentMeta()
-    meta: SegmentMeta = segment.meta
-    return meta
+        segment.meta = SegmentMeta(main=segment.role == "main")
+    return segment.meta  # type: ignore[no-any-return]
 
 
 class MetaTracker:
@@ -251,14 +267,14 @@ class MetaTracker:
             if verdict == FOUND:
                 later = later or targets.target_of(call)
                 if targets.same_target(miss, later):
-                    anchor.decide("recovered", seq, line, f"{call.tool} found the same target{_what(call)}")
+                    anchor.decide("recovered", seq, line, f"{call.tool} found the same target{looked_at(call)}")
                     continue
             if lookup is None:
                 lookup = verdict in (FOUND, "not_a_search") and targets.is_lookup(call)
             if lookup:
                 word = targets.names(result.text, targets.naming_words(miss))
                 if word is not None:
-                    anchor.decide("recovered", seq, line, f"{call.tool} output names {word}{_what(call)}")
+                    anchor.decide("recovered", seq, line, f"{call.tool} output names {word}{looked_at(call)}")
         meta.capped = [a for a in meta.capped if a.outcome is None]
 
     # --- text -----------------------------------------------------------------------------------
@@ -272,7 +288,7 @@ class MetaTracker:
         if not thinking:
             meta.last_text = (seq, line, text)
             if meta.open:
-                says = bool(rules.GAP_ACK.search(text))
+                says = states_gap(text)
                 for anchor in meta.open:
                     if anchor.outcome is None and not anchor.acknowledged:
                         words = anchor.target.strong if anchor.target is not None else ()
@@ -295,9 +311,12 @@ class MetaTracker:
         meta.checkpoint = self.seq
         meta.last_text = None
 
-    def ended(self, meta: SegmentMeta, reason: str, line: int) -> None:
-        """The segment ended: its windows end with it; undecided anchors are dropped."""
+    def ended(self, meta: SegmentMeta, reason: str, line: int, end_line: int) -> None:
+        """The segment ended: its windows end with it; undecided anchors are dropped. At the end of
+        the stream a window ends at the segment's last line (as ``SegmentMeta.now`` has it)."""
         why = "end of stream" if reason == "end of stream" else "segment end"
+        if why == "end of stream":
+            line = end_line
         for anchor in list(meta.open):
             self._end(meta, anchor, line, why)
         for anchor in meta.capped:
@@ -319,7 +338,7 @@ class MetaTracker:
             and text is not None
             and text[0] >= anchor.seq
             and (anchor.outcome is None or anchor.outcome_seq > text[0])
-            and self._asks(anchor, text[2])
+            and asks(text[2], anchor.target.strong if anchor.target else (), anchor.sentence)
         ):
             anchor.decide("asked", text[0], text[1], "closing question")
             return
@@ -329,13 +348,3 @@ class MetaTracker:
             meta.capped.append(anchor)
             return
         anchor.decide("dropped", self.seq, line, "")
-
-    @staticmethod
-    def _asks(anchor: Anchor, text: str) -> bool:
-        if not question_line(text):
-            return False
-        if rules.GAP_ACK.search(text):
-            return True
-        if anchor.target is not None and targets.names(text, anchor.target.strong) is not None:
-            return True
-        return bool(anchor.sentence) and anchor.sentence in text

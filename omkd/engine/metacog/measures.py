@@ -1,5 +1,5 @@
-"""One segment's metacognition figures (spec §8.6): each a yes/no, counted into the segment's
-tallies when it ends (its windows are then closed: the figures never change after).
+"""One segment's metacognition figures (spec §8.6): each a yes/no, added to the segment's tallies in
+its summary, as the stream's end where it was read to would decide them (``SegmentMeta.now``).
 
 The tally names are the catalogue's (``figures.py``): ``lookup_gap_segments``, one
 ``outcome_<name>`` per outcome (the partition: exactly one for a lookup-gap segment),
@@ -12,11 +12,9 @@ hedge anchor (a kept hedge or a marker, §8.1.3).
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Final
 
 from omkd.engine.metacog import loads, rules
-from omkd.engine.metacog.episodes import SegmentMeta
 
 LOOKUP_GAP: Final = "lookup_gap_segments"
 OPEN_GAP: Final = "open_gap_segments"
@@ -49,38 +47,36 @@ def partition(outcomes: list[str | None]) -> str | None:
     return None
 
 
-def figures_of(meta: SegmentMeta, main: bool) -> dict[str, int]:
-    """The segment's tallies (only the ones that are not 0)."""
+def figures_of(
+    anchors: list[tuple[bool, bool, str]],
+    main: bool,
+    writing: bool,
+    max_load: float,
+    unchecked: bool,
+    tripped: set[str],
+) -> dict[str, int]:
+    """The segment's tallies (those not 0), from (is a miss, eligible, outcome) of each anchor and its writes."""
     found: dict[str, int] = {}
-    eligible = [a.outcome for a in meta.anchors if a.eligible]
+    eligible: list[str | None] = [outcome for miss, ok, outcome in anchors if miss and ok]
     if eligible:
         found[LOOKUP_GAP] = 1
-        outcome = partition(eligible) or "dropped"
-        found[OUTCOME_TALLIES[outcome]] = 1
+        found[OUTCOME_TALLIES[partition(eligible) or "dropped"]] = 1
         if "proceeded" in eligible:
             found[PROCEEDED] = 1
-    open_anchors = [a for a in meta.anchors if a.outcome not in _RESOLVED]
-    if main and open_anchors:
+    open_outcomes = [outcome for _, _, outcome in anchors if outcome not in _RESOLVED]
+    if main and open_outcomes:
         found[OPEN_GAP] = 1
-        if any(a.outcome == "asked" for a in open_anchors):
+        if "asked" in open_outcomes:
             found[ASKED_AT_GAP] = 1
-    for anchor in meta.anchors:
-        if anchor.outcome is not None:
-            name = EPISODE_TALLIES[(ANCHOR_KINDS[0] if anchor.miss else ANCHOR_KINDS[1], anchor.outcome)]
+    for miss, _, outcome in anchors:
+        if outcome in rules.OUTCOMES:
+            name = EPISODE_TALLIES[(ANCHOR_KINDS[0] if miss else ANCHOR_KINDS[1], outcome)]
             found[name] = found.get(name, 0) + 1
-    if meta.writing:
+    if writing:
         found[WRITING] = 1
-        found[LOAD_TALLIES[loads.bucket(meta.max_load)]] = 1
-        if meta.unchecked:
+        found[LOAD_TALLIES[loads.bucket(max_load)]] = 1
+        if unchecked:
             found[UNCHECKED] = 1
-            for kind in meta.tripped:
+            for kind in tripped:
                 found[KIND_TALLIES[kind]] = 1
     return found
-
-
-def count_into(tallies: Counter[str], meta: SegmentMeta, main: bool) -> None:
-    """Set the segment's tallies to its figures now (a segment that ends twice, after an undone
-    launch, is counted as it ends the second time)."""
-    for name in ALL_TALLIES:
-        tallies.pop(name, None)
-    tallies.update(figures_of(meta, main))

@@ -7,12 +7,20 @@ import fnmatch
 import re
 from typing import Final
 
-from omkd.engine.metacog import rules
+from omkd.engine import judge
+from omkd.engine.events import ToolCall
+from omkd.engine.metacog import rules, targets
 from omkd.engine.metacog.targets import Target
 from omkd.engine.metacog.writes import DEPENDENCY, Write
 
 _FENCE: Final = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _INLINE: Final = re.compile(r"`[^`\n]*`")
+
+
+def states_gap(text: str) -> bool:
+    """The text holds a not-found or uncertainty phrase (``rules.GAP_ACK``)."""
+    lowered = text.lower().replace("\u2019", "'")
+    return any(phrase in lowered for phrase in rules.GAP_ACK)
 
 
 def question_line(text: str) -> bool:
@@ -64,3 +72,26 @@ def related(write: Write, miss: Target) -> bool:
         if any(t.lower() in lowered for t in miss.tokens):
             return True
     return False
+
+
+def asks(text: str, words: tuple[str, ...], sentence: str) -> bool:
+    """§8.5.3(b): the text asks a question and states the gap — a not-found or uncertainty phrase,
+    a strong token of the miss (``words``) or the hedge anchor's own ``sentence``."""
+    if not question_line(text):
+        return False
+    if states_gap(text) or targets.names(text, words) is not None:
+        return True
+    return bool(sentence) and sentence in text
+
+
+_WHAT_KEYS: Final = ("command", "cmd", "file_path", "absolute_path", "path", "dir_path", "pattern", "url", "query")
+_WHAT_CHARS: Final = 120
+
+
+def looked_at(call: ToolCall) -> str:
+    """What a recovering call looked at (its command, path or pattern, cut), as ``: what``: where
+    the pointer of a hard-to-find gap points (the wiki's **hard to find**); "" when it names none."""
+    what = " ".join(judge.first_input(call, _WHAT_KEYS).split())
+    if len(what) > _WHAT_CHARS:
+        what = what[: _WHAT_CHARS - 1] + "…"
+    return f": {what}" if what else ""

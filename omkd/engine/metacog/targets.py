@@ -14,6 +14,7 @@ from omkd.engine.metacog import rules
 
 _WILDCARDS: Final = re.compile(r"[*?\[\]{},]+")
 _EXTENSION: Final = re.compile(r"\.[A-Za-z0-9]{1,6}$")
+_BARE_EXTENSION: Final = re.compile(r"^\.[A-Za-z0-9]{1,6}$")
 _TOKEN: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[.\-][A-Za-z0-9_]+)*")
 _CLASSES: Final = re.compile(r"\[[^\]]*\]|\\[A-Za-z]")
 _REGEX_SYNTAX: Final = re.compile(r"[\\^$*+?()\[\]{}|]")
@@ -95,7 +96,13 @@ def _name_literal(name: str) -> bool:
 
 
 def _name_tokens(name: str) -> list[str]:
-    found = [p for p in _WILDCARDS.split(name) if len(p.strip(".")) >= rules.MIN_GLOB_LITERAL]
+    """A name pattern's literal pieces (an extension alone is no token: the stop list's
+    extensions) and its identifiers."""
+    found = [
+        p
+        for p in _WILDCARDS.split(name)
+        if len(p.strip(".")) >= rules.MIN_GLOB_LITERAL and not _BARE_EXTENSION.match(p)
+    ]
     return [*found, *(t for t in tokens_of(name) if t not in found)]
 
 
@@ -162,7 +169,8 @@ def target_of(call: ToolCall) -> Target:
 
 
 def _grep_parts(args: list[str]) -> tuple[str | None, list[str], bool]:
-    """(pattern, file operands, excluding) of a grep-family stage."""
+    """(pattern, file operands, excluding) of a grep-family stage (``rg --files`` has no pattern:
+    its operands are all files)."""
     pattern: str | None = None
     files: list[str] = []
     skip = False
@@ -182,7 +190,7 @@ def _grep_parts(args: list[str]) -> tuple[str | None, list[str], bool]:
                 excluding = True
             if arg == "--invert-match":
                 excluding = True
-        elif pattern is None:
+        elif pattern is None and "--files" not in args:
             pattern = arg
         else:
             files.append(arg)
@@ -222,6 +230,8 @@ def _stage_target(stage: shell.Stage, previous: str) -> Target | None:
         program, args = "grep", args[1:]
     if program in rules.GREP_PROGRAMS:
         pattern, files, excluding = _grep_parts(args)
+        if pattern is None and files:
+            return _listed(files)
         if excluding or pattern is None:
             return None
         if previous in rules.LISTING_PROGRAMS:
@@ -253,6 +263,15 @@ def _stage_target(stage: shell.Stage, previous: str) -> Target | None:
             why="" if specific else "a probe of a path whose last component is under 3 characters",
         )  # fmt: skip
     return None
+
+
+def _listed(paths: list[str]) -> Target:
+    """A listing of paths (``rg --files DIR``): file and directory targets."""
+    lasts = [_last(p) for p in paths]
+    tokens = tuple(t for x in lasts for t in (tokens_of(x) or ([x] if len(x) >= rules.MIN_TOKEN else [])))
+    specific = any(len(x) >= rules.MIN_PROBE_NAME for x in lasts)
+    why = "" if specific else "a probe of a path whose last component is under 3 characters"
+    return Target(False, tuple(normal_path(p) for p in paths), (), tokens, specific=specific, why=why)
 
 
 def same_target(miss: Target, later: Target) -> bool:

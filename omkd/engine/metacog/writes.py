@@ -18,12 +18,14 @@ DEPENDENCY: Final = "dependency"
 DATA: Final = "data"
 _REDIRECT: Final = re.compile(r"^(?:\d|&)?>>?(.*)$")
 _HEREDOC: Final = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
-_QUICK: Final = re.compile(
-    r">|\btee\b|-i\b|-pi\b|\b(?:cp|mv|rm|rmdir|ln|install|truncate|dd|patch|chmod|chown|git|npm|pnpm|bun|yarn|pip3?|"
-    r"uv|cargo|go|brew|apt|apt-get|gem|poetry|psql|mysql|sqlite3|duckdb|clickhouse-client|bq|add|get)\b|"
-    r"Set-Content|Add-Content|Out-File|New-Item|Remove-Item|Copy-Item|Move-Item|\*\*\* Begin Patch|\|\s*(?:ba|z)?sh\b"
+_WRITING_WORD: Final = re.compile(
+    r"\b(?:tee|sed|perl|cp|mv|rm|rmdir|ln|install|truncate|dd|patch|chmod|chown|git|npm|pnpm|bun|yarn|pip3?|uv|cargo"
+    r"|go|brew|apt|apt-get|gem|poetry|psql|mysql|sqlite3|duckdb|clickhouse-client|bq|Set-Content|Add-Content|Out-File"
+    r"|New-Item|Remove-Item|Copy-Item|Move-Item)\b|\|\s*(?:ba|z)?sh\b"
 )
-"""A command without any of these writes nothing (checked before parsing it)."""
+"""A command naming none of the writing programs (``rules``) writes nothing but by a redirection."""
+_REDIRECTION: Final = re.compile(r"(?<![0-9&<>=\-])>(?!&|>?\s*/dev/null)|&>(?!\s*/dev/null)")
+"""A redirection to a file (not ``2>``, ``>&2``, ``> /dev/null``, an arrow)."""
 _PATCH_FILE: Final = re.compile(r"^\*\*\* (Add|Update|Delete) File:\s*(.+)$", re.MULTILINE)
 
 
@@ -125,39 +127,44 @@ def _heredoc_bodies(command: str) -> list[str]:
 
 
 def shell_write(command: str) -> Write | None:
-    """The write a shell command makes, its kinds merged (the hardest kind named): None when none."""
-    if not _QUICK.search(command):
-        return None
+    """The write a shell command makes, its kinds merged (the hardest kind named): None when none.
+    It reads ``shell.parse`` (cached: the judge reads the same command when its result comes)."""
     if "*** Begin Patch" in command:
         return _patch(command)
+    redirecting = ">" in command and _REDIRECTION.search(command) is not None
+    if not redirecting and _WRITING_WORD.search(command) is None:
+        return None
     kinds: list[str] = []
     paths: list[str] = []
     created: list[str] = []
-    added: list[str] = _heredoc_bodies(command)
+    added: list[str] = []
     packages: list[str] = []
-    stripped = shell.strip_heredocs(command)
-    parts = shell.split_top_level(stripped)
-    for index, (operator, text) in enumerate(parts):
-        words = [w.strip("'\"") for w in shell.words(text)]
-        targets = _redirections(words)
-        if targets:
-            kinds.append(SHELL_WRITE)
-            paths += targets
-            created += targets
-        stage = shell.stage_of(text)
-        program, args = stage.program, stage.args
-        if program in ("echo", "printf") and targets:
-            added.append(" ".join(a for a in args))
-        kind = _stage_kind(program, args, paths, created, packages, added)
-        if kind is not None:
-            kinds.append(kind)
-        if program in rules.PIPE_SHELLS and operator == "|" and index > 0:
-            before = shell.stage_of(parts[index - 1][1])
-            if before.program in ("curl", "wget"):
+    for pipeline in shell.parse(command).elements:
+        before: shell.Stage | None = None
+        for stage in pipeline:
+            kind = _stage_kind(stage.program, stage.args, paths, created, packages)
+            if kind is not None:
+                kinds.append(kind)
+            if stage.program in rules.PIPE_SHELLS and before is not None and before.program in ("curl", "wget"):
                 kinds.append(DEPENDENCY)
                 packages += shell.operands(before.args)
+            before = stage
+    if redirecting:
+        for _, text in shell.split_top_level(shell.strip_heredocs(command)):
+            if ">" not in text:
+                continue
+            targets = _redirections([w.strip("'\"") for w in shell.words(text)])
+            if targets:
+                kinds.append(SHELL_WRITE)
+                paths += targets
+                created += targets
+                stage = shell.stage_of(text)
+                if stage.program in ("echo", "printf"):
+                    added.append(" ".join(stage.args))
     if not kinds:
         return None
+    if "<<" in command:
+        added += _heredoc_bodies(command)
     order = (DATA, DEPENDENCY, VCS, SHELL_WRITE, FILE_EDIT)
     kind = next(k for k in order if k in kinds)
     return Write(
@@ -181,9 +188,7 @@ def _redirections(words: list[str]) -> list[str]:
     return found
 
 
-def _stage_kind(
-    program: str, args: list[str], paths: list[str], created: list[str], packages: list[str], added: list[str]
-) -> str | None:
+def _stage_kind(program: str, args: list[str], paths: list[str], created: list[str], packages: list[str]) -> str | None:
     operands = shell.operands(args)
     if program == "tee":
         paths += operands
