@@ -143,3 +143,34 @@ def test_the_html_page_shows_the_partition_and_each_gap_s_outcome(session: Path,
     )  # fmt: skip
     assert "<h3>What its agents did at a gap</h3><p>of 5 segments" in html
     assert "<td>wrote anyway (candidates): Edit /p/src/app.py (line " in html
+
+
+def test_the_page_of_the_real_transcripts_in_chromium(real_fixtures: Path, tmp_path: Path) -> None:
+    """The at-a-gap table of the real transcripts' page in a real headless Chromium: one row per
+    skill that hit a gap and overall, each saying its partition; screenshots in test-artifacts."""
+    import asyncio
+    import os
+
+    from tests.chromium import Browser
+
+    artifacts = Path(os.environ.get("OMKD_TEST_ARTIFACTS", Path(__file__).resolve().parents[1] / "test-artifacts"))
+    page_path = tmp_path / "report.html"
+    result = cli("report", real_fixtures, "--html", page_path, "--since", "3650d", "--home", tmp_path / "home")
+    assert result.exit_code == 0, result.output
+
+    async def look() -> list[str]:
+        async with Browser() as browser:
+            page = await browser.open(page_path)
+            rows: list[str] = await page.evaluate(
+                "[...document.querySelectorAll('table.at-gap tbody tr')].map(r => r.lastElementChild.innerText)"
+            )
+            artifacts.mkdir(parents=True, exist_ok=True)
+            await page.screenshot(artifacts / "report-at-gap.png", selector="table.at-gap")
+            await page.close()
+            return rows
+
+    rows = asyncio.run(look())
+    assert len(rows) >= 3
+    assert all(re.match(r"(of \d+ segments? that hit a gap|no segment hit a lookup gap)", row) for row in rows), rows
+    assert not any(re.search(r"\bof 0 ", row) for row in rows), rows  # a denominator of 0 is never said
+    assert (artifacts / "report-at-gap.png").stat().st_size > 5_000
