@@ -102,9 +102,13 @@ def test_a_revised_outcome_moves_the_all_time_partition_too(tmp_path: Path) -> N
         daemon.start()
         wait_lines(daemon, first.count(b"\n"))
         append(target, second)
-        seen = wait_lines(daemon, first.count(b"\n") + second.count(b"\n"))
-        writes = seen["omkd_checkpoint_writes_total"]  # the counters are exported as of a checkpoint
-        daemon.wait_for(lambda: daemon.metrics()["omkd_checkpoint_writes_total"] > writes, "a checkpoint")
+        wait_lines(daemon, first.count(b"\n") + second.count(b"\n"))
+
+        def checkpointed() -> bool:  # the counters are exported as of a checkpoint: one after the read
+            now = daemon.metrics()
+            return now["omkd_last_checkpoint_timestamp_seconds"] >= now["omkd_last_read_timestamp_seconds"]
+
+        daemon.wait_for(checkpointed, "a checkpoint after the last read")
         samples = daemon.metrics()
         assert daemon.stop() == 0
     window = {k: v for k, v in family(samples, "omkd_window_gap_outcome_segments").items() if v}
