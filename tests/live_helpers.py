@@ -22,12 +22,14 @@ from prometheus_client.parser import text_string_to_metric_families
 from omkd.testing import DaemonProcess
 from tests import claude_lines as cl
 
-OUTCOMES: Final = ("hit", "miss", "hedge", "marker", "misses3")
+OUTCOMES: Final = ("hit", "miss", "hedge", "marker", "misses3", "unchecked")
 """hit: one Glob that finds a file (no signal).
 miss: one Glob answering "No files found" (failed_search, weight 1.0).
 hedge: "I'm not sure ..." then a hit (hedging, weight 0.5).
 marker: a sentence ending in "[inferred]" then a hit (explicit_marker, weight 0.5).
 misses3: three Glob misses with different patterns (3 failed_search + 1 repeated_failure, weight 1.0).
+unchecked: two Glob misses, then an Edit of a project file (2 failed_search, weight 1.0; spec §8: a
+lookup-gap segment whose two misses are ``proceeded``, a writing segment with an unchecked write).
 """
 
 _ids = itertools.count(1)
@@ -58,9 +60,15 @@ def segment(skill: str, outcome: str, timestamp: str) -> list[cl.Record]:
         records.append(cl.text("I'm not sure which config file applies here.", f"msg_t{n}"))
     elif outcome == "marker":
         records.append(cl.text("The deploy port is 8080 [inferred].", f"msg_t{n}"))
-    if outcome == "misses3":
-        for _ in range(3):
+    if outcome in ("misses3", "unchecked"):
+        for _ in range(3 if outcome == "misses3" else 2):
             records += _glob("miss")
+        if outcome == "unchecked":
+            edit = {"file_path": "/p/src/app.py", "old_string": "a = 1", "new_string": "a = 2"}
+            records += [
+                cl.tool_use(f"toolu_e{n}", "Edit", edit, f"msg_e{n}"),
+                cl.tool_result(f"toolu_e{n}", "The file /p/src/app.py has been updated."),
+            ]
     else:
         records += _glob("miss" if outcome == "miss" else "hit")
     for record in records:

@@ -76,7 +76,9 @@ def test_a_kept_hedge_is_an_anchor_and_any_project_write_proceeds() -> None:
     )
     episode = only(episodes(data), "hedging")
     assert (episode.eligible, episode.outcome) == (None, "proceeded")
-    assert tallies(data) == {"open_gap_segments": 1, "writing_segments": 1, "write_load_0_5": 1}
+    assert tallies(data) == {
+        "open_gap_segments": 1, "writing_segments": 1, "write_load_0_5": 1, "episodes_hedging_proceeded": 1
+    }  # fmt: skip
 
 
 def test_the_hedge_sentence_itself_states_the_gap_in_a_closing_question() -> None:

@@ -27,10 +27,75 @@ from tests.live_helpers import append, family, samples_of, session_bytes, skill_
 #   weights 1 + 1 + 0.5 + 0.5 + 0 + 1 = 4.0; failed_search 1 + 1 + 3 = 5, repeated_failure 1
 #   (the three misses in a row), hedging 1, explicit_marker 1; gap rate 5/6; tier 1 (low: 5 <= 6 < 20).
 # lint: hedge -> 1 segment, 1 with a signal, weight 0.5, hedging 1; gap rate 1.0; tier 0 (underpowered).
+# release: unchecked -> 1 segment, 1 with a signal, weight 1.0, failed_search 2.
+# Spec §8 (each window ends at the next segment's prompt, or at the stream's end where it was read to
+# for lint's, the last; no question, and no write but release's Edit):
+#   deploy: lookup-gap segments 3 (miss, miss, misses3), all dropped; open-gap 5 (every segment with a
+#     signal); no writing segment; anchors: 5 misses dropped, 2 hedge anchors (hedge, marker) dropped.
+#   lint: no lookup gap; open-gap 1 (its hedge); 1 hedge anchor dropped.
+#   release: lookup-gap 1, proceeded (both misses before the Edit); open-gap 1; writing 1, unchecked 1
+#     (load 2 at the Edit); 2 misses proceeded.
 GOLDEN_PLAN: Final = [
     *[("deploy", outcome) for outcome in ("miss", "miss", "hedge", "marker", "hit", "misses3")],
+    ("release", "unchecked"),
     ("lint", "hedge"),
 ]
+_OUTCOMES: Final = ("recovered", "created", "asked", "dropped", "proceeded")
+_NONZERO_OUTCOMES: Final = {("deploy", "dropped"): 3.0, ("release", "proceeded"): 1.0}
+_NONZERO_EPISODES: Final = {
+    ("deploy", "failed_search", "dropped"): 5.0,
+    ("deploy", "hedging", "dropped"): 2.0,
+    ("lint", "hedging", "dropped"): 1.0,
+    ("release", "failed_search", "proceeded"): 2.0,
+}
+
+
+def _key(name: str, skill: str, **labels: str) -> str:
+    inner = ",".join(f'{k}="{v}"' for k, v in sorted({"agent": "claude_code", "skill": skill, **labels}.items()))
+    return f"{name}{{{inner}}}"
+
+
+BOUNDS: Final = ("", "_lower", "_upper")
+METACOG_GOLDEN: Final = {
+    **{_key("omkd_lookup_gap_segments_total", k): v for k, v in (("deploy", 3.0), ("lint", 0.0), ("release", 1.0))},
+    **{
+        _key("omkd_gap_outcome_segments_total", skill, outcome=o): _NONZERO_OUTCOMES.get((skill, o), 0.0)
+        for skill in ("deploy", "lint", "release")
+        for o in _OUTCOMES
+    },
+    **{
+        _key("omkd_gap_episodes_total", skill, anchor=a, outcome=o): _NONZERO_EPISODES.get((skill, a, o), 0.0)
+        for skill in ("deploy", "lint", "release")
+        for a in ("failed_search", "hedging")
+        for o in _OUTCOMES
+    },
+    **{_key("omkd_open_gap_segments_total", k): v for k, v in (("deploy", 5.0), ("lint", 1.0), ("release", 1.0))},
+    **{_key("omkd_writing_segments_total", k): v for k, v in (("deploy", 0.0), ("lint", 0.0), ("release", 1.0))},
+    **{
+        _key("omkd_unchecked_write_segments_total", k): v for k, v in (("deploy", 0.0), ("lint", 0.0), ("release", 1.0))
+    },
+    **{_key("omkd_window_lookup_gap_segments", k): v for k, v in (("deploy", 3.0), ("lint", 0.0), ("release", 1.0))},
+    # Ratios only where the denominator is not 0: no self-recovery for lint, no unchecked-write ratio
+    # for deploy and lint (no writing segment).
+    _key("omkd_window_self_recovery_ratio", "deploy"): 0.0,
+    _key("omkd_window_self_recovery_ratio", "release"): 0.0,
+    _key("omkd_window_asked_at_gap_ratio", "deploy"): 0.0,
+    _key("omkd_window_asked_at_gap_ratio", "lint"): 0.0,
+    _key("omkd_window_asked_at_gap_ratio", "release"): 0.0,
+    _key("omkd_window_unchecked_write_ratio", "release"): 1.0,
+    # all skills: 4 lookup-gap segments (3 dropped, 1 proceeded), 7 open-gap, 1 writing, 1 unchecked.
+    "omkd_window_overall_lookup_gap_segments": 4.0,
+    "omkd_window_overall_open_gap_segments": 7.0,
+    "omkd_window_overall_writing_segments": 1.0,
+    "omkd_window_overall_unchecked_write_segments": 1.0,
+    "omkd_window_overall_self_recovery_ratio": 0.0,
+    "omkd_window_overall_asked_at_gap_ratio": 0.0,
+    "omkd_window_overall_unchecked_write_ratio": 1.0,
+    **{
+        f'omkd_window_overall_gap_outcome_segments{{outcome="{o}"}}': {"dropped": 3.0, "proceeded": 1.0}.get(o, 0.0)
+        for o in _OUTCOMES
+    },
+}
 GOLDEN: Final = {
     'omkd_segments_total{agent="claude_code",skill="deploy"}': 6.0,
     'omkd_segments_total{agent="claude_code",skill="lint"}': 1.0,
@@ -50,13 +115,23 @@ GOLDEN: Final = {
     'omkd_window_gap_ratio{agent="claude_code",skill="lint"}': 1.0,
     'omkd_window_confidence_tier{agent="claude_code",skill="deploy"}': 1.0,
     'omkd_window_confidence_tier{agent="claude_code",skill="lint"}': 0.0,
-    # all skills: 7 segments, 6 with a signal, weights 4.0 + 0.5; tier 1 (low).
-    "omkd_window_overall_segments": 7.0,
-    "omkd_window_overall_gap_segments": 6.0,
-    "omkd_window_overall_weighted_gap_segments": 4.5,
+    'omkd_segments_total{agent="claude_code",skill="release"}': 1.0,
+    'omkd_gap_segments_total{agent="claude_code",skill="release"}': 1.0,
+    'omkd_weighted_gap_segments_total{agent="claude_code",skill="release"}': 1.0,
+    'omkd_signals_total{agent="claude_code",skill="release",type="failed_search"}': 2.0,
+    'omkd_signals_total{agent="claude_code",skill="release",type="repeated_failure"}': 0.0,
+    'omkd_signals_total{agent="claude_code",skill="release",type="explicit_marker"}': 0.0,
+    'omkd_signals_total{agent="claude_code",skill="release",type="hedging"}': 0.0,
+    'omkd_window_gap_ratio{agent="claude_code",skill="release"}': 1.0,
+    'omkd_window_confidence_tier{agent="claude_code",skill="release"}': 0.0,
+    # all skills: 8 segments, 7 with a signal, weights 4.0 + 0.5 + 1.0; tier 1 (low).
+    "omkd_window_overall_segments": 8.0,
+    "omkd_window_overall_gap_segments": 7.0,
+    "omkd_window_overall_weighted_gap_segments": 5.5,
     "omkd_window_overall_confidence_tier": 1.0,
     # One tool result answers a call the file never made (added by the fixture below).
     "omkd_orphan_results_total": 1.0,
+    **METACOG_GOLDEN,
 }
 # Four skills, max_skills = 2: alpha 1 segment (miss), beta 2 (hit, hedge), gamma 3 (miss, hit, hit),
 # delta 4 (hit, hit, hit, marker). Per skill (segments, gap segments, weight sum):
@@ -84,6 +159,12 @@ PERSISTENT_COUNTERS: Final = (
     "omkd_parse_errors_total",
     "omkd_unknown_records_total",
     "omkd_invalid_skill_names_total",
+    "omkd_lookup_gap_segments_total",
+    "omkd_gap_outcome_segments_total",
+    "omkd_gap_episodes_total",
+    "omkd_open_gap_segments_total",
+    "omkd_writing_segments_total",
+    "omkd_unchecked_write_segments_total",
 )
 
 
@@ -251,11 +332,13 @@ def test_an_empty_window_exports_no_rate_bound_or_band() -> None:
         "health_confident",
         "gap_ratio_lower",
         "weighted_gap_ratio_upper",
+        *(f"{m}{b}" for m in ("self_recovery_ratio", "asked_at_gap_ratio", "unchecked_write_ratio") for b in BOUNDS),
     )
     assert [
         name for name in rated if f"omkd_window_{name}{{'agent': 'claude_code', 'skill': 'deploy'}}" in samples
     ] == []
-    assert [name for name in ("gap_ratio", "weighted_gap_ratio") if f"omkd_window_overall_{name}{{}}" in samples] == []
+    overall_rated = ("gap_ratio", "weighted_gap_ratio", "self_recovery_ratio_lower", "unchecked_write_ratio")
+    assert [name for name in overall_rated if f"omkd_window_overall_{name}{{}}" in samples] == []
     assert "omkd_window_segments{'agent': 'claude_code', 'skill': 'deploy'}" in samples
 
 

@@ -377,6 +377,13 @@ def status_bounds(status: dict[str, Any]) -> dict[str, dict[str, float]]:
             }
             overall = status["overall"]["certainty"][field]
             found[f"omkd:window_{rate}:wilson95_{side}"] = {"": (overall["lower"], overall["upper"])[end]}
+    # What the agents did at a gap (spec §8.7): the unchecked-write rate's lower bound, over the
+    # writing segments (no bound where a skill has none).
+    found["skill:omkd_window_unchecked_write_rate:wilson95_lower"] = {
+        e["skill"]: e["metacognition"]["intervals"]["unchecked_write_ratio"][0]
+        for e in status["skills"]
+        if e["metacognition"]["writing_segments"] > 0
+    }
     return found
 
 
@@ -422,6 +429,7 @@ def test_recorded_bounds_equal_the_daemons_own(fleet: Fleet, tmp_path: Path) -> 
             wait_until(close, "the recorded bounds to equal /api/v1/status")
         assert far() == {}
         assert len(expected["skill:omkd_window_gap_rate:wilson95_lower"]) >= 5
+        assert len(expected["skill:omkd_window_unchecked_write_rate:wilson95_lower"]) >= 2
 
 
 def test_agent_mode_pushes_to_a_central_prometheus(fleet: Fleet, tmp_path: Path) -> None:

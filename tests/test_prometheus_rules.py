@@ -37,6 +37,7 @@ ALERTS: Final = {
     "OmkdParseErrorsRising",
     "OmkdCheckpointsFailing",
     "OmkdDown",
+    "OmkdUncheckedWriteHigh",
 }
 # Per-host ratios: right for one host, wrong once summed or averaged over many.
 PER_HOST_RATIOS: Final = re.compile(
@@ -141,12 +142,15 @@ def test_thresholds_live_in_one_recording_rule_each(rules: list[dict[str, Any]])
         "omkd:alert_threshold:gap_rate_regression": "vector(0.15)",
         "omkd:alert_threshold:gap_rate_regression_min_segments_1d": "vector(5)",
         "omkd:alert_threshold:gap_rate_regression_min_segments_7d": "vector(20)",
+        "omkd:alert_threshold:unchecked_write_rate": "vector(0.1)",
     }
     queries = {rule["name"]: rule["query"] for rule in rules if rule["type"] == "alerting"}
     high, regression = queries["OmkdWeightedGapRateHigh"], queries["OmkdGapRateRegression"]
     assert "omkd:alert_threshold:weighted_gap_rate" in high
     assert all(name in regression for name in thresholds if "regression" in name)
-    assert re.findall(r"\b0\.\d+|\b(?:5|20)\b", high + regression) == []
+    unchecked = queries["OmkdUncheckedWriteHigh"]
+    assert "omkd:alert_threshold:unchecked_write_rate" in unchecked
+    assert re.findall(r"\b0\.\d+|\b(?:5|20)\b", high + regression + unchecked) == []
 
 
 def _bound_rules() -> dict[str, str]:
@@ -160,6 +164,10 @@ def _bound_rules() -> dict[str, str]:
             lower, upper = promql_rate_interval(n, f"{level}{rate}:ratio")
             expected[f"{level}{rate}:wilson95_lower"] = lower
             expected[f"{level}{rate}:wilson95_upper"] = upper
+    lower, _ = promql_rate_interval(
+        "skill:omkd_window_writing_segments:sum", "skill:omkd_window_unchecked_write_rate:ratio"
+    )  # the unchecked-write rate (spec §8.7): its lower bound only, which the alert reads
+    expected["skill:omkd_window_unchecked_write_rate:wilson95_lower"] = lower
     return expected
 
 
@@ -183,6 +191,36 @@ def test_dashboard_interval_columns_are_omkds_own_method() -> None:
     n = f"sum by (skill, agent) (omkd_window_segments{{{selected}}})"
     p = f"(sum by (skill, agent) (omkd_window_weighted_gap_segments{{{selected}}}) / ({n} > 0))"
     queries = [
-        t["expr"] for panel in dashboard["panels"] for t in panel.get("targets", []) if "sqrt(" in t.get("expr", "")
+        t["expr"]
+        for panel in dashboard["panels"]
+        if panel.get("title") == "Skills in the window"
+        for t in panel.get("targets", [])
+        if "sqrt(" in t.get("expr", "")
     ]
     assert queries == list(promql_rate_interval(n, p))
+
+
+def test_dashboard_metacognition_bounds_are_omkds_own_method() -> None:
+    """The row of what the agents did at a gap (spec §8.7): M1, M2 and M4 each with the interval
+    omkd computes, over its own denominator (the segments that hit a gap, the open-gap segments,
+    the writing segments), summed over the selected hosts."""
+    dashboard = json.loads((REPO / "config" / "grafana" / "omkd.json").read_text())
+    selected = 'instance=~"$instance", skill=~"$skill", agent=~"$agent"'
+
+    def summed(metric: str, extra: str = "") -> str:
+        return f"sum by (skill, agent) ({metric}{{{selected}{extra}}})"
+
+    lookup = summed("omkd_window_lookup_gap_segments")
+    recovered = summed("omkd_window_gap_outcome_segments", ', outcome="recovered"')
+    expected = []
+    for k, n in (
+        (recovered, lookup),
+        (summed("omkd_window_asked_at_gap_segments"), summed("omkd_window_open_gap_segments")),
+        (summed("omkd_window_unchecked_write_segments"), summed("omkd_window_writing_segments")),
+    ):
+        ratio = f"({k} / ({n} > 0))"
+        expected += [ratio, *promql_rate_interval(n, ratio)]
+    (panel,) = [p for p in dashboard["panels"] if p.get("title", "").startswith("What the agents did at a gap, per")]
+    targets = [t["expr"] for t in panel["targets"]]
+    assert [t for t in targets if " / (" in t] == expected
+    assert not any("proceeded" in t and " / " in t for t in targets)  # no pushed-through rate (unjudged)

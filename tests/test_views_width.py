@@ -78,7 +78,9 @@ def test_80_columns_read_on_one_line_each(session: Path, tmp_path: Path) -> None
     assert max(len(line) for line in lines) <= 80, text
     table_rows = [line for line in lines if line.startswith("│")]
     rows = [line for line in table_rows if "superpowers" in line]
-    assert len(rows) == 2, text  # one row in the skill table, one in the patterns table: no name broken in two
+    # one row in the skill table, one in what the agents did at a gap, one in the patterns table:
+    # no name broken in two
+    assert len(rows) == 3, text
     assert all("…" in row for row in rows), text
     assert not any("ent-driven" in row for row in table_rows)  # the rest of a name broken mid-word
     header = next(line for line in lines if "segments" in line and "skill" in line)

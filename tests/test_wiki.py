@@ -6,6 +6,7 @@ by hand from the recipe; the real fixtures are only required to produce a wiki w
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -71,7 +72,8 @@ def test_a_path_below_the_project_and_the_same_path_relative_are_one_entry(tmp_p
     assert deploy["docs/deploy.md"].tools == ("Glob", "Read")
     assert deploy["docs/deploy.md"].sessions == (t.session_id,)
     page = (tmp_path / "wiki" / "skills" / "deploy.md").read_text()
-    assert "## `docs/deploy.md`" in page
+    assert "## Missing (2)" in page  # never found by the agent: the knowledge is missing
+    assert "### `docs/deploy.md`" in page
     assert "- seen: 2 times in 1 session" in page
     assert "- state: open" in page
     assert f"{tmp_path / 'traces' / 'a.jsonl'}:" in page  # an example to open, file:line
@@ -96,7 +98,7 @@ def test_a_skill_whose_gaps_are_all_hedging_has_its_page_with_the_sentences(tmp_
     assert "- said: 2 times in 1 session" in page
     assert all(f"`{sentence}`" in page for sentence in sentences), page
     index = (tmp_path / "wiki" / "index.md").read_text()
-    assert "[`release`](skills/release.md) — 1 entry: 0 missing things (0 open), 2 sentences of doubt" in index
+    assert "[`release`](skills/release.md) — 1 entry: 2 sentences of doubt" in index
     assert not (tmp_path / "wiki" / "topics").exists()
     linted = _run(tmp_path / "wiki", "--lint")
     assert linted.exit_code == 0, linted.output
@@ -224,7 +226,7 @@ def test_a_persons_own_sections_survive_an_update(tmp_path: Path) -> None:
     text = page.read_text()
     assert text.startswith(above + pages.BEGIN + "\n")
     assert text.endswith(pages.END + "\n" + below)
-    assert "## `docs/b.md`" in text  # the new entry is in the generated part
+    assert "### `docs/b.md`" in text  # the new entry is in the generated part
     assert review.read_text().startswith("# Review\n\nHand-written, no markers.\n\n" + pages.BEGIN + "\n")
     assert index.read_text().startswith("Welcome.\n" + pages.BEGIN)
 
@@ -351,9 +353,9 @@ def test_lint_finds_each_kind_of_problem(tmp_path: Path) -> None:
         "index.md: broken link: skills/audit.md (no such page)",
         "index.md: index line does not match its page: skills/audit.md: no such page",
         "index.md: index line does not match its page: skills/deploy.md: the index says "
-        "'7 missing thing (1 open)', the page has 1",
+        "'7 thing not found: 0 hard to find, 1 missing (1 open)', the page has 1",
         "index.md: index line does not match its page: skills/ship.md: the index says "
-        "'1 missing thing (1 open)', the page has 0",
+        "'1 thing not found: 0 hard to find, 1 missing (1 open)', the page has 0",
         "skills/extra.md: orphan page: not linked from index.md",
         f"skills/gone.md: example file no longer exists: {traces / 'b.jsonl'}",
         "skills/ship.md: page without entries: the generated part lists no entry",
@@ -530,3 +532,40 @@ def test_too_early_is_kept_while_the_impact_report_says_nothing_of_the_entry_s_c
     seen_again = [_occurrence("d", "p", 2, "2026-01-01T12:00:00.000Z")]
     moved = entries.merge(again, seen_again, {"d": later}).state.skills["d"].entries["p"]
     assert (moved.quiet_since, moved.too_early) == (later[1], False)
+
+
+# --- hard to find and missing (spec §8.5.1) ----------------------------------------------------------
+
+
+def test_a_skill_page_splits_what_the_agents_found_themselves_from_what_is_missing(tmp_path: Path) -> None:
+    """deploy misses ``docs/deploy.md``, then reads it at its real place: hard to find, with the read
+    that found it (the pointer to write). It misses ``docs/other.md`` and never finds it: missing.
+    The page is the same bytes whichever order the two traces are merged in."""
+    t = Transcript(session_id="s-1")
+    t.prompt("task")
+    t.skill("deploy")
+    t.glob_miss("**/deploy.md")
+    t.read_ok("/home/dev/shop/ops/deploy.md")
+    t.glob_miss("docs/other.md")
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / "a.jsonl").write_bytes(t.to_bytes())
+    assert _run(tmp_path / "wiki", tmp_path / "traces").exit_code == 0
+    page = (tmp_path / "wiki" / "skills" / "deploy.md").read_text()
+    hard, missing = page.index("## Hard to find (1)"), page.index("## Missing (1)")
+    assert hard < page.index("### `**/deploy.md`") < missing < page.index("### `docs/other.md`")
+    assert "- found by the agents themselves afterwards: 1 of 1 times, with:" in page
+    assert "`Read found the same target: /home/dev/shop/ops/deploy.md`" in page
+    assert "2 things not found: 1 hard to find, 1 missing (2 open)" in page
+    state = wiki.load_state(wiki.WikiDirectory(tmp_path / "wiki"))
+    deploy = state.skills["deploy"].entries
+    assert (deploy["**/deploy.md"].hard_to_find, deploy["docs/other.md"].hard_to_find) == (True, False)
+    recovered = _occurrence("deploy", "docs/a.md", 1)
+    recovered = dataclasses.replace(recovered, found_by="Grep found the same target: ops/a.md", found_line=9)
+    plain = _occurrence("deploy", "docs/a.md", 2, "2026-01-01T00:00:02.000Z")
+    empty = entries.WikiState()
+    one = entries.merge(entries.merge(empty, [recovered], {}).state, [plain], {}).state
+    other = entries.merge(entries.merge(empty, [plain], {}).state, [recovered], {}).state
+    assert one == other
+    assert entries.from_plain(entries.to_plain(one)) == one
+    assert pages.pages_of(one) == pages.pages_of(other)
+    assert one.skills["deploy"].entries["docs/a.md"].recovered == ("id-deploy-docs/a.md-1",)

@@ -16,7 +16,7 @@ from omkd.engine import skills
 from omkd.engine.figures import BAND_LEGEND
 from omkd.engine.gates import GateFailure
 from omkd.engine.report.schema import Report, SkillHealth
-from omkd.render import columns
+from omkd.render import columns, metacog
 from omkd.render.columns import Band, Column
 
 PATTERNS_SHOWN: Final = 10
@@ -56,6 +56,8 @@ def _cell(column: Column, skill: SkillHealth, overall: bool) -> str:
         return _rate(value.value, value.interval.lower, value.interval.upper)
     if kind == columns.BAND:
         return _band(value)
+    if kind == columns.OUTCOMES:
+        return text(metacog.described(value))
     return str(value)
 
 
@@ -122,6 +124,7 @@ def _document(
         "",
         f"Rates with their 95 % intervals (Wilson, continuity-corrected); {text(BAND_LEGEND)}.",
     ]
+    lines += _at_gap(report, skills_shown, agents)
     patterns = report.top_failed_searches[:PATTERNS_SHOWN]
     if patterns:
         lines += [
@@ -151,6 +154,19 @@ def _document(
         "",
     ]
     return "\n".join(lines)
+
+
+def _at_gap(report: Report, skills_shown: int, agents: bool) -> list[str]:
+    """What the agents did at a gap, beside the gap rate (spec §8.7), for the skills shown above."""
+    rows = [s for s in report.skills[:skills_shown] if metacog.shown(s)]
+    if not rows and not metacog.shown(report.overall):
+        return []
+    shown = columns.chosen(columns.AT_A_GAP, () if agents else ("agent",))
+    lines = ["", "### What the agents did at a gap", ""]
+    lines += ["| " + " | ".join(column.header for column in shown) + " |", "|" + "|".join("---" for _ in shown) + "|"]
+    for skill in [*rows, report.overall]:
+        lines.append("| " + " | ".join(_cell(column, skill, skill is report.overall) for column in shown) + " |")
+    return [*lines, "", f"*{text(metacog.LEGEND)}.*"]
 
 
 def publish(

@@ -20,8 +20,8 @@ from omkd.api import DEFAULT_PORT, SKILLS_PAGE, SKILLS_TOTAL_HEADER
 from omkd.cli import render
 from omkd.cli.gating import EXIT_INPUT, GateOptions, apply_gates, check_names, check_usage, gate_options, publish
 from omkd.engine import formats, patterns, records, skills
-from omkd.engine.report.schema import Report
-from omkd.render import notes
+from omkd.engine.report.schema import GapEntry, Report
+from omkd.render import metacog, notes
 
 DEFAULT_URL = f"http://127.0.0.1:{DEFAULT_PORT}"
 TIMEOUT_SECONDS = 10.0
@@ -172,12 +172,14 @@ def gaps_command(
     table.add_column("type", no_wrap=True)
     table.add_column("where", no_wrap=True, overflow="ellipsis", max_width=32)
     table.add_column("context", overflow="fold", ratio=1)
+    table.add_column("came of it", overflow="fold", ratio=1, max_width=40)
     for gap in document["gaps"]:
         where = f"{gap.get('file') or gap['stream']}:{gap.get('line', 0)}"
         name = skills.row_label(gap["skill"], gap.get("agent"))
         context = " ".join(gap["context"].split())
         context = context if len(context) <= CONTEXT_SHOWN else context[: CONTEXT_SHOWN - 1] + "…"
-        table.add_row(render.short_time(gap["timestamp"]), name, gap["type"], where, context)
+        came = metacog.outcome_of(records.parse(GapEntry, gap))
+        table.add_row(render.short_time(gap["timestamp"]), name, gap["type"], where, context, came)
     console = render.stdout_console()
     console.print(table)
     outside = document.get("outside_window", 0)

@@ -2,58 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from omkd.cli.cells import cell, percent
 from omkd.engine import formats, gates, skills, stats
-from omkd.engine.certainty import Interval
 from omkd.engine.figures import BAND_LEGEND
 from omkd.engine.gates import GateFailure, Regression
-from omkd.engine.report.schema import CoverageReport, Report, SkillHealth
-from omkd.render import columns, notes
-from omkd.render.columns import Band, Column
+from omkd.engine.report.schema import Report, SkillHealth
+from omkd.render import columns, metacog, notes
 
 PIPE_WIDTH = 160
 UNDERPOWERED_SHOWN = 12
-BAND_STYLES = {"red": "bold red", "yellow": "yellow", "green": "green"}
 NOT_COMPARABLE = (
     "the baseline was computed by other detection rules (its rules hash differs): "
     "a move against it may be a change of rules, not of the knowledge"
 )
-
-
-def percent(value: float | None) -> str:
-    return "—" if value is None else gates.percent(value)
-
-
-def band(value: Band) -> Text:
-    """The band's label (``Band.label``): a hard colour only when its interval backs it, dim when
-    underpowered or without a segment."""
-    style = BAND_STYLES.get(value.health, "dim")
-    if value.indicative or value.health not in BAND_STYLES:
-        style = "dim"
-    elif not value.confident:
-        style = style.replace("bold ", "")
-    return Text(value.label, style=style)
-
-
-def with_interval(value: float | None, interval: Interval) -> Text:
-    if value is None:
-        return Text("—")
-    return Text(f"{100 * value:.1f} % [{100 * interval.lower:.1f}–{100 * interval.upper:.1f}]")
-
-
-def tier(value: str) -> Text:
-    return Text(value, style="dim" if value == "underpowered" else "")
-
-
-def coverage(cov: CoverageReport) -> str:
-    if cov.files == 0:
-        return "—"
-    return f"{percent(cov.ratio)} ({cov.accessed}/{cov.files})"
 
 
 def stdout_console() -> Console:
@@ -79,25 +46,6 @@ INTERVALS_FROM: Final = 100
 
 def shows_intervals(width: int | None) -> bool:
     return width is None or width >= INTERVALS_FROM
-
-
-def cell(column: Column, skill: SkillHealth, overall: bool, intervals: bool) -> str | Text:
-    """One cell of the skill table: the column's value as the terminal shows its kind."""
-    value: Any = column.read(skill)
-    kind = column.kind
-    if kind == columns.NAME:
-        return Text("overall", style="bold") if overall else Text(value)
-    if kind == columns.AGENT:
-        return Text(value or "")
-    if kind == columns.RATE:
-        return with_interval(value.value, value.interval) if intervals else Text(percent(value.value))
-    if kind == columns.TIER:
-        return tier(value)
-    if kind == columns.BAND:
-        return band(value)
-    if kind == columns.COVERAGE:
-        return coverage(value)
-    return str(value)
 
 
 def left_out(width: int | None) -> list[str]:
@@ -129,6 +77,31 @@ def skill_table(report: Report, width: int | None = None) -> Table:
             *(cell(column, skill, skill is report.overall, intervals) for column in shown),
             end_section=skill is rows[-2] if len(rows) > 1 else False,
         )
+    return table
+
+
+def at_gap_table(report: Report, width: int | None = None) -> Table | None:
+    """What the agents did at a gap, beside the gap rate (spec §8.7): one row per skill that hit a
+    gap (``metacog.shown``) and the overall row; the text wraps, so it reads at 80 columns."""
+    rows = [s for s in report.skills if metacog.shown(s)]
+    if not rows and not metacog.shown(report.overall):
+        return None
+    table = Table(title="What the agents did at a gap", title_justify="left", expand=width is not None)
+    dropped = () if several_agents(report) else ("agent",)
+    shown = columns.chosen(columns.AT_A_GAP, dropped)
+    narrow = width is not None and width < NARROW_BELOW
+    for column in shown:
+        if column.kind == columns.NAME:
+            table.add_column(
+                column.header, no_wrap=True, overflow="ellipsis", max_width=SKILL_NARROW_WIDTH if narrow else 40
+            )
+        elif column.kind == columns.OUTCOMES:
+            table.add_column(column.header, ratio=1, overflow="fold", min_width=24)
+        else:
+            table.add_column(column.header, justify="right" if column.right else "left", no_wrap=True)
+    intervals = shows_intervals(width)
+    for skill in [*rows, report.overall]:
+        table.add_row(*(cell(column, skill, skill is report.overall, intervals) for column in shown))
     return table
 
 
@@ -312,6 +285,10 @@ def render(
         style="dim",
         markup=False,
     )
+    gaps = at_gap_table(report, width)
+    if gaps is not None:
+        console.print(gaps)
+        console.print(metacog.LEGEND, style="dim", markup=False)
     for line in warnings(report):
         console.print(Text("warning: ", style="yellow") + Text(line))
     note = marker_note(report)

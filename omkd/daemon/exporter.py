@@ -22,6 +22,7 @@ from omkd.engine.fold import Fold
 from omkd.engine.labels import CappedLabels
 from omkd.engine.plain import add_into
 from omkd.engine.report.build import KnowledgeIndex, agents_of, knowledge_of, open_segments
+from omkd.engine.report.metacog import metacog_report
 from omkd.shell.knowledge_watch import BaseFigures
 from omkd.shell.llm_judge import LlmStats
 
@@ -102,6 +103,7 @@ def _row(totals: SkillTotals, open_segments: int, knowledge: KnowledgeIndex, age
         open_segments=open_segments,
         knowledge_files=len(files),
         knowledge_accessed=len(files.intersection(totals.accessed)),
+        metacog=metacog_report(totals),
     )
 
 
@@ -173,7 +175,9 @@ class Exporter:
         return Snapshot(
             counters=merge_counters(kept.exported_counters, self.labels),
             window=window_rows(fold.skills, open_by_skill, knowledge, self.labels),
-            overall=WindowRow(overall, figures.derive(overall), sum(open_by_skill.values()), 0, 0),
+            overall=WindowRow(
+                overall, figures.derive(overall), sum(open_by_skill.values()), 0, 0, metacog_report(overall)
+            ),
             pipeline=kept.exported_pipeline,
             ingest=kept.stats,
             files_watched=tail.files_watched,

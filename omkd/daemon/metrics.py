@@ -14,17 +14,17 @@ Each row says how to read its samples from a ``Snapshot`` (``samples.py``: gathe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Final
+from collections.abc import Iterator
+from typing import Final, Literal
 
 from prometheus_client import CollectorRegistry, ProcessCollector, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from omkd.daemon import metacog_rows
 from omkd.daemon.samples import (
     MetricSpec,
     Snapshot,
-    WindowRow,
     build_info,
     by_reason,
     from_fields,
@@ -32,7 +32,9 @@ from omkd.daemon.samples import (
     overall,
     overall_rated,
     per_skill,
+    per_skill_family,
     per_window,
+    per_window_family,
     plain,
     rated,
     revision,
@@ -41,8 +43,8 @@ from omkd.daemon.samples import (
 )
 from omkd.daemon.selfmetrics import IngestStats
 from omkd.engine import figures, health
+from omkd.engine.catalogue import Figure
 from omkd.engine.counters import PipelineCounters
-from omkd.engine.figures import AllTimeCounts
 from omkd.shell.llm_judge import LlmStats
 
 PARSE_ERROR_REASONS: Final = ("invalid_json", "invalid_utf8", "not_object", "bad_shape")
@@ -53,30 +55,24 @@ BAND_VALUES: Final = {band: i for i, band in enumerate(health.BANDS)}
 SKILL: Final = ("skill", "agent")
 
 
-def _catalogue_counters() -> list[MetricSpec]:
-    """The all-time counter of each counter figure of the catalogue (``figures.COUNTED``)."""
-
-    def value(name: str) -> Callable[[AllTimeCounts], float]:
-        return lambda c: c.figure(name)
-
-    return [
-        MetricSpec(spec.counter[0], "counter", spec.counter[1], SKILL, per_skill(value(name)))
-        for name, spec in figures.COUNTED
-        if spec.counter is not None
-    ]
-
-
-def _catalogue_gauges() -> list[MetricSpec]:
-    """The window gauge of each gauged figure of the catalogue (``figures.GAUGED``)."""
-
-    def value(name: str) -> Callable[[WindowRow], float]:
-        return lambda r: float(getattr(r.totals, name))
-
-    return [
-        MetricSpec(spec.gauge[0], "gauge", spec.gauge[1], SKILL, per_window(value(name)))
-        for name, spec in figures.GAUGED
-        if spec.gauge is not None
-    ]
+def _catalogue(kind: Literal["counter", "gauge"]) -> list[MetricSpec]:
+    """The all-time counter (``figures.COUNTED``) or the window gauge (``figures.GAUGED``) of each
+    figure of the catalogue; the figures naming one metric with other label values (``Figure.labels``)
+    are one family, in the order of their first figure."""
+    families: dict[str, list[tuple[str, Figure]]] = {}
+    for name, spec in figures.COUNTED if kind == "counter" else figures.GAUGED:
+        declared = spec.counter if kind == "counter" else spec.gauge
+        if declared is not None:
+            families.setdefault(declared[0], []).append((name, spec))
+    rows = []
+    for metric, members in families.items():
+        first = members[0][1]
+        named = first.counter if kind == "counter" else first.gauge
+        labels = (*SKILL, *(label for label, _ in first.labels))
+        values = [(name, tuple(value for _, value in spec.labels)) for name, spec in members]
+        read = per_skill_family(values) if kind == "counter" else per_window_family(values)
+        rows.append(MetricSpec(metric, kind, named[1] if named else "", labels, read))
+    return rows
 
 
 TABLE: Final[list[MetricSpec]] = [
@@ -88,7 +84,7 @@ TABLE: Final[list[MetricSpec]] = [
     MetricSpec("omkd_weighted_gap_segments", "counter",
                "Sum of segment weights (max signal weight per segment), per skill.", SKILL,
                per_skill(lambda c: c.weighted_gap_sum)),
-    *_catalogue_counters(),
+    *_catalogue("counter"),
     MetricSpec("omkd_signals", "counter", "Gap signals per skill and type.", (*SKILL, "type"), signals),
     # --- event-time window gauges per skill ---
     MetricSpec("omkd_window_segments", "gauge", "Segments starting in the event-time window, per skill.", SKILL,
@@ -111,7 +107,7 @@ TABLE: Final[list[MetricSpec]] = [
     MetricSpec("omkd_window_tool_calls_comparable", "gauge",
                "Answered, not cancelled tool calls in the window, per skill.", SKILL,
                per_window(lambda r: r.totals.comparable_calls)),
-    *_catalogue_gauges(),
+    *_catalogue("gauge"),
     MetricSpec("omkd_window_knowledge_files", "gauge", "Knowledge files of the projects the skill ran in.", SKILL,
                per_window(lambda r: r.knowledge_files)),
     MetricSpec("omkd_window_knowledge_files_accessed", "gauge", "Knowledge files read in the window, per skill.",
@@ -135,6 +131,7 @@ TABLE: Final[list[MetricSpec]] = [
                "1 when the health band is backed by the interval, 0 when indicative.", SKILL,
                per_window(rated(lambda r: 1 if r.figures.confident else 0))),
     # --- window gauges over all skills ---
+    *metacog_rows.ROWS,
     MetricSpec("omkd_window_overall_segments", "gauge", "Segments in the window, all skills.", (),
                overall(lambda r: r.figures.segments)),
     MetricSpec("omkd_window_overall_gap_segments", "gauge", "Segments with a gap signal in the window, all skills.",

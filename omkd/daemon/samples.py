@@ -16,6 +16,7 @@ from omkd.engine import patterns, skills
 from omkd.engine.counters import METRIC, PipelineCounters
 from omkd.engine.figures import AllTimeCounts, SkillTotals, WindowFigures
 from omkd.engine.labels import OTHER, CappedLabels
+from omkd.engine.report.schema import MetacogReport
 from omkd.shell.knowledge_watch import BaseFigures
 from omkd.shell.llm_judge import LlmStats
 
@@ -32,6 +33,8 @@ class WindowRow:
     open_segments: int
     knowledge_files: int
     knowledge_accessed: int
+    metacog: MetacogReport | None = None
+    """Its metacognition figures (spec §8.7), made once by the exporter."""
 
 
 @dataclass(slots=True)
@@ -98,6 +101,22 @@ def per_window(value: Callable[[WindowRow], float | None]) -> Callable[[Snapshot
                 yield (skill_labels(label), v)
 
     return read
+
+
+def per_skill_family(members: list[tuple[str, tuple[str, ...]]]) -> Callable[[Snapshot], Iterable[Sample]]:
+    """The counter figures of one family (catalogue field name, its label values), per skill."""
+    return lambda s: [
+        ((*skill_labels(label), *values), c.figure(name)) for label, c in s.counters.items() for name, values in members
+    ]
+
+
+def per_window_family(members: list[tuple[str, tuple[str, ...]]]) -> Callable[[Snapshot], Iterable[Sample]]:
+    """The window gauges of one family (catalogue field name, its label values), per skill."""
+    return lambda s: [
+        ((*skill_labels(label), *values), float(getattr(row.totals, name)))
+        for label, row in s.window.items()
+        for name, values in members
+    ]
 
 
 def overall(value: Callable[[WindowRow], float]) -> Callable[[Snapshot], Iterable[Sample]]:

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from omkd.engine import health, stats
+from omkd.engine.catalogue import FIGURE, Figure, figure, tally
 from omkd.engine.counters import GapCounts
 from omkd.engine.intervals import rate_interval
 from omkd.engine.plain import add_into
@@ -33,39 +34,6 @@ if TYPE_CHECKING:
 
 UNKNOWN_MODEL: Final = "unknown"
 """The model key of a segment whose assistant records name no model."""
-FIGURE: Final = "figure"
-"""Field metadata key of a catalogue figure (a ``Figure``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Figure:
-    """What one catalogue field is: how a segment adds to it, and where it is shown."""
-
-    of: Callable[[SegmentSummary], float]
-    """The segment's share of the figure (never negative)."""
-    counter: tuple[str, str] | None = None
-    """An all-time counter per skill: (metric name without ``_total``, help)."""
-    gauge: tuple[str, str] | None = None
-    """A window gauge per skill: (metric name, help)."""
-    report: bool = False
-    """Shown as the ``SkillHealth`` field of the same name (which has a default)."""
-
-
-def figure(
-    of: Callable[[SegmentSummary], float],
-    *,
-    counter: tuple[str, str] | None = None,
-    gauge: tuple[str, str] | None = None,
-    report: bool = False,
-    default: float = 0,
-) -> Any:
-    """A catalogue field (see the module's docstring)."""
-    return field(default=default, metadata={FIGURE: Figure(of, counter, gauge, report)})
-
-
-def tally(name: str) -> Callable[[SegmentSummary], float]:
-    """A figure counted into ``Segment.tallies[name]`` where it happens."""
-    return lambda segment: segment.tally(name)
 
 
 def _bump(counter: Counter[str], keys: Iterable[str], sign: int) -> None:
@@ -75,6 +43,29 @@ def _bump(counter: Counter[str], keys: Iterable[str], sign: int) -> None:
             counter[key] = total
         else:
             del counter[key]
+
+
+OUTCOME_SEGMENTS: Final = (
+    (
+        "omkd_gap_outcome_segments",
+        "Lookup-gap segments by their worst outcome (a partition; proceeded: candidates).",
+    ),
+    ("omkd_window_gap_outcome_segments", "Lookup-gap segments in the window by their worst outcome, per skill."),
+)
+EPISODES: Final = ("omkd_gap_episodes", "Anchors (kept misses, hedge anchors) by kind and outcome, per skill.")
+
+
+def _outcome(outcome: str) -> Any:
+    """One outcome's count of the partition of lookup-gap segments (spec §8.6)."""
+    counter, gauge = OUTCOME_SEGMENTS
+    return figure(tally(f"outcome_{outcome}"), counter=counter, gauge=gauge, labels=(("outcome", outcome),))
+
+
+def _episodes(anchor: str, outcome: str) -> Any:
+    """Anchors of one kind (``failed_search``, ``hedging``) and outcome, counted per anchor."""
+    return figure(
+        tally(f"episodes_{anchor}_{outcome}"), counter=EPISODES, labels=(("anchor", anchor), ("outcome", outcome))
+    )
 
 
 @dataclass(slots=True)
@@ -113,12 +104,12 @@ class SkillTotals(GapCounts):
         ),
         gauge=("omkd_window_lookup_gap_segments", "Segments with an eligible miss in the window, per skill."),
     )
-    outcome_recovered: int = figure(tally("outcome_recovered"))
+    outcome_recovered: int = _outcome("recovered")
     """Lookup-gap segments whose every eligible miss the agent found itself (M1's numerator)."""
-    outcome_created: int = figure(tally("outcome_created"))
-    outcome_asked: int = figure(tally("outcome_asked"))
-    outcome_dropped: int = figure(tally("outcome_dropped"))
-    outcome_proceeded: int = figure(tally("outcome_proceeded"))
+    outcome_created: int = _outcome("created")
+    outcome_asked: int = _outcome("asked")
+    outcome_dropped: int = _outcome("dropped")
+    outcome_proceeded: int = _outcome("proceeded")
     """The partition of lookup-gap segments by their worst outcome (the five sum to them)."""
     open_gap_segments: int = figure(
         tally("open_gap_segments"),
@@ -157,6 +148,17 @@ class SkillTotals(GapCounts):
     unchecked_dependency: int = figure(tally("unchecked_dependency"))
     unchecked_data: int = figure(tally("unchecked_data"))
     """Unchecked-write segments by the kinds of the writes that tripped M4 (a segment may have several)."""
+    episodes_failed_search_recovered: int = _episodes("failed_search", "recovered")
+    episodes_failed_search_created: int = _episodes("failed_search", "created")
+    episodes_failed_search_asked: int = _episodes("failed_search", "asked")
+    episodes_failed_search_dropped: int = _episodes("failed_search", "dropped")
+    episodes_failed_search_proceeded: int = _episodes("failed_search", "proceeded")
+    episodes_hedging_recovered: int = _episodes("hedging", "recovered")
+    episodes_hedging_created: int = _episodes("hedging", "created")
+    episodes_hedging_asked: int = _episodes("hedging", "asked")
+    episodes_hedging_dropped: int = _episodes("hedging", "dropped")
+    episodes_hedging_proceeded: int = _episodes("hedging", "proceeded")
+    """Anchors by kind (a kept miss; a hedge anchor: a kept hedge or a marker) and outcome (spec §8.7)."""
     # --- keyed counts (not catalogue figures: sets and breakdowns) ---
     by_type: Counter[str] = field(default_factory=Counter)
     sessions: Counter[str] = field(default_factory=Counter)

@@ -33,6 +33,8 @@ BAND: Final = "band"
 COVERAGE: Final = "coverage"
 """The ``CoverageReport``: knowledge files read of those known."""
 TEXT: Final = "text"
+OUTCOMES: Final = "outcomes"
+"""The ``MetacogReport`` (or None): what the agents did at a gap, said by ``render.metacog``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +89,7 @@ COLUMNS: Final = (
     ),
     Column("coverage", "coverage", "Knowledge files read", lambda s: s.coverage, COVERAGE, right=True),
     Column("stability", "stability", "Tools", lambda s: s.tools.stability, TEXT),
+    Column("at a gap", "at a gap", "What the agents did at a gap", lambda s: s.metacognition, OUTCOMES),
 )  # fmt: skip
 """Every column of the skill table, in the order the views show them."""
 BY_NAME: Final = {column.name: column for column in COLUMNS}
@@ -98,6 +101,9 @@ MARKDOWN: Final = ("skill", "agent", "segments", "gap rate", "weighted", "tier",
 """The pull-request comment's table (the agent column only when a row is not Claude Code's)."""
 HTML: Final = TERMINAL
 """The HTML page's table (the agent column always)."""
+AT_A_GAP: Final = ("skill", "agent", "gap rate", "at a gap")
+"""The table every view shows below the skill table: the outcome partition beside the gap rate
+(spec §8.7), for the rows ``render.metacog.shown`` keeps."""
 
 
 def chosen(names: Sequence[str], without: Sequence[str] = ()) -> list[Column]:

@@ -27,11 +27,12 @@ from omkd.engine.report.build import grouped_searches
 from omkd.engine.report.schema import OVERALL, GapEntry, Report, SkillHealth
 from omkd.engine.report.schema import iso as iso_of
 from omkd.engine.stats import NUDGE_MESSAGE
-from omkd.render import columns, notes
+from omkd.render import columns, metacog, notes
 from omkd.render.chart import Change, chart, day_points, iso_day, marked, pct
 from omkd.render.columns import Band, Column
 from omkd.render.impact_html import effect
 from omkd.render.inline import code_spans
+from omkd.render.style import STYLE
 
 GAPS_SHOWN: Final = 50
 """Newest gaps listed per skill (the rest counted)."""
@@ -137,11 +138,17 @@ def _cell(column: Column, skill: SkillHealth, link: bool) -> str:
         return _band(value)
     if kind == columns.COVERAGE:
         return f"{value.accessed}/{value.files} ({pct(value.ratio)})" if value.files else "–"
+    if kind == columns.OUTCOMES:
+        return escape(metacog.described(value))
     return escape(value)
 
 
-def _skill_row(skill: SkillHealth, link: bool) -> str:
-    first, *rest = (_cell(column, skill, link) for column in SHOWN)
+AT_GAP: Final = columns.chosen(columns.AT_A_GAP)
+"""What the agents did at a gap, beside the gap rate (spec §8.7)."""
+
+
+def _skill_row(skill: SkillHealth, link: bool, shown: Sequence[Column] = SHOWN) -> str:
+    first, *rest = (_cell(column, skill, link) for column in shown)
     return f"<tr><th scope='row'>{first}</th>" + "".join(f"<td>{c}</td>" for c in rest) + "</tr>"
 
 
@@ -150,6 +157,7 @@ def _head(*names: str) -> str:
 
 
 _TABLE_HEAD: Final = _head(*(column.title for column in SHOWN))
+_AT_GAP_HEAD: Final = _head(*(column.title for column in AT_GAP))
 
 
 def _top_patterns(gaps: Sequence[GapEntry]) -> list[tuple[str, str, int, str]]:
@@ -189,6 +197,8 @@ def _skill_section(skill: SkillHealth, report: Report, inputs: PageInputs, gaps:
             f"<table class='figures'>{_TABLE_HEAD}<tbody>{_skill_row(skill, False)}</tbody></table>"]  # fmt: skip
     if skill.certainty.nudge:
         html.append(f'<p class="nudge"><strong>Nudge.</strong> {escape(NUDGE_MESSAGE)}</p>')
+    if skill.metacognition is not None:
+        html.append(f"<h3>What its agents did at a gap</h3><p>{escape(metacog.described(skill.metacognition))}.</p>")
     html.append('<h3>Gap rate by day</h3><p class="legend"><span class="key gap">● solid: gap rate</span> '
                 '<span class="key weighted">■ dashed: weighted gap rate</span> '
                 "shaded: their intervals; numbered vertical lines: knowledge changes (listed below)</p>")  # fmt: skip
@@ -233,13 +243,13 @@ def _skill_section(skill: SkillHealth, report: Report, inputs: PageInputs, gaps:
     if gaps:
         rows = "".join(
             f"<tr><td>{escape(_when(g.timestamp))}</td><td>{escape(g.type)}</td><td class='num'>{g.weight:g}</td>"
-            f"<td>{escape(g.context)}</td><td>{_file_line(g)}</td></tr>"
+            f"<td>{escape(g.context)}</td><td>{escape(metacog.outcome_of(g))}</td><td>{_file_line(g)}</td></tr>"
             for g in gaps[:GAPS_SHOWN]
         )
         more = (
             f"<p class='note'>{len(gaps) - GAPS_SHOWN} older gap(s) not listed.</p>" if len(gaps) > GAPS_SHOWN else ""
         )
-        head = _head("When (UTC)", "Signal", "Weight", "Context", "Transcript")
+        head = _head("When (UTC)", "Signal", "Weight", "Context", "What came of it", "Transcript")
         html.append(f"<table class='inventory'>{head}<tbody>{rows}</tbody></table>{more}")
     else:
         html.append("<p class='note'>No gap signal in the window.</p>")
@@ -257,46 +267,6 @@ def _skill_section(skill: SkillHealth, report: Report, inputs: PageInputs, gaps:
     return "".join(html)
 
 
-_STYLE: Final = """
-:root { color-scheme: light; --ink: #1a1a1a; --muted: #4a4a4a; --rule: #c8c8c8; --gap: #1f4e9c; --weighted: #8a3b00; }
-body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", "Noto Sans", "Noto Sans CJK SC", "Noto Sans CJK JP",
-       "Noto Sans CJK KR", "PingFang SC", "Hiragino Sans", "Microsoft YaHei", "Malgun Gothic", sans-serif;
-       color: var(--ink); background: #fff;
-       max-width: 70rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
-h1 { font-size: 1.6rem; } h2 { font-size: 1.3rem; margin-top: 2.5rem; border-top: 2px solid var(--rule);
-     padding-top: 1rem; } h3 { font-size: 1.05rem; margin-top: 1.4rem; }
-table { border-collapse: collapse; margin: .5rem 0; font-size: .92rem; display: block; max-width: 100%;
-        overflow-x: auto; }
-th, td { border: 1px solid var(--rule); padding: .25rem .5rem; text-align: left; vertical-align: top; }
-thead th { background: #f0f0f0; } td.num { text-align: right; white-space: nowrap; }
-.ci { color: var(--muted); font-size: .85em; display: block; } .rate { white-space: nowrap; }
-.agent { color: var(--muted); font-weight: normal; }
-.watermark { background: #f6f6f6; border-left: 4px solid #777; padding: .4rem .7rem; font-size: .88rem; }
-.nudge { background: #fff7e0; border-left: 4px solid #8a6d00; padding: .4rem .7rem; }
-.note { color: var(--muted); }
-.band-chip { display: inline-block; padding: 0 .45rem; border-radius: .6rem; font-weight: 600; border: 1px solid; }
-.band-chip.green { background: #e3f4e6; color: #0b5a1e; } .band-chip.yellow { background: #fff3c4; color: #5c4500; }
-.band-chip.red { background: #fde2e0; color: #8c1a10; } .band-chip.soft { background: #fff; border-style: dashed; }
-a { color: #0b4fa8; } a:focus-visible, summary:focus-visible { outline: 3px solid #0b4fa8; outline-offset: 2px; }
-svg.chart { display: block; width: 100%; height: auto; border: 1px solid var(--rule); background: #fff; }
-svg .grid { stroke: #e2e2e2; } svg .axis { font-size: 13px; fill: var(--muted); }
-svg .line { fill: none; stroke-width: 2; } svg .line.gap { stroke: var(--gap); stroke-width: 4; stroke-opacity: .75; }
-svg .line.weighted { stroke: var(--weighted); stroke-dasharray: 6 4; }
-svg .band { stroke: none; } svg .band.gap { fill: var(--gap); fill-opacity: .13; }
-svg .band.weighted { fill: var(--weighted); fill-opacity: .11; }
-svg .point.gap { fill: var(--gap); stroke: #fff; stroke-width: 1; } svg .point.weighted { fill: var(--weighted); }
-svg .change line { stroke: #333; stroke-dasharray: 2 3; } svg .change text { font-size: 11px; fill: #333; }
-.effect { border-left: 4px solid #777; padding: .1rem .8rem; margin: .8rem 0; } .effect h4 { margin: .3rem 0; }
-.key.gap { color: var(--gap); } .key.weighted { color: var(--weighted); }
-code { font-size: .88em; overflow-wrap: anywhere; }
-.watermark.short { font-size: .8rem; padding: .2rem .6rem; }
-.inventory td:nth-child(-n+2) { white-space: nowrap; } .inventory td:nth-child(4) { min-width: 12rem; }
-.inventory td:nth-child(5) { min-width: 13rem; }
-@media print { body { max-width: none; padding: 0; } h2 { break-before: page; } details { display: block; }
-  details > summary { display: none; } a { color: inherit; text-decoration: none; } .top { display: none; } }
-"""
-
-
 def render(report: Report, gaps: Sequence[GapEntry], inputs: PageInputs) -> str:
     """The whole page: ``gaps`` are the window's (newest first), ``inputs`` what the shell found."""
     by_row: dict[Row, list[GapEntry]] = {}
@@ -309,7 +279,7 @@ def render(report: Report, gaps: Sequence[GapEntry], inputs: PageInputs) -> str:
     html = ['<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             "<title>omkd report: where the agents' knowledge runs out</title>",
-            f"<style>{_STYLE}</style></head><body>",
+            f"<style>{STYLE}</style></head><body>",
             '<a href="#skills">Skip to the skill table</a>',
             '<header id="overview"><h1>Where the agents\' knowledge runs out</h1>',
             _watermark(report, inputs.source), "</header><main>",
@@ -318,6 +288,11 @@ def render(report: Report, gaps: Sequence[GapEntry], inputs: PageInputs) -> str:
         html.append(f"<table class='overview'>{_TABLE_HEAD}<tbody>{rows}{overall}</tbody></table>")
         html.append(f"<p class='note'>Rates with their 95 % intervals; {escape(BAND_LEGEND)}. "
                     "Tiers: underpowered under 5 segments, low under 20, high from 20.</p>")  # fmt: skip
+        gaps_at = "".join(
+            _skill_row(s, s is not report.overall, AT_GAP) for s in [*report.skills, report.overall] if metacog.shown(s)
+        )
+        html.append(f"<h3>What the agents did at a gap</h3><table class='at-gap'>{_AT_GAP_HEAD}<tbody>{gaps_at}"
+                    f"</tbody></table><p class='note'>{escape(metacog.LEGEND)}.</p>" if gaps_at else "")  # fmt: skip
     else:
         pipeline, mark = report.pipeline, report.watermark
         why = (

@@ -17,7 +17,7 @@ from omkd.engine import judge
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.metacog import loads, measures, rules, targets
 from omkd.engine.metacog.anchor import MISS, Anchor, WriteRow
-from omkd.engine.metacog.outcomes import asks, creates, related, states_gap
+from omkd.engine.metacog.outcomes import asks, creates, looked_at, related, states_gap
 from omkd.engine.metacog.targets import Target
 from omkd.engine.metacog.view import Episode
 from omkd.engine.metacog.writes import Write, write_of
@@ -218,14 +218,14 @@ class MetaTracker:
             if verdict == FOUND:
                 later = later or targets.target_of(call)
                 if targets.same_target(miss, later):
-                    anchor.decide("recovered", seq, line, f"{call.tool} found the same target")
+                    anchor.decide("recovered", seq, line, f"{call.tool} found the same target{looked_at(call)}")
                     continue
             if lookup is None:
                 lookup = verdict in (FOUND, "not_a_search") and targets.is_lookup(call)
             if lookup:
                 word = targets.names(result.text, targets.naming_words(miss))
                 if word is not None:
-                    anchor.decide("recovered", seq, line, f"{call.tool} output names {word}")
+                    anchor.decide("recovered", seq, line, f"{call.tool} output names {word}{looked_at(call)}")
         meta.capped = [a for a in meta.capped if a.outcome is None]
 
     # --- text -----------------------------------------------------------------------------------

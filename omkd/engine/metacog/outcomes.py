@@ -7,6 +7,8 @@ import fnmatch
 import re
 from typing import Final
 
+from omkd.engine import judge
+from omkd.engine.events import ToolCall
 from omkd.engine.metacog import rules, targets
 from omkd.engine.metacog.targets import Target
 from omkd.engine.metacog.writes import DEPENDENCY, Write
@@ -80,3 +82,16 @@ def asks(text: str, words: tuple[str, ...], sentence: str) -> bool:
     if states_gap(text) or targets.names(text, words) is not None:
         return True
     return bool(sentence) and sentence in text
+
+
+_WHAT_KEYS: Final = ("command", "cmd", "file_path", "absolute_path", "path", "dir_path", "pattern", "url", "query")
+_WHAT_CHARS: Final = 120
+
+
+def looked_at(call: ToolCall) -> str:
+    """What a recovering call looked at (its command, path or pattern, cut), as ``: what``: where
+    the pointer of a hard-to-find gap points (the wiki's **hard to find**); "" when it names none."""
+    what = " ".join(judge.first_input(call, _WHAT_KEYS).split())
+    if len(what) > _WHAT_CHARS:
+        what = what[: _WHAT_CHARS - 1] + "…"
+    return f": {what}" if what else ""

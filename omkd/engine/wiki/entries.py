@@ -4,13 +4,15 @@ A missing thing is what a failed search looked for (spec §3.1): its pattern or 
 (``normalise``) so that ``/home/dev/shop/docs/api.md`` and ``docs/api.md`` searched from
 ``/home/dev/shop`` are one entry. Each occurrence has an identity (``occurrence_id``: its
 segment, which is named by the stream's content, its line, tool and pattern), and an entry keeps
-the identities it has counted, so merging the same traces twice counts nothing twice, and merges
-in any order give the same entry: counts are sizes of sets, first and last seen are a minimum and
-a maximum, examples are the newest three of the union. An entry is ``not seen since`` the first
-knowledge change after its last occurrence (``too early to tell`` while too few segments followed
-it: ``quiet.py``); ``recurring after`` the latest change it was seen both before and after (spec
-§9.6: the fix did not take); open otherwise.
-
+the identities it has counted (and those the agent found itself afterwards), so merging the same
+traces twice counts nothing twice, and merges in any order give the same entry: counts are sizes
+of sets, first and last seen are a minimum and a maximum, examples are the newest three of the
+union. An entry is ``not seen since`` the first knowledge change after its last occurrence
+(``too early to tell`` while too few segments followed it: ``quiet.py``); ``recurring after`` the
+latest change it was seen both before and after (spec §9.6: the fix did not take); open otherwise.
+An entry is **hard to find** when the agent found it itself at least once after a miss (spec
+§8.5.1: the knowledge is there, what is missing is a pointer to it; ``found`` says with what and
+where), **missing** otherwise.
 What the agents *said* they did not know (hedging, uncertainty markers) names no missing thing:
 each kind is one entry of its skill (``said_key``), its occurrences the sentences, so a skill
 whose gaps are all hedging has its page too, listing what was said.
@@ -30,6 +32,7 @@ from omkd.engine.report.schema import GapEntry
 from omkd.engine.wiki.slugs import flat
 
 STATE_VERSION: Final = 1
+RECOVERED: Final = "recovered"
 EXAMPLES: Final = 3
 SENTENCES: Final = 10
 """Sentences kept per said entry (newest first): the sentences are what such an entry is about."""
@@ -83,6 +86,9 @@ class Occurrence:
     timestamp: str | None
     context: str
     kind: str = patterns.FAILED_SEARCH
+    found_by: str = ""
+    """What the agent found it with afterwards (the recovering call, spec §8.5.1); "" when it did not."""
+    found_line: int | None = None
 
 
 def occurrences(gaps: Iterable[GapEntry], path_of: Callable[[str], str] = str) -> list[Occurrence]:
@@ -110,6 +116,8 @@ def occurrences(gaps: Iterable[GapEntry], path_of: Callable[[str], str] = str) -
                 timestamp=gap.timestamp,
                 context=flat(context, CONTEXT_CHARS),
                 kind=gap.type,
+                found_by=flat(gap.outcome_how, CONTEXT_CHARS) if gap.outcome == RECOVERED else "",
+                found_line=gap.outcome_line if gap.outcome == RECOVERED else None,
             )
         )
     return found
@@ -124,6 +132,19 @@ class Example:
 
     def order(self) -> tuple[str, str, int]:
         return (self.timestamp or "", self.file, -self.line)
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """Where the agent found, itself, what a miss looked for: the pointer to write."""
+
+    how: str
+    file: str
+    line: int | None
+    timestamp: str | None
+
+    def order(self) -> tuple[str, str, int, str]:
+        return (self.timestamp or "", self.file, -(self.line or 0), self.how)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +185,10 @@ class Entry:
     """Too few segments followed ``quiet_since`` to say it was not seen since (``quiet.py``)."""
     kind: str = patterns.FAILED_SEARCH
     """A missing thing (failed_search), or what was said (hedging, explicit_marker)."""
+    recovered: tuple[str, ...] = ()
+    """The identities of its occurrences the agent found itself afterwards (spec §8.5.1)."""
+    found: tuple[Found, ...] = ()
+    """The newest places it was found that way (``EXAMPLES`` of them)."""
 
     @property
     def count(self) -> int:
@@ -172,6 +197,11 @@ class Entry:
     @property
     def said(self) -> bool:
         return self.kind != patterns.FAILED_SEARCH
+
+    @property
+    def hard_to_find(self) -> bool:
+        """Found by the agent itself at least once: the knowledge exists, a pointer is missing."""
+        return bool(self.recovered)
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +255,9 @@ def _merge_entry(old: Entry | None, found: list[Occurrence], changes: list[Chang
     sessions = {o.session for o in found} | set(old.sessions if old else ())
     stamps = [o.timestamp for o in found] + ([old.first_seen, old.last_seen] if old else [])
     examples = {Example(o.file, o.line, o.timestamp, o.context) for o in found} | set(old.examples if old else ())
+    recovered = {o.identity for o in found if o.found_by} | set(old.recovered if old else ())
+    places = {Found(o.found_by, o.file, o.found_line, o.timestamp) for o in found if o.found_by}
+    places |= set(old.found if old else ())
     last, first = _extreme(stamps, max), _extreme(stamps, min)
     quiet = _quiet(last, [old.quiet_since if old else None, *changes])
     return Entry(
@@ -240,6 +273,8 @@ def _merge_entry(old: Entry | None, found: list[Occurrence], changes: list[Chang
         recurring_after=_recurring(first, last, [old.recurring_after if old else None, *changes]),
         too_early=old is not None and old.quiet_since == quiet and old.too_early,
         kind=kind,
+        recovered=tuple(sorted(recovered)),
+        found=tuple(sorted(places, key=Found.order, reverse=True)[:EXAMPLES]),
     )
 
 
@@ -318,6 +353,8 @@ def from_plain(document: object) -> WikiState:
                     recurring_after=Change(**recurring) if recurring else None,
                     too_early=data.get("too_early") is True,
                     kind=str(data.get("kind", patterns.FAILED_SEARCH)),
+                    recovered=tuple(map(str, data.get("recovered", ()))),
+                    found=tuple(Found(**place) for place in data.get("found", ())),
                 )
             rows[str(row)] = SkillState(str(row), kept)
     except (KeyError, TypeError, AttributeError) as error:

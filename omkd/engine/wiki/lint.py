@@ -16,6 +16,7 @@ from typing import Final
 
 from omkd.engine.wiki.pages import (
     INDEX,
+    SECTIONS,
     SKILL_TITLE,
     SKILLS_DIR,
     TOPIC_TITLE,
@@ -59,7 +60,9 @@ def _target(page: str, link: str) -> str | None:
 
 
 def _entry_headings(part: str) -> int:
-    return sum(1 for line in part.splitlines() if line.startswith("## "))
+    """Entries: a topic page's ``## `` headings, a skill page's ``### `` ones (``## `` in a page of
+    an older omkd), not its sections (``pages.SECTIONS``)."""
+    return sum(1 for line in part.splitlines() if line.startswith(("## ", "### ")) and not line.startswith(SECTIONS))
 
 
 def _title(part: str) -> str | None:

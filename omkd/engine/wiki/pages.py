@@ -28,6 +28,11 @@ SAID_TITLES: Final = {
     patterns.HEDGING: "Hedging: what the agents said they were unsure of",
     patterns.EXPLICIT_MARKER: "Uncertainty markers: what the agents marked as guessed",
 }
+HARD_TO_FIND: Final = "## Hard to find"
+MISSING: Final = "## Missing"
+SECTIONS: Final = (HARD_TO_FIND, MISSING)
+"""A skill page's two sections (spec §8: what the agents found themselves after a miss — the
+knowledge exists, write a pointer to it; and what they never found — write the knowledge)."""
 
 
 class MarkerError(ValueError):
@@ -100,7 +105,7 @@ def _entry_lines(page: str, entry: Entry, topic: str | None) -> list[str]:
         return _said_lines(entry)
     sessions = len(entry.sessions)
     lines = [
-        f"## {code(entry.pattern)}",
+        f"### {code(entry.pattern)}",
         "",
         f"- state: {state_of(entry)}",
         f"- seen: {entry.count} {'time' if entry.count == 1 else 'times'} in {sessions} "
@@ -111,6 +116,11 @@ def _entry_lines(page: str, entry: Entry, topic: str | None) -> list[str]:
     if entry.prose is not None:
         prose = entry.prose
         lines.append(f"- summary (by {code(prose.model, 60)}, at {prose.seen} times seen): {plain(prose.text)}")
+    if entry.hard_to_find:
+        lines.append(
+            f"- found by the agents themselves afterwards: {len(entry.recovered)} of {entry.count} times, with:"
+        )
+        lines += [f"  - {code(f'{f.file}:{f.line}')} {code(f.how)}" for f in entry.found]
     if topic is not None:
         lines.append(f"- also missed by other skills: [{code(entry.pattern, 80)}]({posix_relative(page, topic)})")
     lines.append("- examples:")
@@ -125,11 +135,22 @@ def skill_page(skill: SkillState, shared: set[str]) -> Page:
     entries = [e for e in ordered if not e.said]
     said = [e for e in ordered if e.said]
     quiet = sum(1 for e in entries if e.quiet_since is not None)
-    summary = f"{len(entries)} missing {'thing' if len(entries) == 1 else 'things'} ({len(entries) - quiet} open)"
+    hard = [e for e in entries if e.hard_to_find]
+    missing = [e for e in entries if not e.hard_to_find]
+    things = "thing" if len(entries) == 1 else "things"
+    parts = (
+        [
+            f"{len(entries)} {things} not found: {len(hard)} hard to find, {len(missing)} missing ({len(entries) - quiet} open)"
+        ]
+        if entries or not said
+        else []
+    )
     if said:
         told = sum(e.count for e in said)
-        total = f"{len(ordered)} {'entry' if len(ordered) == 1 else 'entries'}"
-        summary = f"{total}: {summary}, {told} {'sentence' if told == 1 else 'sentences'} of doubt"
+        parts.append(f"{told} {'sentence' if told == 1 else 'sentences'} of doubt")
+    summary = ", ".join(parts)
+    if said:
+        summary = f"{len(ordered)} {'entry' if len(ordered) == 1 else 'entries'}: {summary}"
     lines = [
         f"# {SKILL_TITLE}{code(skill.label)}",
         "",
@@ -138,8 +159,17 @@ def skill_page(skill: SkillState, shared: set[str]) -> Page:
         "[Back to the index](../index.md).",
         "",
     ]
-    for entry in [*entries, *said]:
-        lines += _entry_lines(path, entry, topic_path(entry.pattern) if entry.pattern in shared else None)
+    for heading, chosen, meaning in (
+        (HARD_TO_FIND, hard, "The agents found these themselves after the miss: the knowledge exists; "
+                             "write where it is (a pointer in the skill or `CLAUDE.md`), not the knowledge."),
+        (MISSING, missing, "The agents never found these: write the knowledge."),
+    ):  # fmt: skip
+        if chosen:
+            lines += [f"{heading} ({len(chosen)})", "", meaning, ""]
+        for entry in chosen:
+            lines += _entry_lines(path, entry, topic_path(entry.pattern) if entry.pattern in shared else None)
+    for entry in said:
+        lines += _entry_lines(path, entry, None)
     return Page(path, code(skill.label), summary, "\n".join(lines).rstrip("\n"))
 
 
