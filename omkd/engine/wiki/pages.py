@@ -138,13 +138,9 @@ def skill_page(skill: SkillState, shared: set[str]) -> Page:
     hard = [e for e in entries if e.hard_to_find]
     missing = [e for e in entries if not e.hard_to_find]
     things = "thing" if len(entries) == 1 else "things"
-    parts = (
-        [
-            f"{len(entries)} {things} not found: {len(hard)} hard to find, {len(missing)} missing ({len(entries) - quiet} open)"
-        ]
-        if entries or not said
-        else []
-    )
+    open_ = len(entries) - quiet
+    found = f"{len(entries)} {things} not found: {len(hard)} hard to find, {len(missing)} missing ({open_} open)"
+    parts = [found] if entries or not said else []
     if said:
         told = sum(e.count for e in said)
         parts.append(f"{told} {'sentence' if told == 1 else 'sentences'} of doubt")
