@@ -14,6 +14,7 @@ from omkd.engine import skills
 from omkd.engine.calls import CallObserver
 from omkd.engine.cues import Candidate
 from omkd.engine.hedge_judge import HedgeVerdict
+from omkd.engine.plain import fields_state, set_fields_state
 from omkd.engine.summary import Segment
 
 
@@ -28,6 +29,12 @@ class SegmenterRules:
     extra_hedging: tuple[str, ...] = ()
     """Extra cues of the recall net (regular expressions)."""
     extra_search_tools: frozenset[str] = frozenset()
+
+    def __getstate__(self) -> list[object]:
+        return fields_state(self)
+
+    def __setstate__(self, state: list[object]) -> None:
+        set_fields_state(self, state)
 
 
 class StreamContext(Protocol):
