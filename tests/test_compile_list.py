@@ -4,7 +4,9 @@ added to the list (or a class added beside one) fails here and not only in the c
 
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.util
 import pkgutil
 import tomllib
 from pathlib import Path
@@ -18,9 +20,13 @@ pytestmark = pytest.mark.engine
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def listed_paths() -> list[str]:
+    paths: list[str] = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["omkd"]["compile"]["modules"]
+    return paths
+
+
 def listed() -> set[str]:
-    paths = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["omkd"]["compile"]["modules"]
-    return {path.removesuffix(".py").removesuffix("/__init__").replace("/", ".") for path in paths}
+    return {path.removesuffix(".py").removesuffix("/__init__").replace("/", ".") for path in listed_paths()}
 
 
 def classes() -> list[type]:
@@ -36,6 +42,23 @@ def test_the_list_names_the_hot_path_and_only_existing_modules() -> None:
     assert {"omkd.engine.stream", "omkd.engine.lines", "omkd.shell.scan"} <= names
     missing = [name for name in names if importlib.util.find_spec(name) is None]
     assert not missing, f"listed in [tool.omkd.compile] but not modules: {missing}"
+    assert "omkd.engine.native" not in names  # its else branch is what runs interpreted
+
+
+def test_no_listed_module_branches_on_type_checking() -> None:
+    """mypyc compiles ``if TYPE_CHECKING: … else: …`` as an ``else`` that is never reached, and raises
+    ``Reached allegedly unreachable code`` when it is (at import): such a shim lives in ``native.py``."""
+    wrong = []
+    for path in sorted(listed_paths()):
+        source = Path(omkd.__file__).resolve().parents[1] / path  # the sources, beside a compiled build's
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+        wrong += [
+            f"{path}:{node.lineno}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+            if node.orelse
+        ]
+    assert not wrong, f"if TYPE_CHECKING with an else in compiled modules: {wrong}"
 
 
 def test_no_interpreted_class_builds_on_a_compiled_one() -> None:

@@ -16,7 +16,8 @@ from typing import Final, Protocol
 
 from omkd.engine import judge, patterns, removals, search_pattern, shell_rules
 from omkd.engine.events import ToolCall, ToolResult
-from omkd.engine.plain import attributes, mypyc_attr, set_attributes
+from omkd.engine.native import mypyc_attr
+from omkd.engine.plain import attributes, set_attributes
 from omkd.engine.signals import Outcome, Signal, Verdict, collapse
 from omkd.engine.summary import Segment
 
@@ -66,7 +67,7 @@ def verdict_name(verdict: Verdict) -> str:
     return NOT_A_SEARCH
 
 
-@mypyc_attr(serializable=True)  # restored from its state without __init__, as in Python
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # made without __init__ on restore, as in Python
 class CallTracker:
     """The calls of one stream awaiting results, and the typed prompts that may excuse a miss."""
 

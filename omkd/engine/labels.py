@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
-from omkd.engine.plain import mypyc_attr
+from omkd.engine.native import mypyc_attr
 
 OTHER: Final = "__other__"
 
@@ -19,7 +19,7 @@ OVERFLOW_KEPT: Final = 10_000
 """Names remembered beyond the cap (for their count): a hostile stream of new names stays bounded."""
 
 
-@mypyc_attr(serializable=True)  # restored from its state without __init__, as in Python
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # made without __init__ on restore, as in Python
 class CappedLabels:
     """At most ``cap`` distinct names; later ones share ``OTHER``. First come, first kept."""
 

@@ -10,18 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance as _Dataclass
-    from mypy_extensions import mypyc_attr as mypyc_attr  # noqa: PLC0414 (re-exported, for mypy)
-else:
-
-    def mypyc_attr(**_flags: object) -> Callable[[type], type]:
-        """Interpreted, the decorator changes nothing; mypyc reads it where it compiles the class."""
-        return lambda kind: kind
-
 
 Record = TypeVar("Record", bound="_Dataclass")
 

@@ -20,7 +20,8 @@ from omkd.engine.formats.common import BAD_SHAPE, INVALID_JSON
 from omkd.engine.formats.gemini import GeminiAdapter
 from omkd.engine.lines import DEFAULT_MAX_LINE_BYTES, LineSplitter
 from omkd.engine.links import Link
-from omkd.engine.plain import fields_state, mypyc_attr, set_attributes, set_fields_state
+from omkd.engine.native import mypyc_attr
+from omkd.engine.plain import fields_state, set_attributes, set_fields_state
 from omkd.engine.segment import StreamSegmenter
 from omkd.engine.segmenting import Observer, SegmenterRules
 from omkd.engine.summary import SegmentSummary
@@ -43,7 +44,7 @@ def stream_role(name: str) -> str:
     return SUBAGENT if posixpath.basename(name.replace("\\", "/")).startswith("agent-") else MAIN
 
 
-@mypyc_attr(serializable=True)  # restored from its state without __init__, as in Python
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # made without __init__ on restore, as in Python
 class StreamProcessor:
     """One transcript file: splitter, adapter and segmenter, fed bytes in any chunking.
 
