@@ -112,3 +112,26 @@ def test_a_compiled_build_that_failed_says_so(tmp_path: Path, monkeypatch: pytes
         assert "none of them loads" in builds.build().describe()
     finally:
         builds.build.cache_clear()
+
+
+def test_a_parser_state_is_never_read_across_builds(tmp_path: Path) -> None:
+    """A compiled class keeps attributes a pure one reads from its class (and the other way round):
+    the state's stamp names a compiled build, so a state of the other build is read again from the start."""
+    running = build()
+    if running.name != MYPYC:
+        if COMPILED_LANE:
+            pytest.fail(f"the compiled lane imports a {running.name} build from {PACKAGE}")
+        pytest.skip("a pure build is under test: .ci/run's compiled lane runs this against its compiled build")
+    code = "from omkd.engine.detect import registry; print(registry.state_version())"
+    stamps = [
+        subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(parent)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for parent in (PACKAGE.parent, pure_copy(tmp_path / "pure"))
+    ]
+    assert stamps[0] != stamps[1]
