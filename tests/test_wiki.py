@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from omkd.cli import main
-from omkd.engine.wiki import entries, lint, pages, slugs
+from omkd.engine.wiki import entries, lint, pages, slugs, state_plain
 from omkd.engine.wiki.entries import Change, Occurrence
 from omkd.shell import wiki
 from tests.transcript_builder import Transcript
@@ -523,7 +523,7 @@ def test_too_early_is_kept_while_the_impact_report_says_nothing_of_the_entry_s_c
     early = quiet.Judged("2026-01-01T10:30:00", "2026-01-01T11:00:00", frozenset({"p"}), frozenset())
     settled = quiet.settle(state, {"d": [early]})
     assert pages.state_of(settled.skills["d"].entries["p"]).startswith("too early to tell after commit `bbbbbbb`")
-    again = entries.from_plain(entries.to_plain(entries.merge(settled, [], {"d": changes}).state))
+    again = state_plain.from_plain(state_plain.to_plain(entries.merge(settled, [], {"d": changes}).state))
     other = quiet.Judged("2026-01-02T00:00:00", "2026-01-02T00:00:00", frozenset(), frozenset({"p"}))
     assert quiet.settle(again, {"d": [other]}).skills["d"].entries["p"].too_early
     said = quiet.Judged("2026-01-01T11:00:00", "2026-01-01T11:00:00", frozenset(), frozenset({"p"}))
@@ -566,6 +566,6 @@ def test_a_skill_page_splits_what_the_agents_found_themselves_from_what_is_missi
     one = entries.merge(entries.merge(empty, [recovered], {}).state, [plain], {}).state
     other = entries.merge(entries.merge(empty, [plain], {}).state, [recovered], {}).state
     assert one == other
-    assert entries.from_plain(entries.to_plain(one)) == one
+    assert state_plain.from_plain(state_plain.to_plain(one)) == one
     assert pages.pages_of(one) == pages.pages_of(other)
     assert one.skills["deploy"].entries["docs/a.md"].recovered == ("id-deploy-docs/a.md-1",)

@@ -13,6 +13,7 @@ from typing import Final, NamedTuple
 import click
 
 from omkd import __version__
+from omkd.build import build
 
 
 class LazyCommand(NamedTuple):
@@ -111,7 +112,7 @@ class LazyGroup(click.Group):
     # (OMKD_CONFIG, OMKD_LISTEN, OMKD_URL).
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 120, "auto_envvar_prefix": "OMKD"},
 )
-@click.version_option(__version__, prog_name="omkd")
+@click.version_option(__version__, prog_name="omkd", message=f"%(prog)s, version %(version)s ({build().describe()})")
 @click.pass_context
 def main(ctx: click.Context) -> None:
     """omkd finds where the knowledge you give AI coding agents runs out."""

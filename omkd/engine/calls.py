@@ -16,6 +16,8 @@ from typing import Final, Protocol
 
 from omkd.engine import judge, patterns, removals, search_pattern, shell_rules
 from omkd.engine.events import ToolCall, ToolResult
+from omkd.engine.native import mypyc_attr
+from omkd.engine.plain import attributes, set_attributes
 from omkd.engine.signals import Outcome, Signal, Verdict, collapse
 from omkd.engine.summary import Segment
 
@@ -65,6 +67,7 @@ def verdict_name(verdict: Verdict) -> str:
     return NOT_A_SEARCH
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # made without __init__ on restore, as in Python
 class CallTracker:
     """The calls of one stream awaiting results, and the typed prompts that may excuse a miss."""
 
@@ -188,10 +191,10 @@ class CallTracker:
         return self._typed
 
     def __getstate__(self) -> dict[str, object]:
-        return {key: value for key, value in self.__dict__.items() if key != "_typed"}
+        return {key: value for key, value in attributes(self).items() if key != "_typed"}
 
     def __setstate__(self, state: dict[str, object]) -> None:
-        self.__dict__.update(state)
+        set_attributes(self, state)
         self._typed = None
 
     def _typed_path(self, path: str, cwd: str | None) -> bool:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
+from omkd.engine.native import mypyc_attr
+
 OTHER: Final = "__other__"
 
 
@@ -17,6 +19,7 @@ OVERFLOW_KEPT: Final = 10_000
 """Names remembered beyond the cap (for their count): a hostile stream of new names stays bounded."""
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # made without __init__ on restore, as in Python
 class CappedLabels:
     """At most ``cap`` distinct names; later ones share ``OTHER``. First come, first kept."""
 

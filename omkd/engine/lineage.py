@@ -14,6 +14,7 @@ from typing import Final
 from omkd.engine import skills
 from omkd.engine.events import AgentLink, SidechainPrompt
 from omkd.engine.links import Link, link_key
+from omkd.engine.native import mypyc_attr
 from omkd.engine.segmenting import StreamContext
 from omkd.engine.summary import Segment
 
@@ -21,6 +22,7 @@ WARMUP_PROMPT: Final = "Warmup"
 COMPACTION_AGENT_PREFIX: Final = "acompact"
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # made without __init__ on restore, as in Python
 class Lineage:
     def __init__(self, role: str, context: StreamContext, builtin_commands: frozenset[str]) -> None:
         self._subagent = role == "subagent"

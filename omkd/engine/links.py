@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from omkd.engine import skills
+from omkd.engine.plain import fields_state, set_fields_state
 from omkd.engine.summary import SegmentSummary
 
 MAX_CHAIN: Final = 8
@@ -35,6 +36,12 @@ class Link:
     timestamp: float | None = None
     source: str = ""
     """The key of the segment holding the launching call (shown by ``omkd explain``)."""
+
+    def __getstate__(self) -> list[object]:
+        return fields_state(self)
+
+    def __setstate__(self, state: list[object]) -> None:
+        set_fields_state(self, state)
 
 
 def link_key(kind: str, session: str | None, value: str) -> str:

@@ -87,3 +87,39 @@ def copy_record(record: Record) -> Record:
         if isinstance(value := getattr(record, name), Counter | list)
     }
     return dataclasses.replace(record, **changes)
+
+
+def attributes(value: object) -> dict[str, Any]:
+    """An engine object's attributes as plain data: its ``__dict__``; a class compiled by mypyc has
+    none, and names its attributes in ``__mypyc_attrs__`` along its MRO (those set are taken)."""
+    found = getattr(value, "__dict__", None)
+    if found is not None:
+        return dict(found)
+    out: dict[str, Any] = {}
+    for kind in reversed(type(value).__mro__):
+        for name in getattr(kind, "__mypyc_attrs__", ()):
+            if not name.startswith("__") and name not in out and hasattr(value, name):
+                out[name] = getattr(value, name)
+    return out
+
+
+def set_attributes(target: object, state: dict[str, Any]) -> None:
+    """``attributes`` given back: into the ``__dict__``, or attribute by attribute (compiled)."""
+    found = getattr(target, "__dict__", None)
+    if found is not None:
+        found.update(state)
+        return
+    for name, item in state.items():
+        object.__setattr__(target, name, item)
+
+
+def fields_state(record: _Dataclass) -> list[object]:
+    """A frozen dataclass's pickled state: its field values in order (what ``dataclass(slots=True)``
+    gives one by itself; a class compiled by mypyc needs it written out, mypyc issue 1213)."""
+    return [getattr(record, spec.name) for spec in dataclasses.fields(record)]
+
+
+def set_fields_state(record: _Dataclass, state: list[object]) -> None:
+    """``fields_state`` given back to a frozen dataclass (past its ``__setattr__``)."""
+    for spec, item in zip(dataclasses.fields(record), state, strict=False):
+        object.__setattr__(record, spec.name, item)

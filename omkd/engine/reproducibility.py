@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from omkd import __version__
+from omkd.build import build
 from omkd.engine import intervals, skills
 from omkd.engine.detect import registry
 from omkd.engine.records import Record
@@ -83,6 +84,8 @@ class Reproducibility(Record):
     methods: Methods
     seeds: str
     """Random seeds in play: none (every interval is closed-form or exact)."""
+    build: str = "pure"
+    """The build that computed it: ``pure`` Python or ``mypyc`` (``omkd.build``); the figures are the same."""
 
 
 def reproducibility(schema_version: int, rules: SegmenterRules, judge: str) -> Reproducibility:
@@ -98,4 +101,5 @@ def reproducibility(schema_version: int, rules: SegmenterRules, judge: str) -> R
             gates=f"{intervals.GATE_METHOD} one-sided 1 - alpha/K",
         ),
         seeds="none",
+        build=build().name,
     )

@@ -39,6 +39,7 @@ from omkd.engine.events import (
 from omkd.engine.lineage import Lineage
 from omkd.engine.messages import RecentMessages
 from omkd.engine.metacog.episodes import MetaTracker, meta_of
+from omkd.engine.native import mypyc_attr
 from omkd.engine.segment_lifecycle import SegmentLifecycle
 from omkd.engine.segmenting import Observer, SegmenterRules, StreamContext
 from omkd.engine.skills import plugin_of
@@ -55,6 +56,7 @@ LAUNCH_TOOLS: Final = frozenset({"Task", "Agent"})
 """Tools that launch a sub-agent (``Task`` up to 2.1.4x, ``Agent`` after)."""
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # made without __init__ on restore, as in Python
 class StreamSegmenter(SegmentLifecycle):
     """Segments of one stream, fed its events in file order. ``take_changed`` hands out the
     segments that changed (``SegmentLifecycle``)."""

@@ -17,12 +17,14 @@ from omkd.engine.hedge_judge import HedgeVerdict
 from omkd.engine.lineage import Lineage
 from omkd.engine.links import Link
 from omkd.engine.metacog.episodes import MetaTracker
+from omkd.engine.native import mypyc_attr
 from omkd.engine.segmenting import Observer, SegmenterRules, StreamContext
 from omkd.engine.skills import same_skill
 from omkd.engine.summary import Segment, SegmentSummary
 from omkd.engine.text_signals import TextSignals
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # StreamSegmenter's base
 class SegmentLifecycle:
     """The segments of one stream: opened, cut, confirmed or undone, handed out."""
 

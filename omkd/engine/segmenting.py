@@ -15,6 +15,7 @@ from omkd.engine.calls import CallObserver
 from omkd.engine.cues import Candidate
 from omkd.engine.hedge_judge import HedgeVerdict
 from omkd.engine.metacog import rules as metacog_rules
+from omkd.engine.plain import fields_state, set_fields_state
 from omkd.engine.summary import Segment
 
 
@@ -35,6 +36,12 @@ class SegmenterRules:
     """The follow-up window's call cap (``metacog.window_calls``)."""
     unchecked_write_load: float = metacog_rules.UNCHECKED_WRITE_LOAD
     """M4's threshold (``metacog.unchecked_write_load``)."""
+
+    def __getstate__(self) -> list[object]:
+        return fields_state(self)
+
+    def __setstate__(self, state: list[object]) -> None:
+        set_fields_state(self, state)
 
 
 class StreamContext(Protocol):

@@ -14,6 +14,7 @@ from enum import Enum
 from typing import Any, Final
 
 from omkd.engine import patterns
+from omkd.engine.plain import fields_state, set_fields_state
 
 CONTEXT_CHARS: Final = 160
 _WHITESPACE = re.compile(r"\s+")
@@ -35,6 +36,12 @@ class Signal:
     def weight(self) -> float:
         return patterns.SIGNAL_WEIGHTS[self.type]
 
+    def __getstate__(self) -> list[object]:
+        return fields_state(self)
+
+    def __setstate__(self, state: list[object]) -> None:
+        set_fields_state(self, state)
+
 
 class Outcome(Enum):
     """What a tool call came to."""
@@ -55,6 +62,12 @@ class Verdict:
     """What of a miss the person's own earlier prompts may excuse (``SearchRule.user_given``)."""
     rule: str = ""
     """The rule row that decided (shown by ``omkd explain``)."""
+
+    def __getstate__(self) -> list[object]:
+        return fields_state(self)
+
+    def __setstate__(self, state: list[object]) -> None:
+        set_fields_state(self, state)
 
 
 def collapse(text: str, limit: int = CONTEXT_CHARS) -> str:

@@ -20,6 +20,8 @@ from omkd.engine.formats.common import BAD_SHAPE, INVALID_JSON
 from omkd.engine.formats.gemini import GeminiAdapter
 from omkd.engine.lines import DEFAULT_MAX_LINE_BYTES, LineSplitter
 from omkd.engine.links import Link
+from omkd.engine.native import mypyc_attr
+from omkd.engine.plain import fields_state, set_attributes, set_fields_state
 from omkd.engine.segment import StreamSegmenter
 from omkd.engine.segmenting import Observer, SegmenterRules
 from omkd.engine.summary import SegmentSummary
@@ -42,6 +44,7 @@ def stream_role(name: str) -> str:
     return SUBAGENT if posixpath.basename(name.replace("\\", "/")).startswith("agent-") else MAIN
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # made without __init__ on restore, as in Python
 class StreamProcessor:
     """One transcript file: splitter, adapter and segmenter, fed bytes in any chunking.
 
@@ -87,7 +90,7 @@ class StreamProcessor:
         if "_rules" not in state:
             segmenter = state["segmenter"]
             state["_rules"] = segmenter._rules  # type: ignore[attr-defined]
-        self.__dict__.update(state)
+        set_attributes(self, state)
 
     @property
     def agent(self) -> str:
@@ -227,3 +230,9 @@ class StreamRead:
         """Close ``stream`` and take what it gives."""
         summaries = stream.close()
         return cls(summaries, stream.take_links(), stream.counters, bool(stream.splitter.pending_bytes))
+
+    def __getstate__(self) -> list[object]:
+        return fields_state(self)
+
+    def __setstate__(self, state: list[object]) -> None:
+        set_fields_state(self, state)

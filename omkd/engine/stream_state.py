@@ -23,10 +23,14 @@ from typing import Any, Final
 
 import orjson
 
+from omkd.engine import plain
+
 ENGINE: Final = "omkd.engine."
 _NEW_OBJECT: Final = getattr(copyreg, "__newobj__")  # noqa: B009 (not in the stubs)
 """What ``__reduce_ex__`` names when an object is made by ``cls.__new__(cls, *args)``."""
 """Only classes of these modules are encoded and made."""
+_DEFAULT_GETSTATE: Final[Any] = object.__getstate__
+"""The copy protocol's own state (``__dict__`` and slots), which a class compiled by mypyc lacks."""
 
 
 class StateError(ValueError):
@@ -80,11 +84,17 @@ def _object(value: Any, memo: dict[int, int]) -> dict[str, Any]:
     if seen is not None:
         return {"$r": seen}
     number = memo[id(value)] = len(memo)
-    reduced = value.__reduce_ex__(4)
-    maker, arguments = reduced[0], reduced[1]
-    if maker is not _NEW_OBJECT:
-        raise StateError(f"{kind.__qualname__} is not made by __new__")
-    state = reduced[2] if len(reduced) > 2 else None
+    if hasattr(kind, "__mypyc_attrs__") and kind.__getstate__ is _DEFAULT_GETSTATE:
+        # a class compiled by mypyc: no __dict__ for the copy protocol to read; its attributes are
+        # the same plain data (``plain.attributes``)
+        arguments: tuple[Any, ...] = (kind,)
+        state: Any = plain.attributes(value)
+    else:
+        reduced = value.__reduce_ex__(4)
+        maker, arguments = reduced[0], reduced[1]
+        if maker is not _NEW_OBJECT:
+            raise StateError(f"{kind.__qualname__} is not made by __new__")
+        state = reduced[2] if len(reduced) > 2 else None
     return {
         "$o": f"{kind.__module__}:{kind.__qualname__}",
         "$i": number,
@@ -145,7 +155,7 @@ class _Decoder:
             return made
         fields, slots = state if isinstance(state, tuple) and len(state) == 2 else (state, None)
         if fields:
-            made.__dict__.update(fields)
+            plain.set_attributes(made, fields)
         for key, item in (slots or {}).items():
             object.__setattr__(made, key, item)
         return made

@@ -16,6 +16,7 @@ from omkd.engine import cue_rules, cues, markers, patterns
 from omkd.engine.cues import Candidate
 from omkd.engine.events import AssistantText
 from omkd.engine.hedge_judge import HedgeVerdict, embedded_judge
+from omkd.engine.native import mypyc_attr
 from omkd.engine.segmenting import Observer, SegmenterRules
 from omkd.engine.signals import Signal, collapse, context_around
 from omkd.engine.summary import Segment
@@ -53,6 +54,7 @@ def hedge_signal(candidate: Candidate, verdict: HedgeVerdict, turn: int, timesta
     return Signal(patterns.HEDGING, turn, timestamp, collapse(candidate.sentence), evidence, line)
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # made without __init__ on restore, as in Python
 class TextSignals:
     """The text side of one stream's segmenter."""
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from omkd.engine.plain import fields_state, set_fields_state
+
 
 @dataclass(frozen=True, slots=True)
 class Window:
@@ -20,3 +22,9 @@ class Window:
         if self.since is not None and timestamp < self.since:
             return False
         return self.until is None or timestamp < self.until
+
+    def __getstate__(self) -> list[object]:
+        return fields_state(self)
+
+    def __setstate__(self, state: list[object]) -> None:
+        set_fields_state(self, state)

@@ -29,7 +29,7 @@ from omkd.engine.impact.build import ImpactQuery
 from omkd.engine.report.build import KnowledgeIndex, agents_of, knowledge_of
 from omkd.engine.report.gaps import gap_entries
 from omkd.engine.summary import SegmentSummary
-from omkd.engine.wiki import entries, pages, quiet
+from omkd.engine.wiki import entries, pages, quiet, state_plain
 from omkd.engine.wiki.entries import Change, Occurrence
 from omkd.engine.wiki.lint import Problem, lint
 from omkd.shell.impact import impact_of
@@ -185,8 +185,8 @@ def load_state(wiki: WikiDirectory) -> entries.WikiState:
     if text is None:
         return entries.WikiState()
     try:
-        return entries.from_plain(orjson.loads(text))
-    except (orjson.JSONDecodeError, entries.StateError) as error:
+        return state_plain.from_plain(orjson.loads(text))
+    except (orjson.JSONDecodeError, state_plain.StateError) as error:
         raise WikiError(f"{wiki.root / STATE_FILE}: {error}; move it aside to start the wiki's state afresh") from None
 
 
@@ -213,7 +213,7 @@ def update(
         if prose is not None:
             merged = entries.compared(before, prose(merged.state))
         written, skipped = [], []
-        plain = orjson.dumps(entries.to_plain(merged.state), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+        plain = orjson.dumps(state_plain.to_plain(merged.state), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
         if wiki.read(STATE_FILE) != plain.decode() + "\n":
             wiki.write(STATE_FILE, plain.decode() + "\n")
         rendered = pages.pages_of(merged.state)

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
+from omkd.build import PURE, build
+
 
 @dataclass(frozen=True, slots=True)
 class SignalKind:
@@ -135,4 +137,6 @@ def state_version() -> str:
         *(f"{k.name}:{k.detector}:{k.state_version}" for k in SIGNALS),
         *(shape for module in STATE_MODULES for shape in _shape(module)),
     ]
+    if build().name != PURE:  # a compiled build's classes keep their state otherwise: never read across builds
+        document.append(f"build:{build().name}")
     return f"{STATE_BASE}.{hashlib.sha256(repr(document).encode()).hexdigest()[:12]}"

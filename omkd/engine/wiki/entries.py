@@ -25,13 +25,12 @@ import hashlib
 import posixpath
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from omkd.engine import patterns, skills
 from omkd.engine.report.schema import GapEntry
 from omkd.engine.wiki.slugs import flat
 
-STATE_VERSION: Final = 1
 RECOVERED: Final = "recovered"
 EXAMPLES: Final = 3
 SENTENCES: Final = 10
@@ -315,51 +314,6 @@ def compared(before: WikiState, after: WikiState) -> Merged:
 
 
 # --- plain data (the state file) ------------------------------------------------------------------
-
-
-def to_plain(state: WikiState) -> dict[str, Any]:
-    return {
-        "version": STATE_VERSION,
-        "skills": {
-            row: {pattern: dataclasses.asdict(entry) for pattern, entry in skill.entries.items()}
-            for row, skill in sorted(state.skills.items())
-        },
-    }
-
-
-class StateError(ValueError):
-    """The state file is not a wiki state this omkd reads."""
-
-
-def from_plain(document: object) -> WikiState:
-    if not isinstance(document, dict) or document.get("version") != STATE_VERSION:
-        raise StateError(f"not a wiki state of version {STATE_VERSION}")
-    try:
-        rows = {}
-        for row, entries in document["skills"].items():
-            kept = {}
-            for pattern, data in entries.items():
-                quiet, prose, recurring = data.get("quiet_since"), data.get("prose"), data.get("recurring_after")
-                kept[pattern] = Entry(
-                    pattern=str(data["pattern"]),
-                    tools=tuple(map(str, data["tools"])),
-                    identities=tuple(map(str, data["identities"])),
-                    sessions=tuple(map(str, data["sessions"])),
-                    first_seen=data["first_seen"],
-                    last_seen=data["last_seen"],
-                    examples=tuple(Example(**example) for example in data["examples"]),
-                    quiet_since=Change(**quiet) if quiet else None,
-                    prose=Prose(**prose) if prose else None,
-                    recurring_after=Change(**recurring) if recurring else None,
-                    too_early=data.get("too_early") is True,
-                    kind=str(data.get("kind", patterns.FAILED_SEARCH)),
-                    recovered=tuple(map(str, data.get("recovered", ()))),
-                    found=tuple(Found(**place) for place in data.get("found", ())),
-                )
-            rows[str(row)] = SkillState(str(row), kept)
-    except (KeyError, TypeError, AttributeError) as error:
-        raise StateError(f"malformed wiki state: {error}") from error
-    return WikiState(rows)
 
 
 def topics(state: WikiState, least: int = 2) -> dict[str, list[str]]:
