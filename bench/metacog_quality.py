@@ -8,7 +8,8 @@ The labels are ``tests/data/metacog_anchors.jsonl`` (301 anchors of 31 people's 
 ``real/`` and ``real-2/``, each outcome decided by reading the episode; the guide is
 ``tests/data/labelling/round3/anchors-guide.md``). They were never used to build the rules. omkd's
 episode of each labelled anchor is found by file and call id (a miss) or by file, line and sentence
-(a hedge); an anchor omkd no longer makes counts as predicted ``none``.
+(a hedge; when no hedge sits at the label's line, the same sentence elsewhere in the file, the
+nearest); an anchor omkd no longer makes counts as predicted ``none``.
 
 Reported, per split of the people (``generalisation.split_of``: the SHA-256 of the repository name;
 ``held-out`` is the headline), per agent and per person: for each outcome, precision and recall with
@@ -60,10 +61,15 @@ def episodes_of(path: Path, name: str) -> list[Episode]:
 def match(label: dict[str, Any], found: list[Episode]) -> Episode | None:
     if label["kind"] == "miss":
         return next((e for e in found if e.anchor == "failed_search" and e.call_id == label.get("call_id")), None)
-    hedges = [e for e in found if e.anchor != "failed_search" and e.line == label["line"]]
-    same = [e for e in hedges if e.tokens[:1] == (label.get("sentence"),)]
-    chosen = same or hedges
-    return chosen[0] if chosen else None
+    hedges = [e for e in found if e.anchor != "failed_search"]
+    at_line = [e for e in hedges if e.line == label["line"]]
+    same = [e for e in at_line if e.tokens[:1] == (label.get("sentence"),)]
+    if same or at_line:
+        return (same or at_line)[0]
+    # A label whose line is an older omkd's anchor line (a Gemini CLI chat's hedges once sat at
+    # the end of the stream): the same sentence elsewhere in the file, the nearest first.
+    elsewhere = [e for e in hedges if e.tokens[:1] == (label.get("sentence"),)]
+    return min(elsewhere, key=lambda e: abs(e.line - label["line"])) if elsewhere else None
 
 
 def predictions(fixtures: Path, labels: list[dict[str, Any]]) -> list[dict[str, Any]]:

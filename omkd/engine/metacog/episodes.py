@@ -220,8 +220,8 @@ class MetaTracker:
                 if targets.same_target(miss, later):
                     anchor.decide("recovered", seq, line, f"{call.tool} found the same target{looked_at(call)}")
                     continue
-            if lookup is None:
-                lookup = verdict in (FOUND, "not_a_search") and targets.is_lookup(call)
+            if lookup is None:  # §8.2.4: any call judged found reads the world
+                lookup = verdict == FOUND or (verdict == "not_a_search" and targets.is_lookup(call))
             if lookup:
                 word = targets.names(result.text, targets.naming_words(miss))
                 if word is not None:

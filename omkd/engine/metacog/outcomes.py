@@ -7,7 +7,7 @@ import fnmatch
 import re
 from typing import Final
 
-from omkd.engine import judge
+from omkd.engine import cues, judge
 from omkd.engine.events import ToolCall
 from omkd.engine.metacog import rules, targets
 from omkd.engine.metacog.targets import Target
@@ -46,10 +46,12 @@ def _under(path: str, base: str) -> bool:
 
 
 def creates(write: Write, miss: Target) -> bool:
-    """§8.5.2: the write makes what the miss looked for."""
+    """§8.5.2: the write makes what the miss looked for (a wildcard survey's name, ``*`` or
+    ``**/*.md``, names nothing: every created path would match it)."""
+    names = [n.lower() for n in miss.names if n and not miss.probe and targets.specific_name(n)]
     for path in write.created:
         last = path.rsplit("/", 1)[-1].lower()
-        if any(fnmatch.fnmatchcase(last, n.lower()) for n in miss.names if n and not miss.probe):
+        if any(fnmatch.fnmatchcase(last, n) for n in names):
             return True
         if miss.probe and any(t.lower() in path.lower() for t in miss.tokens if len(t) >= rules.CREATED_NAME_TOKEN):
             return True
@@ -81,7 +83,8 @@ def asks(text: str, words: tuple[str, ...], sentence: str) -> bool:
         return False
     if states_gap(text) or targets.names(text, words) is not None:
         return True
-    return bool(sentence) and sentence in text
+    # the sentence as §3.3 keeps it: inline code marked ``…`` (``cues.readable_text``)
+    return bool(sentence) and (sentence in text or sentence in cues.readable_text(text))
 
 
 _WHAT_KEYS: Final = ("command", "cmd", "file_path", "absolute_path", "path", "dir_path", "pattern", "url", "query")

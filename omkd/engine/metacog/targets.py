@@ -95,6 +95,12 @@ def _name_literal(name: str) -> bool:
     return False
 
 
+def specific_name(name: str) -> bool:
+    """A name that names something (§8.1.2): literal, or a pattern with a literal of ≥ 3 characters
+    besides its extension (``**/NOTES*``; not ``*``, ``.*``, ``*.md``)."""
+    return not _WILDCARDS.search(name) or _name_literal(name)
+
+
 def _name_tokens(name: str) -> list[str]:
     """A name pattern's literal pieces (an extension alone is no token: the stop list's
     extensions) and its identifiers."""

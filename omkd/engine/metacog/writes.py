@@ -142,9 +142,10 @@ def shell_write(command: str) -> Write | None:
     for pipeline in shell.parse(command).elements:
         before: shell.Stage | None = None
         for stage in pipeline:
-            kind = _stage_kind(stage.program, stage.args, paths, created, packages)
-            if kind is not None:
-                kinds.append(kind)
+            for part in _blocks(stage):
+                kind = _stage_kind(part.program, part.args, paths, created, packages)
+                if kind is not None:
+                    kinds.append(kind)
             if stage.program in rules.PIPE_SHELLS and before is not None and before.program in ("curl", "wget"):
                 kinds.append(DEPENDENCY)
                 packages += shell.operands(before.args)
@@ -171,6 +172,24 @@ def shell_write(command: str) -> Write | None:
         kind, tuple(normal_path(p) for p in paths), tuple(normal_path(p) for p in created), "\n".join(added),
         tuple(packages),
     )  # fmt: skip
+
+
+def _blocks(stage: shell.Stage) -> list[shell.Stage]:
+    """The commands of a stage holding script blocks (PowerShell's ``foreach (…) { Remove-Item $p }``,
+    ``if (…) { … }``, ``ForEach-Object { … }``): each run of words between ``{`` and ``}`` is a
+    command of its own. A stage without a bare brace is itself."""
+    if "{" not in stage.args and "}" not in stage.args:
+        return [stage]
+    parts: list[shell.Stage] = []
+    run: list[str] = []
+    for word in [stage.program, *stage.args, "}"]:
+        if word not in ("{", "}"):
+            run.append(word)
+            continue
+        if run:
+            parts.append(shell.Stage(run[0], run[1:]))
+        run = []
+    return parts
 
 
 def _redirections(words: list[str]) -> list[str]:
