@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import signal
 import sqlite3
+import time
 from pathlib import Path
 
-from omkd.testing import DaemonProcess
+from omkd.config import Config
+from omkd.daemon.parts import Parts
+from omkd.daemon.reader import FEED_STEP
+from omkd.daemon.state.store import StateStore
+from omkd.testing import DaemonProcess, ManualClock
 from tests import claude_lines as cl
 from tests.live_helpers import append, segment
-from tests.test_history_reread import configure, iso_ago, settled
+from tests.test_history_reread import config_of, configure, iso_ago, read_everything, settled
 
 
 def read(daemon: DaemonProcess) -> tuple[int, int, int, float, float]:
@@ -56,10 +61,11 @@ def test_a_history_read_again_is_not_counted_twice(tmp_path: Path) -> None:
         assert daemon.stop() == 0, daemon.log_text()
 
 
-def damage_parser_states(daemon: DaemonProcess) -> int:
-    """Overwrite every saved parser state of the stopped daemon's store with bytes that do not
-    load; how many there were."""
-    with sqlite3.connect(daemon.state_dir / "state.db") as db:
+def damage_parser_states(daemon: DaemonProcess | Path) -> int:
+    """Overwrite every saved parser state of a stopped daemon's store (or of the store in a state
+    directory) with bytes that do not load; how many there were."""
+    state_dir = daemon.state_dir if isinstance(daemon, DaemonProcess) else daemon
+    with sqlite3.connect(state_dir / "state.db") as db:
         return db.execute("UPDATE files SET state = ? WHERE state IS NOT NULL", (b"not a parser state",)).rowcount
 
 
@@ -102,3 +108,35 @@ def test_a_parser_state_that_does_not_load_is_not_counted_twice(tmp_path: Path) 
         assert after[:3] == (2, grown, before[2] + more.count(b"\n")), daemon.log_text()
         assert after[3:] == (grown, before[4] + more.count(b"\n"))
         assert daemon.stop() == 0, daemon.log_text()
+
+
+def opened(config: Config) -> tuple[Parts, StateStore]:
+    store = StateStore(config.state_dir())
+    return Parts.open(config, store, store.open(), ManualClock(wall=time.time())), store
+
+
+def test_a_reading_again_from_0_reads_on_past_what_it_takes_back(tmp_path: Path) -> None:
+    """A feed shorter than asked is a file's end to its callers (the scheduler drops the file until
+    the next rescan; a drain and the shutdown stop there): a grown file read again from 0 because
+    its state does not load reads on past the offset where it takes back what was counted."""
+    path = tmp_path / "projects" / "-home-dev-shop" / "fresh.jsonl"
+    old = cl.jsonl(segment("skill-fresh", "miss", iso_ago(2)))
+    append(path, old)
+    config = config_of(tmp_path)
+    parts, store = opened(config)
+    read_everything(parts)
+    parts.shutdown()
+    store.close()
+    assert damage_parser_states(config.state_dir()) == 1
+    more = cl.jsonl(segment("skill-fresh", "hit", iso_ago(1)))
+    append(path, more)
+    parts, store = opened(config)
+    [file] = parts.reader.tailer.files.values()
+    assert parts.reader.feed(file, FEED_STEP) == len(old) + len(more)  # the whole file, not its old part
+    assert (parts.keeper.pipeline.lines, parts.keeper.pipeline.bytes) == (
+        (old + more).count(b"\n"),
+        len(old) + len(more),
+    )
+    assert parts.reader.feed(file, FEED_STEP) == 0
+    parts.shutdown()
+    store.close()

@@ -100,8 +100,7 @@ class Reader:
         for path, error in plan.unreadable:
             self.faults.record("restore", error, path=path)
         for cp, why in plan.ended:
-            processor = load_state(cp.state, cp.stream_id)
-            if processor is not None:
+            if (processor := load_state(cp.state, cp.stream_id)) is not None:
                 self._hand(processor, closing=True)
             self.positions.dropped(cp.stream_id)
             log.info("stream_ended_while_stopped", path=cp.path, reason=why)
@@ -126,20 +125,22 @@ class Reader:
         self.positions.touched(file.stream_id)
 
     def feed(self, file: TrackedFile, budget: int) -> int:
-        """Read and hand on up to ``budget`` new bytes of ``file``; returns the bytes read."""
-        processor = self.streams.of(file)
-        sink = self.sink
-        total = 0
-        budget = min(budget, file.counted_to - file.read_offset) if file.counted_to > file.read_offset else budget
-        sink.count(processor.counters, -1)
-        try:
-            for chunk in self.tailer.read(file, self.config.tail.read_chunk, budget):
-                processor.feed(chunk)
-                total += len(chunk)
-        finally:
-            sink.count(processor.counters, 1)
-        if file.counted_to and file.read_offset >= file.counted_to:  # counted already (``counted_to``)
+        """Read and hand on up to ``budget`` new bytes of ``file``; returns the bytes read (fewer only
+        at its end: a reading again stops at ``counted_to``, takes back what it counted, reads on)."""
+        processor, sink, total = self.streams.of(file), self.sink, 0
+        while total < budget:
+            ahead = file.counted_to - file.read_offset  # bytes read again that the pipeline counted
+            step = min(budget - total, ahead) if ahead > 0 else budget - total
             sink.count(processor.counters, -1)
+            try:
+                for chunk in self.tailer.read(file, self.config.tail.read_chunk, step):
+                    processor.feed(chunk)
+                    total += len(chunk)
+            finally:
+                sink.count(processor.counters, 1)
+            if not file.counted_to or file.read_offset < file.counted_to:
+                break  # read to the budget or the file's end
+            sink.count(processor.counters, -1)  # counted already (``counted_to``)
             file.counted_to = 0
         if total:
             self._took(file, total)
@@ -189,8 +190,7 @@ class Reader:
             if not processor.segmenter.texts.awaiting:
                 continue
             processor.segmenter.refine(key, verdict)
-            changed = processor.take_changed()
-            if changed:
+            if changed := processor.take_changed():
                 self.sink.changed()
                 self.positions.touched(stream_id)
                 self.sink.take(changed)
