@@ -62,6 +62,9 @@ class LiveFold:
         """What the counters counted of a segment, where the fold now holds less of it (a stream read
         again from its start hands out smaller summaries first): the high-water mark its growth is
         measured from, until the new reading passes it."""
+        self._held_since: dict[str, float] = {}
+        """Waiting sub-agent summaries without any timestamp: the event time they were first seen
+        waiting at (``give_up_waiting``), from which their wait is measured."""
 
     def recount(self, before: float, streams: Iterable[str] = ()) -> None:
         """These streams are about to be read again from their start: do not count twice what was
@@ -148,9 +151,18 @@ class LiveFold:
 
     def give_up_waiting(self, now: float, timeout: float) -> int:
         """Sub-agent segments that started more than ``timeout`` before ``now`` (event time: the later
-        of the clock and the newest record) without a link count as ``general``."""
+        of the clock and the newest record) without a link count as ``general``. One without any
+        timestamp counts from the first time it is seen waiting here: as in a batch read, where
+        every waiting segment counts as ``general`` at the end, it never waits for ever."""
         latest = max(now, self.last_event_ts or now)
-        given_up = self.fold.links.flush(latest - timeout)
+        pending = self.fold.links.pending
+        held = self._held_since
+        for key in [k for k in held if k not in pending]:
+            del held[key]
+        for key, summary in pending.items():
+            if summary.first_ts is None:
+                held.setdefault(key, latest)
+        given_up = self.fold.links.flush(latest - timeout, held)
         for summary in given_up:
             self._fold(summary)
         return len(given_up)

@@ -1,0 +1,62 @@
+"""Corners where the real daemon and ``omkd scan`` over the same bytes disagreed (issue 29, item 10):
+each a hand-made reproduction on the real daemon (``omkd run`` as a subprocess), compared with
+``omkd scan --json`` of the same bytes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Final
+
+import orjson
+import pytest
+
+from omkd.testing import DaemonProcess
+from tests.agent_lines import exec_stream
+from tests.live_helpers import append, family, omkd, wait_lines
+
+pytestmark = pytest.mark.slow
+
+SINCE: Final = "2000-01-01"
+"""The scan's window: from a date every record here is after (the daemon's ends now and is 3,650
+days long), so a segment without any timestamp is outside both windows."""
+SUBAGENT: Final = Path("-home-dev-shop/6f1c2a9e-4b7d-4c1e-9a3f-2d8e5b7c0a11/subagents/agent-a1b2c3.jsonl")
+
+
+def scan_of(workdir: Path, *paths: Path) -> dict[str, Any]:
+    """``omkd scan --json --since SINCE`` over ``paths``."""
+    scanned = omkd("scan", "--json", "--since", SINCE, "--home", workdir / "home", *paths)
+    assert scanned.returncode == 0, scanned.stderr
+    document: dict[str, Any] = orjson.loads(scanned.stdout)
+    return document
+
+
+def segments_by_row(samples: dict[str, float]) -> dict[str, float]:
+    """``omkd_segments_total`` by its labels (the all-time count of segments folded per row)."""
+    return {k.split("{", 1)[1].rstrip("}"): v for k, v in family(samples, "omkd_segments_total").items() if "{" in k}
+
+
+def test_a_subagent_stream_without_timestamps_is_given_up_as_general_like_the_scan(tmp_path: Path) -> None:
+    """A ``codex exec --json`` stream at a sub-agent's path has no timestamp at all: no event time
+    measures its wait for a link. The scan folds it as ``general`` at its end; the daemon gives it
+    up after ``segments.subagent_link_timeout`` of waiting (it used to hold it for ever: not
+    folded, not counted in ``omkd_segments_total``, nor among the segments outside the window)."""
+    items = [
+        {"type": "agent_message", "text": "I am not sure where the runbook is."},
+        {"type": "command_execution", "command": "bash -lc 'ls docs/runbook.md'", "exit_code": 2,
+         "aggregated_output": "ls: cannot access 'docs/runbook.md': No such file or directory", "status": "failed"},
+    ]  # fmt: skip
+    data = exec_stream(items)
+    root = tmp_path / "projects"
+    append(root / SUBAGENT, data)
+    batch = scan_of(tmp_path, root)
+    assert (batch["overall"]["segments"], batch["pipeline"]["segments_outside_window"]) == (0, 1)
+    with DaemonProcess(tmp_path, [root], '[segments]\nsubagent_link_timeout = "1s"\n') as daemon:
+        daemon.start()
+        wait_lines(daemon, data.count(b"\n"))
+        daemon.wait_for(lambda: sum(segments_by_row(daemon.metrics()).values()) > 0, "the segment given up", 40)
+        status = daemon.get("/api/v1/status")
+        assert segments_by_row(daemon.metrics()) == {'agent="codex",skill="general"': 1.0}
+        assert daemon.stop() == 0
+    assert status["pipeline"]["segments_outside_window"] == batch["pipeline"]["segments_outside_window"]
+    assert status["overall"]["segments"] == batch["overall"]["segments"]
