@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from omkd.testing import DaemonProcess
-from tests.agent_lines import exec_stream
+from tests.agent_lines import GeminiChat, exec_stream, tool_call
 from tests.live_helpers import append, family, omkd, wait_lines
 
 pytestmark = pytest.mark.slow
@@ -20,6 +20,8 @@ pytestmark = pytest.mark.slow
 SINCE: Final = "2000-01-01"
 """The scan's window: from a date every record here is after (the daemon's ends now and is 3,650
 days long), so a segment without any timestamp is outside both windows."""
+CHAT: Final = Path("proj/chats/session-2025-10-27T19-55-981c87cb.json")
+"""A Gemini CLI chat as the CLI before 0.39 wrote it: one JSON document, rewritten in place."""
 SUBAGENT: Final = Path("-home-dev-shop/6f1c2a9e-4b7d-4c1e-9a3f-2d8e5b7c0a11/subagents/agent-a1b2c3.jsonl")
 
 
@@ -60,3 +62,67 @@ def test_a_subagent_stream_without_timestamps_is_given_up_as_general_like_the_sc
         assert daemon.stop() == 0
     assert status["pipeline"]["segments_outside_window"] == batch["pipeline"]["segments_outside_window"]
     assert status["overall"]["segments"] == batch["overall"]["segments"]
+
+
+def gemini_document() -> bytes:
+    chat = GeminiChat()
+    chat.prompt("audit the repo")
+    chat.reply("", [tool_call("glob", {"pattern": "tests/**"}, "No files found")])
+    chat.reply("I think [inferred] there are no tests.")
+    return chat.document()
+
+
+def pipeline_of(report: dict[str, Any]) -> dict[str, Any]:
+    """What was read: bytes, lines, records, bad lines, files."""
+    return {k: report["pipeline"][k] for k in ("bytes", "lines", "records", "bad_lines", "files")}
+
+
+def read_bytes_reach(daemon: DaemonProcess, count: int) -> None:
+    daemon.wait_for(lambda: daemon.metrics().get("omkd_read_bytes_total", 0) >= count, f"{count} bytes read")
+
+
+def test_a_gemini_document_caught_mid_write_counts_only_its_whole_version(tmp_path: Path) -> None:
+    """The daemon reads a document while it is being written (its first half does not parse), then
+    again from 0 once it is whole: what was read of the unfinished version leaves the pipeline, as a
+    version replaced by the next one (it used to stay in ``pipeline.bytes``)."""
+    document = gemini_document()
+    root = tmp_path / "tmp"
+    target = root / CHAT
+    target.parent.mkdir(parents=True)
+    with DaemonProcess(tmp_path, [root]) as daemon:
+        daemon.start()
+        with target.open("wb") as handle:
+            handle.write(document[: len(document) // 2])
+            handle.flush()
+            read_bytes_reach(daemon, len(document) // 2)
+            handle.write(document[len(document) // 2 :])
+        read_bytes_reach(daemon, len(document) // 2 + len(document))
+        daemon.wait_caught_up()
+        wait_lines(daemon, document.count(b"\n"))
+        status = daemon.get("/api/v1/status")
+        assert daemon.stop() == 0
+    batch = scan_of(tmp_path, root)
+    assert status["overall"]["segments"] == batch["overall"]["segments"] > 0
+    assert pipeline_of(status) == pipeline_of(batch)
+
+
+def test_a_gemini_document_that_never_parses_then_is_deleted_counts_as_the_scan_of_it(tmp_path: Path) -> None:
+    """A document cut short for good (a crash while the CLI wrote it), read, then deleted: its stream
+    ends, its lines and its ``invalid_json`` bad line count, as ``omkd scan`` of the same bytes counts
+    them (the counters its closing added used to be lost)."""
+    cut = gemini_document()[:300]
+    root = tmp_path / "tmp"
+    append(root / CHAT, cut)
+    copy = tmp_path / "copy"
+    append(copy / CHAT, cut)
+    with DaemonProcess(tmp_path, [root], '[tail]\nrescan_interval = "1s"\n') as daemon:
+        daemon.start()
+        read_bytes_reach(daemon, len(cut))
+        (root / CHAT).unlink()
+        daemon.wait_for(lambda: daemon.metrics().get("omkd_files_deleted_total", 0) >= 1, "the deletion seen")
+        daemon.wait_for(lambda: daemon.get("/api/v1/status")["pipeline"]["lines"] > 0, "the closing counted", 10)
+        status = daemon.get("/api/v1/status")
+        assert daemon.stop() == 0
+    batch = scan_of(tmp_path, copy)
+    assert batch["pipeline"]["bad_lines"] == {"invalid_json": 1}
+    assert pipeline_of(status) == pipeline_of(batch)

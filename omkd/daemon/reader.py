@@ -20,11 +20,10 @@ from omkd.daemon.clock import Clock
 from omkd.daemon.faults import Faults
 from omkd.daemon.first_read import FirstRead
 from omkd.daemon.positions import Positions
-from omkd.daemon.restore import plan_restore
 from omkd.daemon.selfmetrics import IngestStats
-from omkd.daemon.state.store import FileCheckpoint
-from omkd.daemon.streams import StreamStates, load_state
+from omkd.daemon.streams import StreamStates
 from omkd.daemon.tailer import Ended, EndReason, ScanResult, Tailer, TrackedFile, new_stream_id
+from omkd.engine import formats
 from omkd.engine.counters import StreamCounters
 from omkd.engine.hedge_judge import HedgeVerdict
 from omkd.engine.links import Link
@@ -88,30 +87,6 @@ class Reader:
         self.draining: dict[str, EndReason] = {}
         """Deleted or rotated files still being read through their descriptor, then ended."""
 
-    def restore(self, checkpoints: list[FileCheckpoint], outdated: bool = False) -> None:
-        """Pick up the files a checkpoint named (``restore.py``); ``outdated``: their parser states
-        were made by other rules or another omkd, and are never unpickled, never folded."""
-        if outdated:
-            saved = [cp for cp in checkpoints if cp.state is not None]
-            self.stats.stream_states_outdated += len(saved)
-            for cp in saved:
-                cp.state = None
-        plan = plan_restore(self.tailer, checkpoints)
-        for path, error in plan.unreadable:
-            self.faults.record("restore", error, path=path)
-        for cp, why in plan.ended:
-            processor = load_state(cp.state, cp.stream_id)
-            if processor is not None:
-                self._hand(processor, closing=True)
-            self.positions.dropped(cp.stream_id)
-            log.info("stream_ended_while_stopped", path=cp.path, reason=why)
-        for file in plan.started:
-            self.start(file)
-        self.stats.restored_files += plan.restored
-        for file in plan.moved:
-            self.stats.files_rotated += 1
-            self.positions.touched(file.stream_id)
-
     def reconfigure(self, new: Config) -> None:
         self.config = new
         self.tailer.roots = self.streams.roots = new.roots()
@@ -139,7 +114,7 @@ class Reader:
             sink.count(processor.counters, 1)
         if total:
             self._took(file, total)
-            self._hand(processor)
+            self.hand(processor)
         return total
 
     def adopt(self, file: TrackedFile, read: FirstRead) -> bool:
@@ -170,10 +145,16 @@ class Reader:
         self.stats.last_read = self.clock.time()
         self.positions.took(file, total)
 
-    def _hand(self, processor: StreamProcessor, closing: bool = False) -> None:
-        """Hand a stream's changed segments (all of them, closed, when it ends) and its links on."""
+    def hand(self, processor: StreamProcessor, closing: bool = False) -> None:
+        """Hand a stream's changed segments (all of them, closed, when it ends) and its links on.
+
+        Closing may count what the stream could not count before its end (a whole-document chat
+        that never parsed: its lines and its ``invalid_json``): its counters leave and enter again."""
         if closing:
-            self.sink.close(processor.close())
+            self.sink.count(processor.counters, -1)
+            summaries = processor.close()
+            self.sink.count(processor.counters, 1)
+            self.sink.close(summaries)
         else:
             self.sink.take(processor.take_changed())
         self.sink.learn(processor.take_links())
@@ -228,14 +209,14 @@ class Reader:
         if reason is EndReason.TRUNCATED and file.fd is not None:
             # Keep the descriptor: the new content stays readable even if the file is
             # deleted before the first read.
-            successor = self._successor(file)
+            successor = self._next_version(file)
             log.info("stream_ended", path=file.path, reason=reason.value)
             return successor
         if reason in (EndReason.DELETED, EndReason.ROTATED):
             if file.stream_id not in self.draining and not self._continues(file):
                 # Truncated or rewritten before it went away: what it holds now is not the rest
                 # of the stream. End the old stream, then read the inode again from 0.
-                self.end(Ended(self._successor(file), reason))
+                self.end(Ended(self._next_version(file), reason))
                 return None
             try:
                 read = self.feed(file, DRAIN_STEP)
@@ -293,7 +274,7 @@ class Reader:
         if processor is not None:
             if processor.splitter.pending_bytes:
                 self.stats.discarded["partial_at_delete"] += 1
-            self._hand(processor, closing=True)
+            self.hand(processor, closing=True)
         self.tailer.untrack(file)
         self.positions.dropped(file.stream_id)
 
@@ -317,6 +298,18 @@ class Reader:
             return os.fstat(file.fd).st_size >= file.read_offset and self.tailer.head_matches(file)
         except OSError:
             return True
+
+    def _next_version(self, file: TrackedFile) -> TrackedFile:
+        """What follows a file truncated or rewritten: a new stream on the same descriptor, read from 0.
+
+        A line stream's old content stays counted (it was read, as ``x.jsonl.1`` of a copytruncate
+        holds it). A whole-document chat is rewritten whole: its new version replaces the old one,
+        whose counters and file leave the pipeline (``restart``), as a scan reads only the version
+        on disk — also when the old one was caught mid-write and never parsed."""
+        if formats.is_document(file.path):
+            self.stats.files_truncated += 1
+            return self.restart(file)
+        return self._successor(file)
 
     def _successor(self, file: TrackedFile) -> TrackedFile:
         """End ``file``'s stream; a new stream on the same open descriptor, from offset 0."""
