@@ -12,6 +12,7 @@ import orjson
 import pytest
 
 from omkd.testing import DaemonProcess
+from tests import claude_lines as cl
 from tests.agent_lines import GeminiChat, exec_stream, tool_call
 from tests.live_helpers import append, family, omkd, wait_lines
 
@@ -43,7 +44,7 @@ def test_a_subagent_stream_without_timestamps_is_given_up_as_general_like_the_sc
     measures its wait for a link. The scan folds it as ``general`` at its end; the daemon gives it
     up after ``segments.subagent_link_timeout`` of waiting (it used to hold it for ever: not
     folded, not counted in ``omkd_segments_total``, nor among the segments outside the window)."""
-    items = [
+    items: list[dict[str, Any]] = [
         {"type": "agent_message", "text": "I am not sure where the runbook is."},
         {"type": "command_execution", "command": "bash -lc 'ls docs/runbook.md'", "exit_code": 2,
          "aggregated_output": "ls: cannot access 'docs/runbook.md': No such file or directory", "status": "failed"},
@@ -126,3 +127,65 @@ def test_a_gemini_document_that_never_parses_then_is_deleted_counts_as_the_scan_
     batch = scan_of(tmp_path, copy)
     assert batch["pipeline"]["bad_lines"] == {"invalid_json": 1}
     assert pipeline_of(status) == pipeline_of(batch)
+
+
+def interrupted_in_a_skill_call() -> tuple[bytes, bytes]:
+    """A session that stops inside an unanswered ``Skill`` call (the Glob of the same message was
+    answered, and found nothing), and what the session writes when it goes on: the call's error."""
+    records = [
+        cl.user("deploy the shop"),
+        cl.tool_use("toolu_skill", "Skill", {"skill": "deploy"}, "msg_1"),
+        cl.tool_use("toolu_glob", "Glob", {"pattern": "docs/**/runbook.md"}, "msg_1"),
+        cl.tool_result("toolu_glob", "No files found", cl.GLOB_EMPTY),
+    ]
+    failed = [cl.tool_result("toolu_skill", "<tool_use_error>Unknown skill: deploy</tool_use_error>", is_error=True)]
+    for record in (*records, *failed):
+        record["timestamp"] = "2026-01-01T00:00:00.000Z"
+    return cl.jsonl(records), cl.jsonl(failed)
+
+
+def rows(report: dict[str, Any]) -> dict[str, tuple[int, int]]:
+    """Segments and failed searches per skill."""
+    return {s["skill"]: (s["segments"], s["by_type"]["failed_search"]) for s in report["skills"]}
+
+
+def test_a_stream_quiet_inside_an_unanswered_skill_call_settles_as_the_scan_and_reopens(tmp_path: Path) -> None:
+    """The launch stays tentative while the call is unanswered. Once the stream has been quiet for
+    ``segments.idle_close`` the daemon counts the segment as a batch read does at its end (it used to
+    settle it only when the stream closed: never, for a file that goes quiet). When the file grows
+    with the call's error, the launch is undone in both: the segment is taken back."""
+    first, more = interrupted_in_a_skill_call()
+    root = tmp_path / "projects"
+    session = root / "-home-dev-shop" / "6f1c2a9e-4b7d-4c1e-9a3f-2d8e5b7c0a11.jsonl"
+    append(session, first)
+    quiet = rows(scan_of(tmp_path, root))
+    assert quiet == {"deploy": (1, 1)}
+    with DaemonProcess(tmp_path, [root], '[segments]\nidle_close = "1s"\n') as daemon:
+        daemon.start()
+        wait_lines(daemon, first.count(b"\n"))
+        daemon.wait_for(lambda: rows(daemon.get("/api/v1/status")) == quiet, "the quiet stream settled", 40)
+        append(session, more)
+        grown = rows(scan_of(tmp_path, root))
+        assert grown == {"general": (1, 1)}
+        wait_lines(daemon, (first + more).count(b"\n"))
+        daemon.wait_for(lambda: rows(daemon.get("/api/v1/status")) == grown, "the launch undone", 10)
+        status = daemon.get("/api/v1/status")
+        assert daemon.stop() == 0
+    assert status["overall"]["segments"] == 1
+
+
+def test_a_launch_left_unanswered_before_a_restart_settles_once_quiet_after_it(tmp_path: Path) -> None:
+    """The held launch lives in the parser state the checkpoint saved: after a restart (the file not
+    grown) it is held again, and settles when its stream is quiet."""
+    first, _ = interrupted_in_a_skill_call()
+    root = tmp_path / "projects"
+    append(root / "-home-dev-shop" / "6f1c2a9e-4b7d-4c1e-9a3f-2d8e5b7c0a11.jsonl", first)
+    with DaemonProcess(tmp_path, [root], '[segments]\nidle_close = "1000d"\n') as daemon:
+        daemon.start()
+        wait_lines(daemon, first.count(b"\n"))
+        assert rows(daemon.get("/api/v1/status")) == {}
+        assert daemon.stop() == 0
+        daemon.write_config('[segments]\nidle_close = "1s"\n')
+        daemon.start()
+        daemon.wait_for(lambda: rows(daemon.get("/api/v1/status")) == {"deploy": (1, 1)}, "settled after start", 40)
+        assert daemon.stop() == 0

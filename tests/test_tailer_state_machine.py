@@ -236,6 +236,9 @@ class TailerMachine(RuleBasedStateMachine):
         self.saved_lines = 0
         self.saved: dict[tuple[int, int], Saved] = {}
         self.saved_counted: dict[Lineage, int] = {}
+        self.settled: dict[Lineage, str] = {}
+        """Followed streams whose unanswered launch was settled while quiet: its segment key."""
+        self.saved_settled: dict[Lineage, str] = {}
         self.fds_before = set(os.listdir("/proc/self/fd"))
         self.store: StateStore | None = StateStore(self.state_dir)
         self.parts: Parts | None = Parts.open(self.config, self.store, self.store.open())
@@ -597,6 +600,7 @@ class TailerMachine(RuleBasedStateMachine):
             ident: Saved(t.inode, t.lineage, t.lineage.complete(t.read), t.head_len) for ident, t in self.tracks.items()
         }
         self.saved_counted = dict(self.counted)
+        self.saved_settled = dict(self.settled)
         self.saved_lines = self.lines
         for track in self.tracks.values():
             track.unsaved = False
@@ -611,6 +615,7 @@ class TailerMachine(RuleBasedStateMachine):
     def _model_restore(self) -> None:
         self.tracks = {}
         self.counted = dict(self.saved_counted)
+        self.settled = dict(self.saved_settled)
         self.lines = self.saved_lines
         self.partials = 0
         for ident, saved in self.saved.items():
@@ -631,8 +636,10 @@ class TailerMachine(RuleBasedStateMachine):
         """One clean pass: each lineage's counted lines as one stream, in creation order.
 
         A stream omkd still follows is not closed (its last segment may still be a skill launch
-        awaiting its next record); one that ended is. Lineages sharing segment keys (a file
-        replaced keeping its head: its new content is a new stream with the old one's keys) are
+        awaiting its next record), but a launch settled while the stream was quiet counts as the
+        stream's end settles it, while it stays undecided; one that ended is closed. Lineages
+        sharing segment keys (a file replaced keeping its head: its new content is a new stream
+        with the old one's keys) are
         one segment read twice, and the later reading is what the file now says: its summaries
         replace the earlier ones, whichever was read further — as a scan of the files that exist
         would show them. (``Fold.add_read``'s "the copy read further wins" is for two copies on
@@ -647,6 +654,9 @@ class TailerMachine(RuleBasedStateMachine):
                 stream.feed(bytes(lineage.data[:upto]))
                 if id(lineage) in following:
                     summaries, links = stream.take_changed(), stream.take_links()
+                    tentative = stream.tentative()
+                    if tentative is not None and tentative.key == self.settled.get(lineage):
+                        summaries.append(tentative)
                 else:
                     read = StreamRead.of(stream)
                     summaries, links = read.summaries, read.links
@@ -726,6 +736,26 @@ class TailerMachine(RuleBasedStateMachine):
         self._model_checkpoint()
         if evict:
             self._evict()
+
+    def _tentative_key(self, lineage: Lineage) -> str | None:
+        """The key of the launch a clean pass over the lineage's counted lines leaves unanswered."""
+        stream = StreamProcessor(lineage.name)
+        stream.feed(bytes(lineage.data[: self.counted.get(lineage, 0)]))
+        tentative = stream.tentative()
+        return tentative.key if tentative is not None else None
+
+    @precondition(lambda self: self.parts is not None)
+    @rule()
+    def quiet(self) -> None:
+        """The streams have been quiet for ``segments.idle_close`` (their records are months old): an
+        unanswered launch settles as the end of a batch read settles it."""
+        assert self.parts is not None
+        self.parts.keeper.settle_quiet()
+        for track in self.tracks.values():
+            key = self._tentative_key(track.lineage)
+            if key is not None:
+                self.settled[track.lineage] = key
+        self.check()
 
     @precondition(lambda self: self.parts is not None)
     @rule()

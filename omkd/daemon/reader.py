@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Final, Protocol
 
 import structlog
@@ -56,6 +56,8 @@ class Sink(Protocol):
 
     def take(self, summaries: Iterable[SegmentSummary]) -> None: ...
     def close(self, summaries: Iterable[SegmentSummary]) -> None: ...
+    def tentative(self, stream: str, summary: SegmentSummary | None, handed: Collection[str]) -> None: ...
+    def ended(self, stream: str) -> None: ...
     def learn(self, links: Iterable[Link]) -> None: ...
     def count(self, counters: StreamCounters, sign: int) -> None: ...
     def count_file(self, sign: int = 1) -> None: ...
@@ -114,7 +116,7 @@ class Reader:
             sink.count(processor.counters, 1)
         if total:
             self._took(file, total)
-            self.hand(processor)
+            self.hand(processor, stream=file.stream_id)
         return total
 
     def adopt(self, file: TrackedFile, read: FirstRead) -> bool:
@@ -134,6 +136,7 @@ class Reader:
         self.sink.count(read.counters, 1)
         self._took(file, read.consumed)
         self.sink.take(read.summaries)
+        self.sink.tentative(file.stream_id, read.tentative, {s.key for s in read.summaries})
         self.sink.learn(read.links)
         return True
 
@@ -145,7 +148,7 @@ class Reader:
         self.stats.last_read = self.clock.time()
         self.positions.took(file, total)
 
-    def hand(self, processor: StreamProcessor, closing: bool = False) -> None:
+    def hand(self, processor: StreamProcessor, closing: bool = False, stream: str | None = None) -> None:
         """Hand a stream's changed segments (all of them, closed, when it ends) and its links on.
 
         Closing may count what the stream could not count before its end (a whole-document chat
@@ -156,7 +159,10 @@ class Reader:
             self.sink.count(processor.counters, 1)
             self.sink.close(summaries)
         else:
-            self.sink.take(processor.take_changed())
+            changed = processor.take_changed()
+            self.sink.take(changed)
+            if stream is not None:  # a launch left unanswered: settled if the stream goes quiet
+                self.sink.tentative(stream, processor.tentative(), {s.key for s in changed})
         self.sink.learn(processor.take_links())
 
     def refined(self, key: str, verdict: HedgeVerdict | None) -> None:
@@ -170,6 +176,7 @@ class Reader:
                 self.sink.changed()
                 self.positions.touched(stream_id)
                 self.sink.take(changed)
+            self.sink.tentative(stream_id, processor.tentative(), {s.key for s in changed})
 
     # --- rescans ----------------------------------------------------------------------------------
 
@@ -275,6 +282,7 @@ class Reader:
             if processor.splitter.pending_bytes:
                 self.stats.discarded["partial_at_delete"] += 1
             self.hand(processor, closing=True)
+        self.sink.ended(file.stream_id)
         self.tailer.untrack(file)
         self.positions.dropped(file.stream_id)
 
@@ -285,6 +293,7 @@ class Reader:
         if (old := self.streams.take(file.stream_id)) is not None:
             self.sink.count(old.counters, -1)
         self.sink.count_file(-1)
+        self.sink.ended(file.stream_id)
         self.streams.forget(file.stream_id)
         self.tailer.untrack(file)
         self.positions.dropped(file.stream_id)
@@ -300,12 +309,9 @@ class Reader:
             return True
 
     def _next_version(self, file: TrackedFile) -> TrackedFile:
-        """What follows a file truncated or rewritten: a new stream on the same descriptor, read from 0.
-
-        A line stream's old content stays counted (it was read, as ``x.jsonl.1`` of a copytruncate
-        holds it). A whole-document chat is rewritten whole: its new version replaces the old one,
-        whose counters and file leave the pipeline (``restart``), as a scan reads only the version
-        on disk — also when the old one was caught mid-write and never parsed."""
+        """A new stream on the same descriptor, read from 0, after a truncation or a rewrite. A line
+        stream's old content stays counted; a whole-document chat's new version replaces the old one,
+        whose counters leave the pipeline (``restart``), as a scan reads only the version on disk."""
         if formats.is_document(file.path):
             self.stats.files_truncated += 1
             return self.restart(file)

@@ -6,6 +6,8 @@ again read on from their saved offsets; those found under another name are count
 
 from __future__ import annotations
 
+from typing import Final
+
 import structlog
 
 from omkd.daemon.reader import Reader
@@ -14,6 +16,8 @@ from omkd.daemon.state.store import FileCheckpoint
 from omkd.daemon.streams import load_state
 
 log = structlog.get_logger("omkd.ingest")
+TENTATIVE: Final = b'"tentative":true'
+"""In a saved parser state (``engine/stream_state.py``), only where a segment's launch is unanswered."""
 
 
 def resume(reader: Reader, checkpoints: list[FileCheckpoint], outdated: bool = False) -> None:
@@ -40,3 +44,9 @@ def resume(reader: Reader, checkpoints: list[FileCheckpoint], outdated: bool = F
     for file in plan.moved:
         stats.files_rotated += 1
         reader.positions.touched(file.stream_id)
+    for cp in checkpoints:
+        # a launch left unanswered is held again, to settle when its stream is quiet (``quiet.py``)
+        if cp.state is not None and TENTATIVE in cp.state and cp.stream_id in reader.tailer.files:
+            processor = load_state(cp.state, cp.stream_id)
+            if processor is not None:
+                reader.sink.tentative(cp.stream_id, processor.tentative(), ())

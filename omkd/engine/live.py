@@ -167,6 +167,15 @@ class LiveFold:
             self._fold(summary)
         return len(given_up)
 
+    def take_back(self, key: str) -> None:
+        """Forget a segment folded before its launch was decided (``quiet.py``), the launch since
+        undone: the window and the roll-ups lose it; the all-time counters, which only rise, keep it."""
+        old = self.fold.forget(key)
+        self.fold.links.pending.pop(key, None)
+        self._rollup(old, -1)
+        self._counted.pop(key, None)
+        self.changed_segments.add(key)
+
     def stored(self, key: str) -> SegmentSummary | None:
         """The summary to save under ``key``: folded, or still waiting for its link."""
         return self.fold.segments.get(key) or self.fold.links.pending.get(key)

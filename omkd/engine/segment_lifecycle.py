@@ -135,6 +135,16 @@ class SegmentLifecycle:
         self._changed = {k: s for k, s in self._changed.items() if s.tentative}
         return changed
 
+    def tentative(self) -> SegmentSummary | None:
+        """The segment whose launch is not answered yet (None: there is none), as the end of the
+        stream would settle it (``close``), without settling it: a live stream gone quiet counts it
+        so (``engine/quiet.py``), and the launch can still be undone if the stream grows."""
+        current = self.current
+        if not current.tentative or not current.counts:
+            return None
+        stream_key = self._context.stream_key or self.stream
+        return current.summary(stream_key, self.lineage.inherit_keys(stream_key), self._context.agent)
+
     def take_links(self) -> list[Link]:
         return self.lineage.take_links()
 

@@ -152,6 +152,10 @@ class StreamProcessor:
     def take_links(self) -> list[Link]:
         return self.segmenter.take_links()
 
+    def tentative(self) -> SegmentSummary | None:
+        """The segment whose launch is not answered yet, as ``close`` would settle it (``segment_lifecycle``)."""
+        return self.segmenter.tentative()
+
     def _hold(self, data: bytes) -> None:
         """A whole-document chat: keep its bytes until they form the document, then read it (and
         let the bytes go: a new version of the file is a new stream, read again from 0)."""
