@@ -14,7 +14,7 @@ import pytest
 from omkd.testing import DaemonProcess
 from tests import claude_lines as cl
 from tests.agent_lines import GeminiChat, exec_stream, tool_call
-from tests.live_helpers import append, family, omkd, wait_lines
+from tests.live_helpers import append, family, omkd, session_bytes, wait_lines
 
 pytestmark = pytest.mark.slow
 
@@ -189,3 +189,44 @@ def test_a_launch_left_unanswered_before_a_restart_settles_once_quiet_after_it(t
         daemon.start()
         daemon.wait_for(lambda: rows(daemon.get("/api/v1/status")) == {"deploy": (1, 1)}, "settled after start", 40)
         assert daemon.stop() == 0
+
+
+def gaps_named(report: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """Each gap's type and the names it points at: the file name and the path below the root."""
+    return sorted((g["type"], g["stream"], g["file"]) for g in report["gaps"])
+
+
+@pytest.mark.parametrize("header", [True, False], ids=["claude code session", "gemini chat without its header"])
+def test_a_renamed_transcript_is_reported_under_its_current_name(tmp_path: Path, header: bool) -> None:
+    """A transcript read, renamed below its root, then grown: its gaps name the file as it is now
+    (``stream``, ``file``), and a stream whose segments are keyed by its name (nothing in its content
+    tells it apart: a Gemini JSONL chat continued without its header) has the keys of the new name,
+    as ``omkd scan`` of the renamed file says — whether the daemon read it before the rename or not."""
+    root = tmp_path / "projects"
+    if header:
+        old, new = root / "-home-dev-shop" / "a.jsonl", root / "-home-dev-shop" / "b.jsonl"
+        first, more = session_bytes([("deploy", "miss")]), session_bytes([("deploy", "misses3")], 5)
+    else:
+        old, new = root / "proj" / "chats" / "session-a.jsonl", root / "proj" / "chats" / "session-b.jsonl"
+        chat = GeminiChat()
+        chat.prompt("where is the docket?")
+        chat.reply(
+            "", [tool_call("glob", {"pattern": "**/DOCKET.md"}, 'No files found matching pattern "**/DOCKET.md"')]
+        )
+        lines = chat.data().splitlines(keepends=True)[1:]  # without the session header
+        first = b"".join(lines)
+        chat.reply("", [tool_call("grep_search", {"pattern": "owner"}, 'No matches found for pattern "owner" in "."')])
+        more = b"".join(chat.data().splitlines(keepends=True)[1 + len(lines) :])
+    append(old, first)
+    with DaemonProcess(tmp_path, [root]) as daemon:
+        daemon.start()
+        wait_lines(daemon, first.count(b"\n"))
+        old.rename(new)
+        append(new, more)
+        wait_lines(daemon, (first + more).count(b"\n"))
+        status = daemon.get("/api/v1/status")
+        assert daemon.stop() == 0
+    batch = scan_of(tmp_path, root)
+    assert {g[2] for g in gaps_named(batch)} == {new.relative_to(root).as_posix()}
+    assert gaps_named(status) == gaps_named(batch)
+    assert status["watermark"]["fingerprint"] == batch["watermark"]["fingerprint"]

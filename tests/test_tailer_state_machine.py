@@ -177,7 +177,7 @@ def figures(fold: Fold) -> dict[str, Any]:
     return {
         "overall": _without(report.overall, "open_segments"),
         "skills": [_without(s, "open_segments") for s in report.skills],
-        "gaps": [_without(g, "stream", "file") for g in report.gaps],
+        "gaps": [to_data(g) for g in report.gaps],
         "segments": {key: dict(Counter(s.type for s in summary.signals)) for key, summary in fold.segments.items()},
     }
 
@@ -236,6 +236,8 @@ class TailerMachine(RuleBasedStateMachine):
         self.saved_lines = 0
         self.saved: dict[tuple[int, int], Saved] = {}
         self.saved_counted: dict[Lineage, int] = {}
+        self.renamed: list[Inode] = []
+        """Files renamed below the root since omkd last looked (a rescan or a start names them anew)."""
         self.settled: dict[Lineage, str] = {}
         """Followed streams whose unanswered launch was settled while quiet: its segment key."""
         self.saved_settled: dict[Lineage, str] = {}
@@ -326,7 +328,7 @@ class TailerMachine(RuleBasedStateMachine):
         with slot.path.open("xb") as handle:
             handle.write(data)
         info = slot.path.stat()
-        lineage = Lineage(slot.path.name, bytearray(data))
+        lineage = Lineage(self._name(slot.path), bytearray(data))
         self.lineages.append(lineage)
         slot.inode = Inode(slot.path, lineage, (info.st_dev, info.st_ino))
         self.inodes.append(slot.inode)
@@ -338,6 +340,10 @@ class TailerMachine(RuleBasedStateMachine):
         with slot.path.open("ab") as handle:
             handle.write(data)
         slot.inode.lineage.data += data
+
+    def _name(self, path: Path) -> str:
+        """A file's name in reports: its path below the root."""
+        return path.relative_to(self.root).as_posix()
 
     def _live(self) -> list[Slot]:
         return [s for s in self.slots if s.inode is not None]
@@ -437,6 +443,40 @@ class TailerMachine(RuleBasedStateMachine):
         self._append(slot, self._content(slot, content))
 
     @precondition(lambda self: bool(self._live()))
+    @rule(pick=st.integers(0, 3))
+    def rename(self, pick: int) -> None:
+        """Renamed below the root (``x.jsonl`` to ``x.moved.jsonl``, or back); the session goes on in it."""
+        slot = self._live()[pick % len(self._live())]
+        inode = slot.inode
+        assert inode is not None
+        name = slot.path.name
+        moved = name.replace(".moved.jsonl", ".jsonl") if name.endswith(".moved.jsonl") else name[:-6] + ".moved.jsonl"
+        target = slot.path.with_name(moved)
+        if target.exists():
+            return
+        slot.path.rename(target)
+        slot.path = inode.path = target
+        self.renamed.append(inode)
+
+    def _stream_key(self, lineage: Lineage) -> str:
+        stream = StreamProcessor(lineage.name)
+        stream.feed(bytes(lineage.data[: lineage.complete(len(lineage.data))]))
+        return stream.stream_key
+
+    def _model_renames(self) -> None:
+        """omkd looked: a file renamed below the root gives its stream's segments its new name (those
+        of earlier lineages under the old name with the same stream key are the same segments)."""
+        for inode in self.renamed:
+            old, new = inode.lineage.name, self._name(inode.path)
+            if not inode.exists or not inode.in_roots or old == new:
+                continue
+            key = self._stream_key(inode.lineage)
+            for lineage in self.lineages:
+                if lineage.name == old and (lineage is inode.lineage or self._stream_key(lineage) == key):
+                    lineage.name = new
+        self.renamed = []
+
+    @precondition(lambda self: bool(self._live()))
     @rule(pick=st.integers(0, 3), content=st.lists(EXCHANGE, max_size=2))
     def truncate(self, pick: int, content: list[tuple[str, int]]) -> None:
         """Truncated to 0 in place (same inode), then new lines."""
@@ -444,7 +484,7 @@ class TailerMachine(RuleBasedStateMachine):
         inode = slot.inode
         assert inode is not None
         os.truncate(slot.path, 0)
-        inode.lineage = Lineage(slot.path.name)
+        inode.lineage = Lineage(self._name(slot.path))
         self.lineages.append(inode.lineage)
         slot.pending, slot.fresh = b"", True
         if content:
@@ -471,7 +511,7 @@ class TailerMachine(RuleBasedStateMachine):
         assert inode is not None
         kept = bytes(inode.lineage.data[: self._head_lines(inode.lineage)])
         os.truncate(slot.path, 0)
-        inode.lineage = Lineage(slot.path.name)
+        inode.lineage = Lineage(self._name(slot.path))
         self.lineages.append(inode.lineage)
         slot.pending = b""
         self._append(slot, kept + self._content(slot, content))
@@ -512,7 +552,7 @@ class TailerMachine(RuleBasedStateMachine):
         info = temporary.stat()
         os.replace(temporary, slot.path)
         old.exists = False
-        lineage = Lineage(slot.path.name, bytearray(data))
+        lineage = Lineage(self._name(slot.path), bytearray(data))
         self.lineages.append(lineage)
         slot.inode = Inode(slot.path, lineage, (info.st_dev, info.st_ino))
         self.inodes.append(slot.inode)
@@ -530,6 +570,7 @@ class TailerMachine(RuleBasedStateMachine):
 
     def _model_rescan(self, held: set[tuple[int, int]]) -> None:
         """The rescan's effects; ``held``: the inodes omkd had open just before it (drainable)."""
+        self._model_renames()
         in_roots = {i.ident: i for i in self.inodes if i.exists and i.in_roots}
         for ident, inode in in_roots.items():
             track = self.tracks.get(ident)
@@ -613,6 +654,7 @@ class TailerMachine(RuleBasedStateMachine):
                 track.parsing = False
 
     def _model_restore(self) -> None:
+        self._model_renames()
         self.tracks = {}
         self.counted = dict(self.saved_counted)
         self.settled = dict(self.saved_settled)

@@ -1,6 +1,6 @@
 """The keeper: the only owner of the live fold and of the state store.
 
-The reader hands it what it read (``reader.Sink``: summaries, closing summaries, links, the
+The reader hands it what it read (``sink.Sink``: summaries, closing summaries, links, the
 pipeline counters); the keeper folds them, moves the window, prunes retention and saves every
 change since the previous checkpoint in one transaction — its own (segment summaries, counters,
 roll-ups, links) together with where each file was read to and the parser state there
@@ -130,7 +130,7 @@ class Keeper:
             self.store.save(Checkpoint(retention=self.pruned_by, stream_fingerprint=self.stream_fingerprint))
             self._saved_retention = self.pruned_by
 
-    # --- what the reader hands over (``reader.Sink``) ----------------------------------------------
+    # --- what the reader hands over (``sink.Sink``) ----------------------------------------------
 
     def take(self, summaries: Iterable[SegmentSummary]) -> None:
         for summary in summaries:
@@ -169,6 +169,10 @@ class Keeper:
         for summary in ready:
             self.live.apply(summary)
         return len(ready)
+
+    def rename(self, old: str, new: str, stream_key: str) -> None:
+        """A file renamed below the roots: its segments are named (and, keyed by the name, keyed) anew."""
+        self.live.rename(old, new, stream_key)
 
     def learn(self, links: Iterable[Link]) -> None:
         for link in links:

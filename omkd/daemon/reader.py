@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Collection, Iterable
-from typing import Final, Protocol
+from typing import Final
 
 import structlog
 
@@ -21,14 +20,12 @@ from omkd.daemon.faults import Faults
 from omkd.daemon.first_read import FirstRead
 from omkd.daemon.positions import Positions
 from omkd.daemon.selfmetrics import IngestStats
+from omkd.daemon.sink import Sink
 from omkd.daemon.streams import StreamStates
 from omkd.daemon.tailer import Ended, EndReason, ScanResult, Tailer, TrackedFile, new_stream_id
 from omkd.engine import formats
-from omkd.engine.counters import StreamCounters
 from omkd.engine.hedge_judge import HedgeVerdict
-from omkd.engine.links import Link
 from omkd.engine.stream import StreamProcessor
-from omkd.engine.summary import SegmentSummary
 
 log = structlog.get_logger("omkd.ingest")
 
@@ -47,21 +44,6 @@ ENDED_COUNTER: Final = {
     EndReason.ROTATED: "files_rotated",
     EndReason.TRUNCATED: "files_truncated",
 }
-
-
-class Sink(Protocol):
-    """Where the reader hands what it read (``keeper.Keeper``): the segments that changed, the last ones
-    of a stream that ended (``close``), the links learnt, the pipeline counters (a stream's and a
-    file's enter with ``sign`` 1, leave with -1), and that a metric could show a change."""
-
-    def take(self, summaries: Iterable[SegmentSummary]) -> None: ...
-    def close(self, summaries: Iterable[SegmentSummary]) -> None: ...
-    def tentative(self, stream: str, summary: SegmentSummary | None, handed: Collection[str]) -> None: ...
-    def ended(self, stream: str) -> None: ...
-    def learn(self, links: Iterable[Link]) -> None: ...
-    def count(self, counters: StreamCounters, sign: int) -> None: ...
-    def count_file(self, sign: int = 1) -> None: ...
-    def changed(self) -> None: ...
 
 
 class Reader:
@@ -188,8 +170,8 @@ class Reader:
         for file in result.started:
             self.start(file)
         self.stats.files_renamed += result.renamed
-        if result.renamed:
-            self.sink.changed()
+        for file, path in result.moved:
+            self.renamed(file, path)
         successors = [f for f in (self.end(ended) for ended in result.ended) if f is not None]
         missing = tuple(str(p) for p in result.missing_roots)
         if missing != self.stats.missing_roots:
@@ -199,6 +181,16 @@ class Reader:
         candidates = self.tailer.files.values() if everything else [*result.started, *result.grown, *successors]
         ready = [f for f in candidates if f.stream_id in self.tailer.files and f.size > f.read_offset]
         return sorted(ready, key=lambda f: f.read_offset)
+
+    def renamed(self, file: TrackedFile, path: str) -> None:
+        """``file`` was at ``path``: its stream and its segments take the name a scan gives them now."""
+        self.sink.changed()
+        old, new = self.streams.name_of(path), self.streams.name_of(file.path)
+        if old != new:
+            processor = self.streams.of(file)
+            self.sink.rename(old, new, processor.stream_key)
+            processor.rename(new)
+            self.positions.touched(file.stream_id)
 
     def rescan(self) -> list[TrackedFile]:
         self.stats.rescans += 1

@@ -14,6 +14,7 @@ from omkd.daemon.reader import Reader
 from omkd.daemon.restore import plan_restore
 from omkd.daemon.state.store import FileCheckpoint
 from omkd.daemon.streams import load_state
+from omkd.engine import formats
 
 log = structlog.get_logger("omkd.ingest")
 TENTATIVE: Final = b'"tentative":true'
@@ -41,9 +42,11 @@ def resume(reader: Reader, checkpoints: list[FileCheckpoint], outdated: bool = F
     for file in plan.started:
         reader.start(file)
     stats.restored_files += plan.restored
-    for file in plan.moved:
+    for file, path in plan.moved:
         stats.files_rotated += 1
         reader.positions.touched(file.stream_id)
+        if formats.is_transcript(file.path):  # renamed below the roots (a rotated file keeps its name)
+            reader.renamed(file, path)
     for cp in checkpoints:
         # a launch left unanswered is held again, to settle when its stream is quiet (``quiet.py``)
         if cp.state is not None and TENTATIVE in cp.state and cp.stream_id in reader.tailer.files:

@@ -85,6 +85,7 @@ class ScanResult:
     grown: list[TrackedFile] = field(default_factory=list)
     ended: list[Ended] = field(default_factory=list)
     renamed: int = 0
+    moved: list[tuple[TrackedFile, str]] = field(default_factory=list)  # renamed below the roots: the path it had
     missing_roots: list[Path] = field(default_factory=list)
 
 
@@ -251,12 +252,15 @@ class Tailer:
         return file
 
     def _examine(self, file: TrackedFile, path: str, info: os.stat_result, result: ScanResult) -> None:
-        if path != file.path:
+        was = file.path
+        if path != was:
             self._move(file, path)
             result.renamed += 1
         changed = info.st_size != file.size or info.st_mtime_ns != file.mtime_ns
         file.size, file.mtime_ns = info.st_size, info.st_mtime_ns
         if not changed and info.st_size <= file.read_offset:
+            if path != was:
+                result.moved.append((file, was))
             return
         try:
             # A whole-document chat is rewritten, never appended to: any change is a new version.
@@ -274,7 +278,10 @@ class Tailer:
             return
         if replaced:
             result.ended.append(Ended(file, EndReason.TRUNCATED))
-        elif info.st_size > file.read_offset:
+            return
+        if path != was:  # the same file (its head is the one read) under another name
+            result.moved.append((file, was))
+        if info.st_size > file.read_offset:
             result.grown.append(file)
 
     def walk(self, missing: list[Path] | None = None) -> Iterator[tuple[str, os.stat_result]]:

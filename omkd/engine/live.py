@@ -11,6 +11,7 @@ Everything per skill is kept per row (``skills.row_key``: a skill, for the agent
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Iterable
 
@@ -26,6 +27,20 @@ from omkd.engine.window import Window
 
 def _signal_counts(summary: SegmentSummary | None) -> Counter[str]:
     return Counter(s.type for s in summary.signals) if summary is not None else Counter()
+
+
+def _stream_key(key: str) -> str:
+    """The stream key in a segment key (``Segment.summary``: session, stream key, ordinal)."""
+    return key.split("|", 1)[1].rsplit("|", 1)[0]
+
+
+def _renamed(summary: SegmentSummary, old: str, new: str) -> SegmentSummary:
+    """``summary`` of a file renamed from ``old`` to ``new``; its key has the new name when the
+    stream is keyed by its name."""
+    session, rest = summary.key.split("|", 1)
+    stream_key, ordinal = rest.rsplit("|", 1)
+    key = f"{session}|{new}|{ordinal}" if stream_key == old else summary.key
+    return dataclasses.replace(summary, stream=new, key=key)
 
 
 class LiveFold:
@@ -175,6 +190,30 @@ class LiveFold:
         self._rollup(old, -1)
         self._counted.pop(key, None)
         self.changed_segments.add(key)
+
+    def rename(self, old: str, new: str, stream_key: str) -> None:
+        """A file was renamed: the segments of its stream (``stream_key``; another file once under
+        its name keeps it) take its new name, and those keyed by the name (nothing in the stream's
+        content tells it apart) the key a reading of the file now gives them. No figure changes: the
+        window and the counters count them once, under their new key."""
+        fold = self.fold
+
+        def ours(summary: SegmentSummary) -> bool:
+            return summary.stream == old and _stream_key(summary.key) == stream_key
+
+        for summary in [s for s in fold.segments.values() if ours(s)]:
+            renamed = _renamed(summary, old, new)
+            fold.forget(summary.key)
+            fold.upsert(renamed)
+            if summary.key in self._counted:
+                self._counted[renamed.key] = self._counted.pop(summary.key)
+            self.changed_segments.update((summary.key, renamed.key))
+        pending = fold.links.pending
+        for summary in [s for s in pending.values() if ours(s)]:
+            del pending[summary.key]
+            renamed = _renamed(summary, old, new)
+            pending[renamed.key] = renamed
+            self.changed_segments.update((summary.key, renamed.key))
 
     def stored(self, key: str) -> SegmentSummary | None:
         """The summary to save under ``key``: folded, or still waiting for its link."""
