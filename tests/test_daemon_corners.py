@@ -230,3 +230,28 @@ def test_a_renamed_transcript_is_reported_under_its_current_name(tmp_path: Path,
     assert {g[2] for g in gaps_named(batch)} == {new.relative_to(root).as_posix()}
     assert gaps_named(status) == gaps_named(batch)
     assert status["watermark"]["fingerprint"] == batch["watermark"]["fingerprint"]
+
+
+def test_one_relative_path_in_two_roots_keeps_the_copy_read_further(tmp_path: Path) -> None:
+    """Two roots hold one relative path: a session, and an earlier copy of it (a backup, a sync) that
+    stops inside its second segment. Their segments have the same keys; the daemon keeps, of each, the
+    copy read further, as ``omkd scan`` of both roots does, whichever it reads last (it used to keep
+    the copy read last under one name: here the shorter one)."""
+    relative = Path("-home-dev-shop/6f1c2a9e-4b7d-4c1e-9a3f-2d8e5b7c0a11.jsonl")
+    full = session_bytes([("deploy", "miss"), ("db-migrate", "misses3"), ("deploy", "hedge")])
+    lines = full.splitlines(keepends=True)
+    earlier = b"".join(lines[: len(lines) // 2])
+    first, second = tmp_path / "projects", tmp_path / "backup"
+    append(first / relative, full)
+    second.mkdir()
+    with DaemonProcess(tmp_path, [first, second], '[tail]\nrescan_interval = "1s"\n') as daemon:
+        daemon.start()
+        wait_lines(daemon, full.count(b"\n"))
+        append(second / relative, earlier)  # read last
+        wait_lines(daemon, (full + earlier).count(b"\n"))
+        status = daemon.get("/api/v1/status")
+        assert daemon.stop() == 0
+    batch = scan_of(tmp_path, first, second)
+    assert rows(batch) == {"deploy": (2, 1), "db-migrate": (1, 3)}
+    assert rows(status) == rows(batch)
+    assert status["watermark"]["fingerprint"] == batch["watermark"]["fingerprint"]

@@ -25,7 +25,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition,
 from omkd.config import Config, parse_config
 from omkd.daemon.parts import Parts
 from omkd.daemon.state.store import StateStore
-from omkd.engine.fold import Fold
+from omkd.engine.fold import Fold, kept_copy
 from omkd.engine.records import to_data
 from omkd.engine.report.build import build_report
 from omkd.engine.stream import StreamProcessor, StreamRead
@@ -91,6 +91,11 @@ class Lineage:
 
     name: str
     data: bytearray = field(default_factory=bytearray)
+    version: bool = False
+    """A new version of a file omkd had read (truncated or rewritten in place, or replaced under
+    the identity omkd knew, once omkd notices): its segments replace what the earlier reading gave. Any other lineage
+    sharing segment keys is another copy of the stream (a backup, an atomic replacement): of two
+    copies the one read further wins (``kept_copy``), whichever omkd reads first."""
 
     def complete(self, upto: int) -> int:
         """End of the last complete line within the first ``upto`` bytes."""
@@ -148,6 +153,11 @@ class Slot:
     parent: str | None = None
     fresh: bool = True
     """The next record starts a lineage."""
+
+
+def _toggled(name: str) -> str:
+    """``x.jsonl`` and ``x.moved.jsonl``, each the other's."""
+    return name.replace(".moved.jsonl", ".jsonl") if name.endswith(".moved.jsonl") else name[:-6] + ".moved.jsonl"
 
 
 def open_inodes() -> set[tuple[int, int]]:
@@ -208,9 +218,12 @@ class TailerMachine(RuleBasedStateMachine):
         self.state_tmp = Path(tempfile.mkdtemp(prefix="omkd-tailer-state-", dir=STATE_PARENT))
         self.state_dir = self.state_tmp / "state"
         self.root.mkdir()
+        self.backup = self.tmp / "backup"
+        """A second root: copies of sessions under the same relative paths (a backup, a sync)."""
+        self.backup.mkdir()
         (self.tmp / "home").mkdir()
         self.config: Config = parse_config(
-            f'[sources]\nroots = ["{self.root}"]\nhome = "{self.tmp / "home"}"\n'
+            f'[sources]\nroots = ["{self.root}", "{self.backup}"]\nhome = "{self.tmp / "home"}"\n'
             f'[state]\ndirectory = "{self.state_dir}"\n'
             # Every file read before an eviction counts as idle (the rule decides when).
             '[tail]\nmax_open_files = 4096\nidle_after = "0.000001s"\n'
@@ -236,6 +249,8 @@ class TailerMachine(RuleBasedStateMachine):
         self.saved_lines = 0
         self.saved: dict[tuple[int, int], Saved] = {}
         self.saved_counted: dict[Lineage, int] = {}
+        self.backed_up: set[str] = set()
+        """File names a copy was made under."""
         self.renamed: list[Inode] = []
         """Files renamed below the root since omkd last looked (a rescan or a start names them anew)."""
         self.settled: dict[Lineage, str] = {}
@@ -343,7 +358,7 @@ class TailerMachine(RuleBasedStateMachine):
 
     def _name(self, path: Path) -> str:
         """A file's name in reports: its path below the root."""
-        return path.relative_to(self.root).as_posix()
+        return path.relative_to(self.root if path.is_relative_to(self.root) else self.backup).as_posix()
 
     def _live(self) -> list[Slot]:
         return [s for s in self.slots if s.inode is not None]
@@ -442,16 +457,42 @@ class TailerMachine(RuleBasedStateMachine):
         self._create(slot, b"")
         self._append(slot, self._content(slot, content))
 
+    def _renamable(self) -> list[Slot]:
+        """Files with no copy under either of their names (a copy keeps the name it was made under)."""
+        return [s for s in self._live() if not {s.path.name, _toggled(s.path.name)} & self.backed_up]
+
     @precondition(lambda self: bool(self._live()))
-    @rule(pick=st.integers(0, 3))
-    def rename(self, pick: int) -> None:
-        """Renamed below the root (``x.jsonl`` to ``x.moved.jsonl``, or back); the session goes on in it."""
+    @rule(pick=st.integers(0, 3), drop=st.integers(0, 6))
+    def back_up(self, pick: int, drop: int) -> None:
+        """A copy of a session as it was ``drop`` lines earlier, in the second root at the same relative
+        path (written whole and renamed into place, replacing an earlier copy)."""
         slot = self._live()[pick % len(self._live())]
         inode = slot.inode
         assert inode is not None
-        name = slot.path.name
-        moved = name.replace(".moved.jsonl", ".jsonl") if name.endswith(".moved.jsonl") else name[:-6] + ".moved.jsonl"
-        target = slot.path.with_name(moved)
+        lines = bytes(inode.lineage.data[: inode.lineage.complete(len(inode.lineage.data))]).splitlines(keepends=True)
+        data = b"".join(lines[: max(1, len(lines) - drop)])
+        target = self.backup / slot.path.relative_to(self.root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(f".{target.name}.tmp")
+        temporary.write_bytes(data)
+        info = temporary.stat()
+        os.replace(temporary, target)
+        for old in self.inodes:
+            if old.exists and old.path == target:
+                old.exists = False
+        lineage = Lineage(self._name(target), bytearray(data))
+        self.lineages.append(lineage)
+        self.inodes.append(Inode(target, lineage, (info.st_dev, info.st_ino)))
+        self.backed_up.add(slot.path.name)
+
+    @precondition(lambda self: bool(self._renamable()))
+    @rule(pick=st.integers(0, 3))
+    def rename(self, pick: int) -> None:
+        """Renamed below the root (``x.jsonl`` to ``x.moved.jsonl``, or back); the session goes on in it."""
+        slot = self._renamable()[pick % len(self._renamable())]
+        inode = slot.inode
+        assert inode is not None
+        target = slot.path.with_name(_toggled(slot.path.name))
         if target.exists():
             return
         slot.path.rename(target)
@@ -598,6 +639,7 @@ class TailerMachine(RuleBasedStateMachine):
                 # from 0 on the descriptor omkd opened to look at it (drained if it goes away
                 # before it is read).
                 self._count(track.lineage, track.read)
+                inode.lineage.version = True
                 self.tracks[ident] = Track(inode, inode.lineage, 0, 0)
         for ident, track in list(self.tracks.items()):
             if ident in in_roots:
@@ -611,6 +653,7 @@ class TailerMachine(RuleBasedStateMachine):
                 # Truncated, then deleted or rotated before omkd looked: the old stream keeps
                 # what was read, the new content (readable through the descriptor) is a new stream.
                 self._count(track.lineage, track.read)
+                inode.lineage.version = True
                 self._count(inode.lineage, len(inode.lineage.data), 0)
             del self.tracks[ident]
 
@@ -672,7 +715,8 @@ class TailerMachine(RuleBasedStateMachine):
             if len(now) >= offset and now[:head] == then[:head] and now[start:offset] == then[start:offset]:
                 self.tracks[ident] = Track(inode, inode.lineage, offset, head)
                 self._continue_on(saved.lineage, inode.lineage, offset)
-            # otherwise truncated or replaced while stopped: read again from 0 when found
+            else:  # truncated or replaced while stopped: read again from 0 when found
+                inode.lineage.version = True
 
     def expected(self) -> Fold:
         """One clean pass: each lineage's counted lines as one stream, in creation order.
@@ -703,6 +747,9 @@ class TailerMachine(RuleBasedStateMachine):
                     read = StreamRead.of(stream)
                     summaries, links = read.summaries, read.links
                 for summary in summaries:
+                    held = fold.segments.get(summary.key) or fold.links.pending.get(summary.key)
+                    if not lineage.version and held is not None and kept_copy(held, summary):
+                        continue
                     fold.offer(summary)
                 for link in links:
                     fold.learn(link)

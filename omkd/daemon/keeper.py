@@ -132,11 +132,11 @@ class Keeper:
 
     # --- what the reader hands over (``sink.Sink``) ----------------------------------------------
 
-    def take(self, summaries: Iterable[SegmentSummary]) -> None:
+    def take(self, summaries: Iterable[SegmentSummary], again: bool = False) -> None:
         for summary in summaries:
-            self.live.apply(summary)
+            self.live.apply(summary, again)
 
-    def close(self, summaries: Iterable[SegmentSummary]) -> None:
+    def close(self, summaries: Iterable[SegmentSummary], again: bool = False) -> None:
         """A stream that ends hands out its last segment again (closed): when retention pruned it
         meanwhile (Claude Code deletes a transcript about when it leaves a 30-day retention), it is
         not taken back, nor counted a second time."""
@@ -145,12 +145,12 @@ class Keeper:
             last = summary.last_ts if summary.last_ts is not None else summary.first_ts
             if self.live.stored(summary.key) is None and last is not None and last < horizon:
                 continue
-            self.live.apply(summary)
+            self.live.apply(summary, again)
 
     def tentative(self, stream: str, summary: SegmentSummary | None, handed: Collection[str]) -> None:
         """A stream's segment whose launch is unanswered (``quiet.py``): held until the stream is quiet;
-        one the fold already holds was settled before a restart (the quiet stream's, saved)."""
-        if summary is not None and stream not in self.quiet.settled and self.live.stored(summary.key) is not None:
+        one the fold already holds as it is was settled before a restart (the quiet stream's, saved)."""
+        if summary is not None and stream not in self.quiet.settled and self.live.stored(summary.key) == summary:
             self.quiet.settled[stream] = summary.key
         fold, back = self.quiet.offer(stream, summary, handed)
         for key in back:

@@ -117,7 +117,7 @@ class Reader:
         self.tailer.adopt(file, read.consumed, read.head_len, read.head_hash, read.tail)
         self.sink.count(read.counters, 1)
         self._took(file, read.consumed)
-        self.sink.take(read.summaries)
+        self.sink.take(read.summaries, file.stream_id in self.streams.again)
         self.sink.tentative(file.stream_id, read.tentative, {s.key for s in read.summaries})
         self.sink.learn(read.links)
         return True
@@ -135,14 +135,15 @@ class Reader:
 
         Closing may count what the stream could not count before its end (a whole-document chat
         that never parsed: its lines and its ``invalid_json``): its counters leave and enter again."""
+        again = stream in self.streams.again
         if closing:
             self.sink.count(processor.counters, -1)
             summaries = processor.close()
             self.sink.count(processor.counters, 1)
-            self.sink.close(summaries)
+            self.sink.close(summaries, again)
         else:
             changed = processor.take_changed()
-            self.sink.take(changed)
+            self.sink.take(changed, again)
             if stream is not None:  # a launch left unanswered: settled if the stream goes quiet
                 self.sink.tentative(stream, processor.tentative(), {s.key for s in changed})
         self.sink.learn(processor.take_links())
@@ -157,7 +158,7 @@ class Reader:
             if changed:
                 self.sink.changed()
                 self.positions.touched(stream_id)
-                self.sink.take(changed)
+                self.sink.take(changed, stream_id in self.streams.again)
             self.sink.tentative(stream_id, processor.tentative(), {s.key for s in changed})
 
     # --- rescans ----------------------------------------------------------------------------------
@@ -248,6 +249,7 @@ class Reader:
             return None
         if (info.st_dev, info.st_ino) == file.identity and file.identity not in self.tailer.identities():
             fresh = self.tailer.new_file(file.path, info)
+            self.streams.again.add(fresh.stream_id)
             self.start(fresh)
             return fresh
         return None
@@ -273,8 +275,9 @@ class Reader:
         if processor is not None:
             if processor.splitter.pending_bytes:
                 self.stats.discarded["partial_at_delete"] += 1
-            self.hand(processor, closing=True)
+            self.hand(processor, closing=True, stream=file.stream_id)
         self.sink.ended(file.stream_id)
+        self.streams.forget(file.stream_id)
         self.tailer.untrack(file)
         self.positions.dropped(file.stream_id)
 
@@ -327,6 +330,7 @@ class Reader:
                 # the version read now: a rescan that finds the same size and time reads it no more
                 fresh.size, fresh.mtime_ns = info.st_size, info.st_mtime_ns
         self.tailer.track(fresh)
+        self.streams.again.add(fresh.stream_id)  # a new version of the file read before
         self.start(fresh)
         return fresh
 

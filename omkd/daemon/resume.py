@@ -40,6 +40,7 @@ def resume(reader: Reader, checkpoints: list[FileCheckpoint], outdated: bool = F
         reader.positions.dropped(cp.stream_id)
         log.info("stream_ended_while_stopped", path=cp.path, reason=why)
     for file in plan.started:
+        reader.streams.again.add(file.stream_id)  # truncated or replaced while omkd was stopped
         reader.start(file)
     stats.restored_files += plan.restored
     for file, path in plan.moved:

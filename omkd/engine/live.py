@@ -139,17 +139,17 @@ class LiveFold:
         self.changed_rollups.clear()
         self.changed_skills.clear()
 
-    def apply(self, summary: SegmentSummary) -> None:
+    def apply(self, summary: SegmentSummary, again: bool = False) -> None:
         """Fold a segment's latest summary, or hold it while its skill is a link not learnt yet.
 
-        Two files that hold one stream (a session copied, or kept at two moments) give the same
-        segment keys: the copy a scan keeps wins, whichever is read first (``kept_copy``). While
-        the history is read again (``recount``) the new reading replaces: a file renamed since it
-        was first read gives its segments under its new name then."""
-        if self.recount_before is None:
+        Two files that hold one stream (a session copied, or kept at two moments; under one name in
+        two roots, or one after the other) give the same segment keys: the copy a scan keeps wins,
+        read further, whichever is read first (``kept_copy``). A file read ``again`` (a new version
+        of it: truncated, rewritten, replaced; or its parser state lost) gives what the file now
+        says: it replaces, as does the history read again (``recount``)."""
+        if self.recount_before is None and not again:
             held = self.stored(summary.key)
-            # under one name it is the same file read further, or read again: its latest replaces
-            if held is not None and held.stream != summary.stream and kept_copy(held, summary):
+            if held is not None and kept_copy(held, summary):
                 return
         self.changed_segments.add(summary.key)
         if summary.last_ts is not None and (self.last_event_ts is None or summary.last_ts > self.last_event_ts):
