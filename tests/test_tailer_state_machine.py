@@ -256,6 +256,7 @@ class TailerMachine(RuleBasedStateMachine):
         self.settled: dict[Lineage, str] = {}
         """Followed streams whose unanswered launch was settled while quiet: its segment key."""
         self.saved_settled: dict[Lineage, str] = {}
+        self.saved_names: dict[Lineage, str] = {}
         self.fds_before = set(os.listdir("/proc/self/fd"))
         self.store: StateStore | None = StateStore(self.state_dir)
         self.parts: Parts | None = Parts.open(self.config, self.store, self.store.open())
@@ -685,6 +686,7 @@ class TailerMachine(RuleBasedStateMachine):
         }
         self.saved_counted = dict(self.counted)
         self.saved_settled = dict(self.settled)
+        self.saved_names = {lineage: lineage.name for lineage in self.lineages}
         self.saved_lines = self.lines
         for track in self.tracks.values():
             track.unsaved = False
@@ -697,6 +699,10 @@ class TailerMachine(RuleBasedStateMachine):
                 track.parsing = False
 
     def _model_restore(self) -> None:
+        # the names the checkpoint saved; a file found under another name is named anew
+        for lineage, name in self.saved_names.items():
+            lineage.name = name
+        self.renamed = [i for i in self.inodes if i.exists and i.in_roots]
         self._model_renames()
         self.tracks = {}
         self.counted = dict(self.saved_counted)
