@@ -132,6 +132,20 @@ def test_each_gap_carries_its_outcome_in_the_api_and_in_omkd_gaps(daemon: Daemon
     assert "│ /p/src/app.py (line" in shown.output
 
 
+def test_omkd_gaps_at_80_columns_prints_each_gap_as_a_block(daemon: DaemonProcess) -> None:
+    """At 80 columns a table of six columns left its context and outcome no room (both cut to
+    nothing): each gap is a heading line, then where (its line number kept), its context and what
+    came of it, indented; no line wider than the terminal."""
+    lines = on_terminal(80, "gaps", "--url", daemon.url, "--skill", "release", "--limit", "2")
+    text = "\n".join(lines)
+    assert max(len(line) for line in lines) <= 80, text
+    assert not any(line.startswith("│") for line in lines), text
+    headings = [line for line in lines if line.startswith("20") and "release" in line and "failed_search" in line]
+    assert len(headings) == 2, text
+    assert sum(1 for line in lines if re.match(r"^  \S.*:\d+\s*$", line)) == 2, text  # where, with its line
+    assert sum(1 for line in lines if line.startswith("  came of it: wrote anyway (candidates): Edit")) == 2, text
+
+
 def test_the_html_page_shows_the_partition_and_each_gap_s_outcome(session: Path, tmp_path: Path) -> None:
     page = tmp_path / "report.html"
     result = cli("report", session, "--html", page, "--home", tmp_path)

@@ -14,7 +14,10 @@ from typing import Any
 
 import click
 import orjson
+from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
+from rich.text import Text
 
 from omkd.api import DEFAULT_PORT, SKILLS_PAGE, SKILLS_TOTAL_HEADER
 from omkd.cli import render
@@ -26,6 +29,9 @@ from omkd.render import metacog, notes
 DEFAULT_URL = f"http://127.0.0.1:{DEFAULT_PORT}"
 TIMEOUT_SECONDS = 10.0
 CONTEXT_SHOWN = 160
+WIDE_GAPS = 120
+"""Below this many columns ``omkd gaps`` prints each gap as a block (a heading line, then its
+context and what came of it, indented) instead of a table whose text columns would have no room."""
 """Characters of a gap's context in the table (``--json`` has it whole)."""
 
 
@@ -166,24 +172,47 @@ def gaps_command(
     title = f"Gaps ({count}{f' of {total}' if total > count else ''} in the window" + (
         f"; {older} older)" if older else ")"
     )
-    table = Table(title=title, title_justify="left")
-    table.add_column("time (UTC)", no_wrap=True)
-    table.add_column("skill", no_wrap=True, overflow="ellipsis", max_width=render.SKILL_NARROW_WIDTH)
-    table.add_column("type", no_wrap=True)
-    table.add_column("where", no_wrap=True, overflow="ellipsis", max_width=32)
-    table.add_column("context", overflow="fold", ratio=1)
-    table.add_column("came of it", overflow="fold", ratio=1, max_width=40)
-    for gap in document["gaps"]:
-        where = f"{gap.get('file') or gap['stream']}:{gap.get('line', 0)}"
-        name = skills.row_label(gap["skill"], gap.get("agent"))
-        context = " ".join(gap["context"].split())
-        context = context if len(context) <= CONTEXT_SHOWN else context[: CONTEXT_SHOWN - 1] + "…"
-        came = metacog.outcome_of(records.parse(GapEntry, gap))
-        table.add_row(render.short_time(gap["timestamp"]), name, gap["type"], where, context, came)
     console = render.stdout_console()
-    console.print(table)
+    rows = [_gap_row(gap) for gap in document["gaps"]]
+    if console.width < WIDE_GAPS:
+        _print_gap_blocks(console, title, rows)
+    else:
+        table = Table(title=title, title_justify="left")
+        table.add_column("time (UTC)", no_wrap=True)
+        table.add_column("skill", no_wrap=True, overflow="ellipsis", max_width=render.SKILL_NARROW_WIDTH)
+        table.add_column("type", no_wrap=True)
+        table.add_column("where", no_wrap=True, overflow="ellipsis", max_width=32)
+        table.add_column("context", overflow="fold", ratio=1)
+        table.add_column("came of it", overflow="fold", ratio=1, max_width=40)
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
     outside = document.get("outside_window", 0)
     if not document["gaps"] and older:
         console.print(f"0 gaps in the window; {older} older: {notes.FIX}")
     elif not document["gaps"] and outside:
         console.print(notes.outside_window(outside, document.get("newest_outside_window")))
+
+
+def _gap_row(gap: dict[str, Any]) -> tuple[str, str, str, str, str, str]:
+    """time, skill, type, where, context (cut), what came of it: one gap as the views show it."""
+    where = f"{gap.get('file') or gap['stream']}:{gap.get('line', 0)}"
+    context = " ".join(gap["context"].split())
+    context = context if len(context) <= CONTEXT_SHOWN else context[: CONTEXT_SHOWN - 1] + "…"
+    came = metacog.outcome_of(records.parse(GapEntry, gap))
+    name = skills.row_label(gap["skill"], gap.get("agent"))
+    return render.short_time(gap["timestamp"]), name, gap["type"], where, context, came
+
+
+def _print_gap_blocks(console: Console, title: str, rows: list[tuple[str, str, str, str, str, str]]) -> None:
+    """Each gap on a heading line (time, skill, type), then indented where it is (cut at its start:
+    the line number stays), its context and what came of it: readable on a laptop's 80 columns."""
+    console.print(Text(title, style="italic"))
+    room = max(console.width - 2, 8)
+    for when, name, kind, place, context, came in rows:
+        where = place if len(place) <= room else "…" + place[-(room - 1) :]  # the line number kept
+        console.print(Text(f"{when}  {name}  {kind}", style="bold"), no_wrap=True, overflow="ellipsis")
+        console.print(Padding(Text(where), (0, 0, 0, 2)), no_wrap=True)
+        console.print(Padding(Text(context), (0, 0, 0, 2)))
+        if came:
+            console.print(Padding(Text(f"came of it: {came}", style="dim"), (0, 0, 0, 2)))
