@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from omkd.daemon.state.store import FileCheckpoint
 from omkd.daemon.streams import StreamStates, state_of
-from omkd.daemon.tailer import Tailer
-from omkd.daemon.tracked import TrackedFile
+from omkd.daemon.tailer import Tailer, TrackedFile
 
 
 class Positions:
