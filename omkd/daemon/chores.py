@@ -61,9 +61,8 @@ class Chores:
         return saved
 
     def give_up_waiting(self) -> None:
-        """Sub-agent segments whose link did not come within the timeout count as ``general``; the
-        launches of streams quiet for ``segments.idle_close`` settle."""
-        if self._keeper.give_up_waiting() + self._keeper.settle_quiet():
+        """Sub-agent segments whose link did not come within the timeout count as ``general``."""
+        if self._keeper.give_up_waiting():
             self._exporter.dirty = True
 
     def checkpoint(self) -> bool:
