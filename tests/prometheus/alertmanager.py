@@ -8,7 +8,6 @@ is a small HTTP server in the test process that keeps every notification posted 
 from __future__ import annotations
 
 import shutil
-import signal
 import subprocess
 import threading
 import urllib.error
@@ -20,7 +19,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.prometheus.server import DEADLINE_SECONDS, free_port, wait_until
+from tests.prometheus.server import DEADLINE_SECONDS, ManagedProcess, free_port, wait_until
 
 BINARY = "prometheus-alertmanager"
 
@@ -37,7 +36,7 @@ def binary() -> str:
     )
 
 
-class AlertmanagerProcess:
+class AlertmanagerProcess(ManagedProcess):
     """One Alertmanager with ``config`` written into ``workdir``."""
 
     def __init__(self, workdir: Path, config: str) -> None:
@@ -79,24 +78,6 @@ class AlertmanagerProcess:
 
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace")[-4000:]
-
-    def stop(self) -> None:
-        if self.process is None:
-            return
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(DEADLINE_SECONDS)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(DEADLINE_SECONDS)
-        self.process = None
-
-    def __enter__(self) -> AlertmanagerProcess:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 class WebhookReceiver:

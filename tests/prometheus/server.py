@@ -17,7 +17,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 import orjson
 import pytest
@@ -56,7 +56,32 @@ def wait_until(probe: Callable[[], T | None], what: str, deadline: float = DEADL
         time.sleep(0.1)
 
 
-class PrometheusProcess:
+class ManagedProcess:
+    """A test's server subprocess (``process``), stopped by SIGTERM (then killed) on leaving its
+    ``with`` block: Prometheus and Alertmanager alike."""
+
+    process: subprocess.Popen[bytes] | None = None
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(DEADLINE_SECONDS)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(DEADLINE_SECONDS)
+        self.process = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class PrometheusProcess(ManagedProcess):
     """One ``prometheus`` process with its config written into ``workdir``."""
 
     def __init__(self, workdir: Path, config: str, *, agent: bool = False, remote_write_receiver: bool = False):
@@ -132,21 +157,3 @@ class PrometheusProcess:
     def wait_query(self, expr: str, what: str, deadline: float = DEADLINE_SECONDS) -> list[dict[str, Any]]:
         """Poll until ``expr`` returns at least one sample; the samples."""
         return wait_until(lambda: self.query(expr) or None, f"{what} ({expr})", deadline)
-
-    def stop(self) -> None:
-        if self.process is None:
-            return
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(DEADLINE_SECONDS)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(DEADLINE_SECONDS)
-        self.process = None
-
-    def __enter__(self) -> PrometheusProcess:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
