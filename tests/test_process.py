@@ -359,6 +359,23 @@ def test_install_unit_writes_the_unit_and_a_config(tmp_path: Path) -> None:
     assert "loginctl enable-linger" in done.stdout
 
 
+def test_the_unit_documents_the_runbook_this_daemon_serves(tmp_path: Path) -> None:
+    """``Documentation=`` is the daemon's own ``/runbook`` at the config's ``http.listen`` (a wildcard
+    address reached on loopback), not a guessed web page; a config that does not load is named and
+    no unit is printed."""
+    config = tmp_path / "omkd.toml"
+    config.write_text('[http]\nlisten = "0.0.0.0:9800"\n')
+    printed = omkd("install-unit", "--print", "--config", config)
+    assert printed.returncode == 0, printed.stderr
+    assert "Documentation=http://127.0.0.1:9800/runbook\n" in printed.stdout
+    absent = omkd("install-unit", "--print", "--config", tmp_path / "missing.toml")
+    assert f"Documentation=http://{Config().http.listen}/runbook\n" in absent.stdout
+    config.write_text('[http]\nlisten = "nowhere"\n')
+    bad = omkd("install-unit", "--print", "--config", config)
+    assert (bad.returncode, bad.stdout) == (2, "")
+    assert (str(config) in bad.stderr, "listen" in bad.stderr) == (True, True)
+
+
 def test_systemd_analyze_verifies_the_unit(tmp_path: Path) -> None:
     """``systemd-analyze --user verify`` accepts the unit without an error or warning."""
     tool = analyzer()

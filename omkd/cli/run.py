@@ -77,6 +77,17 @@ def check_config_command(path: Path) -> None:
     click.echo(f"{path}: ok (roots: {', '.join(str(r) for r in config.roots())}; listen: {config.http.listen})")
 
 
+def _config_listen(config_path: Path) -> str:
+    """The ``http.listen`` of the config the unit runs with (the default while it does not exist);
+    a config that does not load is named, and the unit is not written."""
+    path = config_path.expanduser()
+    try:
+        return load_config(path if path.exists() else None).http.listen
+    except ConfigError as error:
+        click.echo(f"omkd install-unit: {error}", err=True)
+        sys.exit(EXIT_CONFIG)
+
+
 @click.command("install-unit")
 @click.option("--user/--system", "user", default=True, show_default=True,
               help="A user unit (your own transcripts) or a system unit (run as you, at boot).")  # fmt: skip
@@ -99,7 +110,14 @@ def install_unit_command(user: bool, print_only: bool, config_path: Path | None)
     home = Path.home()
     if config_path is None:
         config_path = home / ".config/omkd/omkd.toml" if user else Path("/etc/omkd/omkd.toml")
-    plan = unit.UnitPlan(command, str(config_path.expanduser()), user, unit.systemd_version(), getpass.getuser())
+    plan = unit.UnitPlan(
+        command,
+        str(config_path.expanduser()),
+        user,
+        unit.systemd_version(),
+        getpass.getuser(),
+        _config_listen(config_path),
+    )
     text = unit.render(plan)
     if print_only:
         click.echo(text, nl=False)

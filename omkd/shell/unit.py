@@ -12,6 +12,8 @@ import subprocess
 from dataclasses import dataclass
 from typing import Final
 
+from omkd.api import DEFAULT_PORT
+
 NOTIFY_RELOAD_SINCE: Final = 253
 """systemd version from which ``Type=notify-reload`` exists (omkd already sends ``RELOADING=1``)."""
 
@@ -26,6 +28,17 @@ class UnitPlan:
     systemd_version: int | None
     run_as: str | None = None
     """The account a system unit runs as (a system unit reads that person's transcripts)."""
+    listen: str = f"127.0.0.1:{DEFAULT_PORT}"
+    """The config's ``http.listen``: the daemon serves its runbook there (``Documentation=``)."""
+
+    @property
+    def documentation(self) -> str:
+        """The runbook this daemon serves (``/runbook``: the README's Runbook), reachable from this
+        host: a wildcard listen address is reached on loopback."""
+        host, _, port = self.listen.rpartition(":")
+        if host in ("", "0.0.0.0", "::", "[::]"):  # noqa: S104 - a wildcard is not reached as itself
+            host = "127.0.0.1"
+        return f"http://{host}:{port}/runbook"
 
     @property
     def service_type(self) -> str:
@@ -62,7 +75,7 @@ def render(plan: UnitPlan) -> str:
         '# Written by `omkd install-unit`; see "Running omkd under systemd" in README.md.',
         "[Unit]",
         "Description=omkd - knowledge-gap metrics from AI agent transcripts",
-        "Documentation=https://github.com/omkd/omkd#readme",
+        f"Documentation={plan.documentation}",
     ]
     if not plan.user:
         unit.append("After=network-online.target")  # a user unit has no network targets to order after
