@@ -43,7 +43,7 @@ def run(*records: dict[str, Any] | list[dict[str, Any]]) -> bytes:
 def test_a_specific_unanswered_miss_is_eligible_and_makes_a_lookup_gap_segment() -> None:
     data = run(glob_miss("t1", "**/pyproject.toml", "m1"))
     episode = only(episodes(data))
-    assert (episode.eligible, episode.why, episode.outcome) == (True, "", "dropped")
+    assert (episode.eligible, episode.not_eligible_because, episode.outcome) == (True, "", "dropped")
     assert tallies(data) == {
         "lookup_gap_segments": 1, "outcome_dropped": 1, "open_gap_segments": 1, "episodes_failed_search_dropped": 1
     }  # fmt: skip
@@ -54,7 +54,7 @@ def test_a_wildcard_survey_is_not_eligible(pattern: str) -> None:
     data = run(glob_miss("t1", pattern, "m1"))
     episode = only(episodes(data))
     assert episode.eligible is False
-    assert "wildcard" in episode.why
+    assert "wildcard" in episode.not_eligible_because
     assert "lookup_gap_segments" not in tallies(data)
 
 
@@ -77,7 +77,7 @@ def test_a_miss_answered_by_another_search_of_the_same_message_is_not_eligible()
         cl.tool_result("t2", f"{ROOT}/package.json", cl.glob_hit(f"{ROOT}/package.json")),
     )
     episode = only(episodes(data))
-    assert (episode.eligible, episode.why) == (False, "answered in the same message")
+    assert (episode.eligible, episode.not_eligible_because) == (False, "answered in the same message")
     assert "lookup_gap_segments" not in tallies(data)
 
 
@@ -167,7 +167,7 @@ def test_asked_by_a_closing_question_that_states_the_gap() -> None:
         cl.user("in ops/"),
     )
     episode = only(episodes(data))
-    assert (episode.outcome, episode.outcome_how, episode.end_reason) == ("asked", "closing question", "turn")
+    assert (episode.outcome, episode.outcome_how, episode.window_ended_by) == ("asked", "closing question", "turn")
 
 
 def test_a_closing_question_that_does_not_state_the_gap_is_not_asking() -> None:
@@ -265,7 +265,7 @@ def test_the_window_holds_25_calls() -> None:
     outside = run(read_miss("r1", f"{ROOT}/config/settings.yaml", "m1"), _echoes(25), late)
     assert only(episodes(inside)).outcome == "recovered"
     episode = only(episodes(outside))
-    assert (episode.outcome, episode.end_reason) == ("dropped", "cap")
+    assert (episode.outcome, episode.window_ended_by) == ("dropped", "cap")
 
 
 def test_the_window_call_cap_is_configurable() -> None:
@@ -283,7 +283,7 @@ def test_the_person_turn_ends_the_window() -> None:
         read_hit("r2", f"{ROOT}/config/settings.yaml", "m2"),
     )
     episode = only(episodes(data))
-    assert (episode.outcome, episode.end_reason) == ("dropped", "turn")
+    assert (episode.outcome, episode.window_ended_by) == ("dropped", "turn")
 
 
 def test_a_call_of_the_same_message_before_the_result_is_not_in_the_window() -> None:
@@ -387,3 +387,25 @@ def test_rg_files_lists_paths_and_an_extension_alone_is_no_token() -> None:
     survey = target_of(ToolCall(None, "m1", "t1", "Glob", {"pattern": "tools/**/*.tsx"}, None, None))
     assert survey.tokens == ()
     assert not same_target(survey, shell_target("cat src/app.tsx"))
+
+
+def test_an_episode_saved_under_the_first_names_reads_back() -> None:
+    """The first omkd with §8 saved an episode's ``why`` and ``end_reason`` under those names; a
+    state saved then reads back into the fields they are now (``not_eligible_because``,
+    ``window_ended_by``), and one saved by position is unchanged."""
+    from omkd.engine.metacog.view import Episode, episode_of
+
+    saved = {
+        **dict.fromkeys(("acknowledged", "related", "rejected"), False),
+        **{"anchor": "failed_search", "line": 4, "result_line": 5, "call_id": "t1", "tokens": ["spotter.css"]},
+        **{"eligible": False, "why": "no path", "outcome": "dropped", "outcome_line": 9, "outcome_how": ""},
+        **{"window_end": 9, "end_reason": "turn"},
+    }
+    episode = episode_of(saved)
+    assert (episode.not_eligible_because, episode.window_ended_by, episode.tokens) == (
+        "no path",
+        "turn",
+        ("spotter.css",),
+    )
+    assert episode_of(list(episode)) == episode
+    assert Episode._fields[6] == "not_eligible_because"

@@ -287,14 +287,9 @@ def _metacog_rows(
     if meta is None:
         return
     episodes.extend(
-        EpisodeRow(
-            anchor=e.anchor, file=file, line=e.line, result_line=e.result_line, call_id=e.call_id, segment=key,
-            tokens=list(e.tokens), eligible=e.eligible, not_eligible_because=e.why, outcome=e.outcome,
-            outcome_line=e.outcome_line, outcome_how=e.outcome_how, acknowledged=e.acknowledged,
-            related=e.related, rejected=e.rejected, window_end=e.window_end, window_ended_by=e.end_reason,
-        )
+        EpisodeRow(**{**e._asdict(), "tokens": list(e.tokens)}, file=file, segment=key)
         for e in meta.views(segment.end_line)
-    )  # fmt: skip
+    )
     writes.extend(
         WriteExplained(
             kind=w.kind, file=file, line=w.line, call_id=w.call_id, segment=key, paths=list(w.paths),

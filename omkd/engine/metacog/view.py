@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 
 class Episode(NamedTuple):
@@ -18,7 +18,7 @@ class Episode(NamedTuple):
     """What a miss looked for (its target tokens); a hedge's sentence."""
     eligible: bool | None
     """A miss: specific and unanswered (§8.1.2); None for a hedge anchor."""
-    why: str
+    not_eligible_because: str
     """Why a miss is not eligible (empty when it is)."""
     outcome: str | None
     """``recovered``, ``created``, ``asked``, ``proceeded``, ``dropped``; None while the window is open."""
@@ -30,8 +30,12 @@ class Episode(NamedTuple):
     rejected: bool
     window_end: int | None
     """The line the window ended at (None while open)."""
-    end_reason: str
+    window_ended_by: str
     """``turn``, ``segment end``, ``end of stream``, ``cap`` ("" while open)."""
+
+
+_RENAMED: Final = (("why", "not_eligible_because"), ("end_reason", "window_ended_by"))
+"""Fields the first omkd with §8 saved under another name (old name, name now)."""
 
 
 def episode_of(plain: list[Any] | dict[str, Any]) -> Episode:
@@ -39,6 +43,9 @@ def episode_of(plain: list[Any] | dict[str, Any]) -> Episode:
     None for the fields it lacks) or an object by name; its tokens a list."""
     if isinstance(plain, list):
         plain = dict(zip(Episode._fields, plain, strict=False))
+    for old, new in _RENAMED:
+        if old in plain and new not in plain:
+            plain[new] = plain[old]
     values: dict[str, Any] = {name: plain.get(name) for name in Episode._fields}
     values["tokens"] = tuple(values["tokens"] or ())
     return Episode(**values)
