@@ -22,6 +22,7 @@ from tests.metacog_helpers import (
     only,
     read_hit,
     read_miss,
+    summaries,
     tallies,
     write,
 )
@@ -284,6 +285,21 @@ def test_the_person_turn_ends_the_window() -> None:
     )
     episode = only(episodes(data))
     assert (episode.outcome, episode.window_ended_by) == ("dropped", "turn")
+
+
+@pytest.mark.parametrize("notice", ["[Request interrupted by user]", "[Request interrupted by user for tool use]"])
+def test_the_person_interrupting_ends_the_window_but_not_the_segment(notice: str) -> None:
+    """§8.4.3: ``[Request interrupted by user…]`` is the person's turn for the window (it ends there);
+    §2: it is not a typed prompt, so the skill's segment goes on."""
+    data = run(
+        cl.user("<command-name>/deploy</command-name>"),
+        read_miss("r1", f"{ROOT}/config/settings.yaml", "m1"),
+        cl.user(notice),
+        read_hit("r2", f"{ROOT}/config/settings.yaml", "m2"),
+    )
+    episode = only(episodes(data))
+    assert (episode.outcome, episode.window_ended_by) == ("dropped", "turn")
+    assert [s.skill for s in summaries(data)] == ["deploy"]
 
 
 def test_a_call_of_the_same_message_before_the_result_is_not_in_the_window() -> None:

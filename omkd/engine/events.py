@@ -96,6 +96,13 @@ class CommandFailed(NamedTuple):
     timestamp: float | None
 
 
+class Interrupted(NamedTuple):
+    """``[Request interrupted by user…]``: the person stopped the agent. Not a typed prompt (the
+    segment goes on, §2), but the person's turn for a follow-up window (§8.4.3)."""
+
+    timestamp: float | None
+
+
 class SkillBody(NamedTuple):
     """The body a skill injects after it launches: ``Base directory for this skill: <dir>``."""
 
@@ -134,6 +141,7 @@ Event = (
     | ToolResult
     | Compaction
     | CommandFailed
+    | Interrupted
     | SkillBody
     | SidechainPrompt
     | ForkQuestion

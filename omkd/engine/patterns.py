@@ -208,6 +208,8 @@ NOT_TYPED_PREFIXES: Final = (
 )
 """User texts Claude Code writes (harness notices: a background task ended, a local command ran),
 not typed by the person: they never end a skill's segment."""
+INTERRUPTED_PREFIX: Final = "[Request interrupted by user"
+"""The notice Claude Code writes when the person stops the agent (one of ``NOT_TYPED_PREFIXES``)."""
 COMMAND_FAILED_PREFIX: Final = "<local-command-stderr>"
 """A command frame answered only by this opens no segment: the command did not run."""
 SKILL_BODY_PREFIX: Final = "Base directory for this skill:"

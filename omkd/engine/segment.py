@@ -28,6 +28,7 @@ from omkd.engine.events import (
     Compaction,
     Event,
     ForkQuestion,
+    Interrupted,
     SidechainPrompt,
     SkillBody,
     ToolCall,
@@ -112,7 +113,7 @@ class StreamSegmenter(SegmentLifecycle):
             return
         kind = type(event)
         launched = self._launch == "" or self._launched
-        if self.current.tentative and launched and kind is not CommandFailed and kind is not SkillBody:
+        if self.current.tentative and launched and kind not in _NOT_SETTLING:
             self._settle()
         handler = _HANDLERS.get(kind)
         if handler is not None:
@@ -121,6 +122,10 @@ class StreamSegmenter(SegmentLifecycle):
     def _command_failed(self, event: CommandFailed) -> None:
         if self.current.tentative and self._launch == "":
             self._undo_launch("command failed (<local-command-stderr>)")
+
+    def _interrupted(self, event: Interrupted) -> None:
+        if self.meta is not None and self.current.meta is not None:
+            self.meta.person_turn(self.current.meta, self._context.line)
 
     def _compaction(self, event: Compaction) -> None:
         self.counters.compactions += 1
@@ -272,6 +277,9 @@ class StreamSegmenter(SegmentLifecycle):
                 self.lineage.launched_agent(agent, pending.segment, event.timestamp)
 
 
+_NOT_SETTLING: Final = frozenset({CommandFailed, SkillBody, Interrupted})
+"""Events that do not settle a tentative launch (they say nothing of whether it ran)."""
+
 _HANDLERS: Final[dict[type, Callable[[StreamSegmenter, Any], None]]] = {
     AssistantText: StreamSegmenter._assistant_text,
     ToolCall: StreamSegmenter._tool_call,
@@ -279,6 +287,7 @@ _HANDLERS: Final[dict[type, Callable[[StreamSegmenter, Any], None]]] = {
     UserPrompt: StreamSegmenter._prompt,
     CommandInvoked: StreamSegmenter._command,
     CommandFailed: StreamSegmenter._command_failed,
+    Interrupted: StreamSegmenter._interrupted,
     SkillBody: StreamSegmenter._skill_body,
     SidechainPrompt: StreamSegmenter._sidechain_prompt,
     AgentLink: StreamSegmenter._agent_link,

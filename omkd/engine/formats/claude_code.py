@@ -27,6 +27,7 @@ from omkd.engine.events import (
     Compaction,
     Event,
     ForkQuestion,
+    Interrupted,
     SidechainPrompt,
     SkillBody,
     ToolCall,
@@ -278,6 +279,8 @@ class ClaudeCodeAdapter(AdapterBase):
         stripped = text.lstrip()
         if stripped.startswith(patterns.COMMAND_FAILED_PREFIX):
             return [CommandFailed(timestamp)]
+        if stripped.startswith(patterns.INTERRUPTED_PREFIX):
+            return [Interrupted(timestamp)]
         if stripped.startswith(patterns.NOT_TYPED_PREFIXES):
             return []
         if record.get("isSidechain") is True:
