@@ -19,8 +19,12 @@ from typing import Final
 import pytest
 
 from omkd.config import Config
+from omkd.daemon.chores import WINDOW_EVERY, Chores
+from omkd.daemon.exporter import Exporter
+from omkd.daemon.knowledge import KnowledgeView
 from omkd.daemon.parts import Parts
 from omkd.daemon.state.store import StateStore
+from omkd.engine.labels import CappedLabels
 from omkd.engine.live import LiveFold
 from omkd.engine.settle import SETTLED, CountedBook
 from omkd.engine.summary import SegmentSummary
@@ -195,7 +199,7 @@ def test_a_restart_after_a_segment_settled_counts_it_once(tmp_path: Path, checkp
     assert (live.counters[row].lookup_gap_segments, live.counters[row].outcome_recovered) == (0, 0)
     assert parts.keeper.checkpoint()
     clock.advance(120)
-    parts.keeper.advance()
+    parts.keeper.settle()
     assert (live.counters[row].outcome_recovered, live.counters[row].outcome_dropped) == (1, 0)
     if checkpoint_after_settling:
         assert parts.keeper.checkpoint()
@@ -204,7 +208,7 @@ def test_a_restart_after_a_segment_settled_counts_it_once(tmp_path: Path, checkp
 
     parts, store = open_parts(config, clock)
     read_all(parts)
-    parts.keeper.advance()
+    parts.keeper.settle()
     assert parts.keeper.checkpoint()
     counters = parts.keeper.exported_counters[row]
     assert (counters.lookup_gap_segments, counters.outcome_recovered, counters.outcome_dropped) == (1, 1, 0)
@@ -247,10 +251,44 @@ def test_a_state_written_before_settling_loads_and_counts_nothing_twice(tmp_path
         assert parts.history.recounting == bool(step)
         read_all(parts)
         parts.history.end()
-        parts.keeper.advance()
+        parts.keeper.settle()
         assert parts.keeper.checkpoint()
         seen.append(settled_totals(parts))
         parts.shutdown()
         store.close()
     assert seen[0]["episodes_failed_search_dropped"] == 2  # both segments counted (the open one idle)
     assert seen[1] == seen[0]
+
+
+def test_a_segment_settles_only_once_what_is_on_disk_is_read(tmp_path: Path) -> None:
+    """The daemon stops after reading a miss (provisional: dropped); the read that finds it is written
+    while it is down, and a restart comes after ``segments.idle_close``. The segment's last record
+    read is old, but its stream holds more: the chores settle nothing while the history is read
+    (replaying), then settle it as recovered once it is caught up."""
+    config = Config.model_validate(
+        {
+            "sources": {"roots": [str(tmp_path / "projects")], "home": str(tmp_path / "home")},
+            "state": {"directory": str(tmp_path / "state")},
+            "segments": {"idle_close": "60s"},
+        }
+    )
+    clock = ManualClock(wall=time.time())
+    target = tmp_path / "projects" / "-p" / "s.jsonl"
+    append(target, stamped([cl.user("style it"), *glob_miss("t1", "**/spotter.css", "m1")], clock.time()))
+    parts, store = open_parts(config, clock)
+    read_all(parts)
+    parts.shutdown()
+    store.close()
+    append(target, stamped(read_hit("t2", f"{cl.CWD}/priv/static/assets/spotter.css", "m2"), clock.time() + 1))
+    clock.advance(120)
+    parts, store = open_parts(config, clock)
+    chores = Chores(parts, KnowledgeView(config, clock), Exporter(CappedLabels(10), clock, 1.0), clock)
+    clock.advance(WINDOW_EVERY)
+    chores.run([], replaying=True)  # not caught up yet
+    counters = next(iter(parts.keeper.live.counters.values()))
+    assert counters.lookup_gap_segments == 0
+    read_all(parts)
+    chores.give_up_waiting()  # what the daemon does once caught up
+    assert (counters.lookup_gap_segments, counters.outcome_recovered, counters.outcome_dropped) == (1, 1, 0)
+    parts.shutdown()
+    store.close()

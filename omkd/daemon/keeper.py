@@ -133,7 +133,6 @@ class Keeper:
     def take(self, summaries: Iterable[SegmentSummary]) -> None:
         for summary in summaries:
             self.live.apply(summary)
-        self.settle()
 
     def close(self, summaries: Iterable[SegmentSummary]) -> None:
         """A stream that ends hands out its last segment again (closed): when retention pruned it
@@ -145,16 +144,10 @@ class Keeper:
             if self.live.stored(summary.key) is None and last is not None and last < horizon:
                 continue
             self.live.apply(summary)
-        self.settle()
 
     def learn(self, links: Iterable[Link]) -> None:
         for link in links:
             self.live.learn(link)
-        self.settle()
-
-    def settle(self) -> None:
-        """Count the open segments idle now (their §8 figures are settled: ``engine/settle.py``)."""
-        self.live.settle_idle(self.open_after())
 
     def count(self, counters: StreamCounters, sign: int) -> None:
         """A stream's counters enter (1) or leave (-1) the pipeline counters."""
@@ -194,15 +187,17 @@ class Keeper:
     # --- time and configuration -------------------------------------------------------------------
 
     def advance(self) -> bool:
-        """Move the window to now (and settle the segments idle now); True when what it holds changed."""
-        self.settle()
+        """Move the window to now; True when what it holds changed."""
         return self.live.advance(self.clock.time())
 
     def give_up_waiting(self) -> int:
         """Sub-agent segments whose link did not come within the timeout count as ``general``."""
-        given_up = self.live.give_up_waiting(self.clock.time(), self.config.segments.subagent_link_timeout)
-        self.settle()
-        return given_up
+        return self.live.give_up_waiting(self.clock.time(), self.config.segments.subagent_link_timeout)
+
+    def settle(self) -> None:
+        """Count the open segments idle now (their §8 figures are settled: ``engine/settle.py``). Only
+        with everything on disk read: a segment whose stream holds bytes not read yet is not idle."""
+        self.live.settle_idle(self.open_after())
 
     def pruned(self) -> None:
         """Retention pruning ran with the retention now in force."""
