@@ -193,10 +193,10 @@ class LiveFold:
         self._rollup(summary, 1)
         fold.upsert(summary)
         self.changed_segments.add(summary.key)
-        self._settle(summary, None)
+        self._settle(summary, None, new=old is None)
 
-    def _settle(self, summary: SegmentSummary, open_after: float | None) -> None:
-        grown = self.settler.count(summary, open_after)
+    def _settle(self, summary: SegmentSummary, open_after: float | None, new: bool = False) -> None:
+        grown = self.settler.count(summary, open_after, new)
         if grown:
             counters = self.counters.get(summary.row) or self.counters.setdefault(summary.row, SkillCounters())
             for name, value in grown.items():

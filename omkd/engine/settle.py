@@ -71,9 +71,10 @@ class Settler:
         self.waiting: dict[str, float] = {}
         """Open segments folded and not settled: key -> last record (0.0: none)."""
 
-    def count(self, summary: SegmentSummary, open_after: float | None = None) -> dict[str, int]:
+    def count(self, summary: SegmentSummary, open_after: float | None = None, new: bool = False) -> dict[str, int]:
         """What ``summary`` adds to the counters of its row: nothing until it is settled (it waits),
-        then what its settled figures hold beyond what was counted of it."""
+        then what its settled figures hold beyond what was counted of it (``new``: a segment the
+        fold did not hold, of which nothing was counted: the book is not asked)."""
         key, row = summary.key, summary.row
         if not settled(summary, open_after):
             self.waiting[key] = summary.last_ts or 0.0
@@ -82,7 +83,7 @@ class Settler:
         now = figures_of(summary)
         if not now:
             return {}
-        held = self.book.get(key)
+        held = None if new else self.book.get(key)
         before = dict(held[1]) if held is not None and held[0] == row else {}
         grown = {name: value - before.get(name, 0) for name, value in now.items() if value > before.get(name, 0)}
         if grown or (held is not None and held[0] != row):
