@@ -8,11 +8,11 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any, Final
 
 import orjson
-import pytest
 
 from omkd.testing import DaemonProcess
 from tests.live_helpers import append, omkd, session_bytes, wait_lines
@@ -81,37 +81,55 @@ def test_a_window_without_a_lookup_gap_exports_no_ratio(tmp_path: Path) -> None:
     assert (deploy["self_recovery_ratio"], deploy["intervals"]["self_recovery_ratio"]) == (None, None)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core: an open segment's outcome is provisional (decided as the stream's end would); the all-time "
-    "counters count growth only, so a dropped revised to recovered is counted under both outcomes",
-)
 def test_a_revised_outcome_moves_the_all_time_partition_too(tmp_path: Path) -> None:
     """A miss read while it is the stream's last word is, for now, left (dropped); the read that
-    finds it comes later and makes it recovered. The window gauges move; the all-time partition
-    must still sum to the segments that hit a gap."""
+    finds it comes later and makes it recovered. The window gauges move at once; the all-time
+    counters count the segment once it is settled (here: a later segment began in its stream), as
+    recovered only, and the partition sums to the segments that hit a gap. A kill -9 and a restart
+    do not count it again."""
     from tests import claude_lines as cl
-    from tests.live_helpers import family
+    from tests.live_helpers import family, segment
     from tests.metacog_helpers import glob_miss, read_hit
+    from tests.test_settle import iso, stamped
 
-    first = cl.jsonl([cl.user("style it"), *glob_miss("t1", "**/spotter.css", "m1")])
-    second = cl.jsonl(read_hit("t2", f"{cl.CWD}/priv/static/assets/spotter.css", "m2"))
+    now = time.time()  # recent records: the segment is not idle (segments.idle_close) while read
+    first = stamped([cl.user("style it"), *glob_miss("t1", "**/spotter.css", "m1")], now)
+    second = stamped(read_hit("t2", f"{cl.CWD}/priv/static/assets/spotter.css", "m2"), now + 1)
+    later = cl.jsonl(segment("deploy", "hit", iso(now + 2)))
     target = tmp_path / "projects" / "-p" / "s.jsonl"
     append(target, first)
+    lines = first.count(b"\n")
     with DaemonProcess(tmp_path, [tmp_path / "projects"]) as daemon:
-        daemon.start()
-        wait_lines(daemon, first.count(b"\n"))
-        append(target, second)
-        wait_lines(daemon, first.count(b"\n") + second.count(b"\n"))
 
         def checkpointed() -> bool:  # the counters are exported as of a checkpoint: one after the read
             now = daemon.metrics()
             return now["omkd_last_checkpoint_timestamp_seconds"] >= now["omkd_last_read_timestamp_seconds"]
 
-        daemon.wait_for(checkpointed, "a checkpoint after the last read")
-        samples = daemon.metrics()
+        def read(data: bytes) -> dict[str, float]:
+            nonlocal lines
+            append(target, data)
+            lines += data.count(b"\n")
+            wait_lines(daemon, lines)
+            daemon.wait_for(checkpointed, "a checkpoint after the last read")
+            return daemon.metrics()
+
+        daemon.start()
+        wait_lines(daemon, lines)
+        provisional = read(second)
+        settled = read(later)
+        daemon.kill()
+        daemon.start()
+        wait_lines(daemon, lines)
+        daemon.wait_for(checkpointed, "a checkpoint after the restart")
+        restarted = daemon.metrics()
         assert daemon.stop() == 0
-    window = {k: v for k, v in family(samples, "omkd_window_gap_outcome_segments").items() if v}
+    window = {k: v for k, v in family(provisional, "omkd_window_gap_outcome_segments").items() if v}
     assert window == {'omkd_window_gap_outcome_segments{agent="claude_code",outcome="recovered",skill="general"}': 1}
-    partition = sum(family(samples, "omkd_gap_outcome_segments_total").values())
-    assert partition == sum(family(samples, "omkd_lookup_gap_segments_total").values())
+    assert sum(family(provisional, "omkd_lookup_gap_segments_total").values()) == 0  # open: not settled yet
+    assert sum(family(provisional, "omkd_gap_outcome_segments_total").values()) == 0
+    for samples in (settled, restarted):
+        outcomes = {k: v for k, v in family(samples, "omkd_gap_outcome_segments_total").items() if v}
+        assert outcomes == {
+            'omkd_gap_outcome_segments_total{agent="claude_code",outcome="recovered",skill="general"}': 1
+        }
+        assert sum(family(samples, "omkd_lookup_gap_segments_total").values()) == 1

@@ -61,9 +61,13 @@ class Chores:
         return saved
 
     def give_up_waiting(self) -> None:
-        """Sub-agent segments whose link did not come within the timeout count as ``general``."""
+        """Sub-agent segments whose link did not come within the timeout count as ``general``; the
+        open segments idle now settle (never while history is read: more of their streams may be
+        on disk, and what settles must not depend on how far reading got)."""
         if self._keeper.give_up_waiting():
             self._exporter.dirty = True
+        if not self._history.recounting:
+            self._keeper.settle()
 
     def checkpoint(self) -> bool:
         """Save what changed since the last checkpoint; True when something had (saved or tried)."""

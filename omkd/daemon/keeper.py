@@ -20,7 +20,7 @@ from omkd.daemon.clock import Clock
 from omkd.daemon.faults import Faults
 from omkd.daemon.selfmetrics import IngestStats
 from omkd.daemon.state.store import Checkpoint, FileCheckpoint, Restored, StateStore
-from omkd.daemon.stored_segments import StoredSegments
+from omkd.daemon.stored_segments import StoredCounted, StoredSegments
 from omkd.daemon.streams import stream_fingerprint
 from omkd.engine.counters import PastRetention, PipelineCounters, StreamCounters
 from omkd.engine.figures import AllTimeCounts
@@ -89,7 +89,8 @@ class Keeper:
         self.files = files
         """Where the files were read to (the reader's ``Positions``), saved with each checkpoint."""
         window = config.window
-        self.live = LiveFold(window.length, window.retention, window.rollup_days, clock.time(), StoredSegments(store))
+        book, counted = StoredSegments(store), StoredCounted(store)
+        self.live = LiveFold(window.length, window.retention, window.rollup_days, clock.time(), book, counted)
         self.pipeline: PipelineCounters = restored.pipeline
         self.skill_labels: list[str] = list(restored.meta.skill_labels)
         #: Bumped on every change a metric could show: the daemon rebuilds /metrics only then.
@@ -193,6 +194,11 @@ class Keeper:
         """Sub-agent segments whose link did not come within the timeout count as ``general``."""
         return self.live.give_up_waiting(self.clock.time(), self.config.segments.subagent_link_timeout)
 
+    def settle(self) -> None:
+        """Count the open segments idle now (their §8 figures are settled: ``engine/settle.py``). Only
+        with everything on disk read: a segment whose stream holds bytes not read yet is not idle."""
+        self.live.settle_idle(self.open_after())
+
     def pruned(self) -> None:
         """Retention pruning ran with the retention now in force."""
         self.live.prune(self.clock.time())
@@ -237,7 +243,11 @@ class Keeper:
     def dirty(self) -> bool:
         live = self.live
         return bool(
-            self.files.dirty or live.changed_segments or live.changed_rollups or self._saved_retention != self.pruned_by
+            self.files.dirty
+            or live.changed_segments
+            or live.changed_rollups
+            or live.settler.book.changed
+            or self._saved_retention != self.pruned_by
         )
 
     def checkpoint(self) -> bool:
@@ -255,6 +265,7 @@ class Keeper:
                 links=[live.fold.links.known[k] for k in live.changed_links if k in live.fold.links.known],
                 forgotten_links=[k for k in live.changed_links if k not in live.fold.links.known],
                 counters={skill: live.counters[skill] for skill in live.changed_skills if skill in live.counters},
+                counted=live.settler.book.changes(),
                 rollups={key: live.rollups.get(key) for key in live.changed_rollups},
                 pipeline=self.pipeline,
                 past_retention=live.past_retention,

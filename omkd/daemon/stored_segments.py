@@ -16,6 +16,7 @@ from omkd.daemon.state.queries import summary_of
 from omkd.daemon.state.store import StateStore
 from omkd.engine.report.gaps import count_gaps
 from omkd.engine.segment_book import SegmentBook
+from omkd.engine.settle import Counted, CountedBook
 from omkd.engine.summary import SegmentSummary
 from omkd.engine.window import Window
 
@@ -167,3 +168,21 @@ class StoredSegments(SegmentBook):
         self._by_start.clear()
         for summary in kept:
             super().put(summary, None)
+
+
+class StoredCounted(CountedBook):
+    """``CountedBook``'s answers, from what changed since the last checkpoint and from ``store``
+    (after each checkpoint memory lets go of all of it: the store holds it)."""
+
+    def __init__(self, store: StateStore) -> None:
+        super().__init__()
+        self._store = store
+
+    def get(self, key: str) -> Counted | None:
+        if key in self._counted:
+            return self._counted[key]
+        return self._store.counted(key)
+
+    def checkpointed(self) -> None:
+        self._counted.clear()
+        self.changed.clear()

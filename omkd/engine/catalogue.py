@@ -31,6 +31,9 @@ class Figure:
     """Label names and values of its samples besides ``skill`` and ``agent``: the figures that name
     the same metric with other label values are one family (``omkd_gap_outcome_segments{outcome}``).
     Every figure of a family has the same help and the same label names."""
+    settled: bool = False
+    """Provisional while its segment is open (an outcome of spec §8, decided as the stream's end where
+    it was read to would decide it): its counter counts a segment once it is settled (``settle``)."""
 
 
 def figure(
@@ -41,9 +44,10 @@ def figure(
     report: bool = False,
     labels: tuple[tuple[str, str], ...] = (),
     default: float = 0,
+    settled: bool = False,
 ) -> Any:
     """A catalogue field (see ``figures``' docstring)."""
-    return field(default=default, metadata={FIGURE: Figure(of, counter, gauge, report, labels)})
+    return field(default=default, metadata={FIGURE: Figure(of, counter, gauge, report, labels, settled)})
 
 
 def tally(name: str) -> Callable[[SegmentSummary], float]:

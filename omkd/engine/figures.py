@@ -4,7 +4,8 @@
 figure: its metadata says how one segment adds to it (``of``), and where it is shown — an all-time
 Prometheus counter (``counter``: name and help, counted as monotone growth by the live fold), a
 window gauge per skill (``gauge``), a top-level field of ``SkillHealth`` of the same name
-(``report``). Everything per figure is derived from these fields: ``SkillTotals.add``, the all-time
+(``report``); ``settled``: its counter counts a segment once it is settled (``engine/settle.py``).
+Everything per figure is derived from these fields: ``SkillTotals.add``, the all-time
 ``SkillCounters`` record (its fields are the counter figures), the live fold's growth counting
 (``grow``, ``reaches``), the exporter's per-skill rows and the report's fields. A new figure is one
 field here, one count where it happens (``Segment.tallies[name] += 1`` for a figure the segment
@@ -48,24 +49,24 @@ def _bump(counter: Counter[str], keys: Iterable[str], sign: int) -> None:
 OUTCOME_SEGMENTS: Final = (
     (
         "omkd_gap_outcome_segments",
-        "Lookup-gap segments by their worst outcome (a partition; proceeded: candidates).",
+        "Lookup-gap segments by their worst outcome (a partition; proceeded: candidates), once settled.",
     ),
     ("omkd_window_gap_outcome_segments", "Lookup-gap segments in the window by their worst outcome, per skill."),
 )
-EPISODES: Final = ("omkd_gap_episodes", "Anchors (kept misses, hedge anchors) by kind and outcome, per skill.")
+EPISODES: Final = ("omkd_gap_episodes", "Anchors (kept misses, hedge anchors) by kind and outcome, once settled.")
 
 
 def _outcome(outcome: str) -> Any:
     """One outcome's count of the partition of lookup-gap segments (spec §8.6)."""
     counter, gauge = OUTCOME_SEGMENTS
-    return figure(tally(f"outcome_{outcome}"), counter=counter, gauge=gauge, labels=(("outcome", outcome),))
+    labels = (("outcome", outcome),)
+    return figure(tally(f"outcome_{outcome}"), counter=counter, gauge=gauge, labels=labels, settled=True)
 
 
 def _episodes(anchor: str, outcome: str) -> Any:
     """Anchors of one kind (``failed_search``, ``hedging``) and outcome, counted per anchor."""
-    return figure(
-        tally(f"episodes_{anchor}_{outcome}"), counter=EPISODES, labels=(("anchor", anchor), ("outcome", outcome))
-    )
+    labels = (("anchor", anchor), ("outcome", outcome))
+    return figure(tally(f"episodes_{anchor}_{outcome}"), counter=EPISODES, labels=labels, settled=True)
 
 
 @dataclass(slots=True)
@@ -95,14 +96,16 @@ class SkillTotals(GapCounts):
     verified_absent: int = figure(tally("verify_absence"), report=True)
     """Searches that found nothing right after the agent removed what they looked for: not gaps."""
     # --- metacognition (spec §8.6): yes/no per segment as the stream's end where it was read to would
-    # decide (window gauges and reports exact; an all-time counter keeps a 1 that later became 0) ---
+    # decide (window gauges and reports at once; the all-time counters of the figures an outcome can
+    # revise count a segment once it is settled: ``settled=True``, ``engine/settle.py``) ---
     lookup_gap_segments: int = figure(
         tally("lookup_gap_segments"),
         counter=(
             "omkd_lookup_gap_segments",
-            "Segments with at least one eligible miss (M1/M3 denominator), per skill.",
+            "Segments with an eligible miss (M1/M3 denominator), per skill, once settled (closed or idle).",
         ),
         gauge=("omkd_window_lookup_gap_segments", "Segments with an eligible miss in the window, per skill."),
+        settled=True,
     )
     outcome_recovered: int = _outcome("recovered")
     """Lookup-gap segments whose every eligible miss the agent found itself (M1's numerator)."""
@@ -115,14 +118,16 @@ class SkillTotals(GapCounts):
         tally("open_gap_segments"),
         counter=(
             "omkd_open_gap_segments",
-            "Main-stream segments with a gap neither recovered nor created (M2 denominator).",
+            "Main-stream segments with a gap neither recovered nor created (M2 denominator), once settled.",
         ),
         gauge=("omkd_window_open_gap_segments", "Open-gap segments in the window, per skill."),
+        settled=True,
     )
     asked_at_gap_segments: int = figure(
         tally("asked_at_gap_segments"),
-        counter=("omkd_asked_at_gap_segments", "Open-gap segments where the agent asked the person (M2), per skill."),
+        counter=("omkd_asked_at_gap_segments", "Open-gap segments where the agent asked (M2), once settled."),
         gauge=("omkd_window_asked_at_gap_segments", "Segments that asked at a gap in the window, per skill."),
+        settled=True,
     )
     proceeded_candidates: int = figure(tally("proceeded_candidates"))
     """Lookup-gap segments with an eligible miss followed by a project write (M3 candidates, unjudged)."""
@@ -203,6 +208,8 @@ CATALOGUE: Final[tuple[tuple[str, Figure], ...]] = tuple(
 """(field name, figure) of every catalogue figure, in declaration order."""
 COUNTED: Final = tuple((name, spec) for name, spec in CATALOGUE if spec.counter is not None)
 """The figures kept as all-time counters (the fields of ``SkillCounters`` after the gap counts)."""
+GROWN: Final = tuple((name, spec) for name, spec in COUNTED if not spec.settled)
+"""The counter figures counted as each segment's growth (``grow``); the others once it settles."""
 GAUGED: Final = tuple((name, spec) for name, spec in CATALOGUE if spec.gauge is not None)
 REPORTED: Final = tuple(name for name, spec in CATALOGUE if spec.report)
 
@@ -233,7 +240,7 @@ class AllTimeCounts:
 
     def grow(self, old: SegmentSummary | None, new: SegmentSummary) -> None:
         """Count what ``new`` holds beyond ``old`` (the same segment counted before), figure by figure."""
-        for name, spec in COUNTED:
+        for name, spec in GROWN:
             before = spec.of(old) if old is not None else 0
             setattr(self, name, getattr(self, name) + max(0, spec.of(new) - before))
 
@@ -251,9 +258,9 @@ SkillCounters: Final = _skill_counters()
 
 
 def reaches(new: SegmentSummary, counted: SegmentSummary) -> bool:
-    """``new`` holds at least every counted figure of ``counted`` (its growth is counted from it)."""
+    """``new`` holds at least every grown figure of ``counted`` (its growth is counted from it)."""
     return (
-        all(spec.of(new) >= spec.of(counted) for _, spec in COUNTED)
+        all(spec.of(new) >= spec.of(counted) for _, spec in GROWN)
         and len(new.signals) >= len(counted.signals)
         and new.weight >= counted.weight
     )

@@ -4,7 +4,8 @@ Everything per skill is kept per row (``skills.row_key``: a skill, for the agent
 
 - all-time per-skill counters for Prometheus, which only ever rise: a segment's figures
   only grow, and when a replaced file is read again from the start its segments' smaller
-  early figures are not subtracted (only what exceeds the earlier high-water mark counts);
+  early figures are not subtracted (only what exceeds the earlier high-water mark counts); the
+  figures an outcome of spec §8 can revise count a segment once it is settled (``settle.py``);
 - daily roll-ups per skill (by the UTC day a segment starts) for trends;
 - a window that moves with the clock and a retention that forgets old segments.
 """
@@ -19,6 +20,7 @@ from omkd.engine.figures import AllTimeCounts, SkillCounters, reaches
 from omkd.engine.fold import Fold, kept_copy
 from omkd.engine.links import Link
 from omkd.engine.segment_book import SegmentBook
+from omkd.engine.settle import CountedBook, Settler
 from omkd.engine.summary import SegmentSummary
 from omkd.engine.timespec import day_of
 from omkd.engine.window import Window
@@ -32,7 +34,13 @@ class LiveFold:
     """Per-skill counters, the windowed fold and daily roll-ups, kept in step."""
 
     def __init__(
-        self, window_length: float, retention: float, rollup_days: int, now: float, book: SegmentBook | None = None
+        self,
+        window_length: float,
+        retention: float,
+        rollup_days: int,
+        now: float,
+        book: SegmentBook | None = None,
+        counted: CountedBook | None = None,
     ) -> None:
         self.window_length = window_length
         self.retention = retention
@@ -62,6 +70,8 @@ class LiveFold:
         """What the counters counted of a segment, where the fold now holds less of it (a stream read
         again from its start hands out smaller summaries first): the high-water mark its growth is
         measured from, until the new reading passes it."""
+        self.settler = Settler(counted)
+        """The segments waiting to settle, and what was counted of the settled ones."""
 
     def recount(self, before: float, streams: Iterable[str] = ()) -> None:
         """These streams are about to be read again from their start: do not count twice what was
@@ -84,6 +94,7 @@ class LiveFold:
             self._rollup(self.fold.segments.get(key), -1)
             self.fold.forget(key)
             self._counted.pop(key, None)
+            self.settler.forget(key)
             self.changed_segments.add(key)
         self.recount_before = None
         self._recounted.clear()
@@ -106,6 +117,8 @@ class LiveFold:
                 self.fold.links.pending[summary.key] = summary
             else:
                 self.fold.adopt(summary)
+                if summary.open:  # counted as it was saved; it settles when it closes or idles
+                    self.settler.waiting[summary.key] = summary.last_ts or 0.0
             if summary.last_ts is not None and (latest is None or summary.last_ts > latest):
                 latest = summary.last_ts
         self.counters.update(counters)
@@ -120,6 +133,7 @@ class LiveFold:
         self.changed_links.clear()
         self.changed_rollups.clear()
         self.changed_skills.clear()
+        self.settler.book.checkpointed()
 
     def apply(self, summary: SegmentSummary) -> None:
         """Fold a segment's latest summary, or hold it while its skill is a link not learnt yet.
@@ -166,6 +180,7 @@ class LiveFold:
         self._unconfirmed.discard(key)
         if self._recounted_again(summary, old):
             fold.upsert(summary)  # in the fold (and the window) again; counters and roll-ups had it
+            self.settler.assume(summary)
             self.changed_segments.add(key)
             return
         counted = self._counted.get(key, old)
@@ -178,6 +193,22 @@ class LiveFold:
         self._rollup(summary, 1)
         fold.upsert(summary)
         self.changed_segments.add(summary.key)
+        self._settle(summary, None, new=old is None)
+
+    def _settle(self, summary: SegmentSummary, open_after: float | None, new: bool = False) -> None:
+        grown = self.settler.count(summary, open_after, new)
+        if grown:
+            counters = self.counters.get(summary.row) or self.counters.setdefault(summary.row, SkillCounters())
+            for name, value in grown.items():
+                setattr(counters, name, getattr(counters, name) + value)
+            self.changed_skills.add(summary.row)
+
+    def settle_idle(self, open_after: float) -> None:
+        """Count the open segments whose last record is older than ``open_after`` (idle: settled)."""
+        for key in self.settler.idle(open_after):
+            summary = self.fold.segments.get(key)
+            if summary is not None:
+                self._settle(summary, open_after)
 
     def _recounted_again(self, summary: SegmentSummary, old: SegmentSummary | None) -> bool:
         if summary.key in self._recounted:
@@ -231,6 +262,7 @@ class LiveFold:
             if old is not None:
                 self.past_retention.forgot(old.last_ts if old.last_ts is not None else old.first_ts)
             self._counted.pop(key, None)
+            self.settler.forget(key)
             self.changed_segments.add(key)
         self.changed_links.update(self.fold.links.forget_before(horizon))  # deleted from the store too
         oldest_day = day_of(now) - self.rollup_days

@@ -16,6 +16,7 @@ from typing import Any, Final
 import orjson
 
 from omkd.engine.formats import CLAUDE_CODE
+from omkd.engine.settle import Counted
 from omkd.engine.summary import SegmentSummary
 
 _READABLE_JSON: Final = "CASE WHEN json_valid(CAST(s.summary AS TEXT)) THEN CAST(s.summary AS TEXT) ELSE '{}' END"
@@ -93,6 +94,13 @@ class SummaryQueries:
             return None
         row = self._db.execute("SELECT summary FROM segments WHERE key = ?", (key,)).fetchone()
         return None if row is None else summary_of(row[0])
+
+    def counted(self, key: str) -> Counted | None:
+        """What the counters counted of one settled segment (``engine/settle.py``; None: nothing)."""
+        if self._db is None:
+            return None
+        row = self._db.execute("SELECT skill, figures FROM counted WHERE key = ?", (key,)).fetchone()
+        return None if row is None else (str(row[0]), tuple(sorted(orjson.loads(row[1]).items())))
 
     def segments(
         self, since: float | None = None, until: float | None = None, inside: bool = True, with_signals: bool = False

@@ -29,12 +29,13 @@ import structlog
 
 from omkd.daemon.state import StateLockedError
 from omkd.daemon.state.queries import SummaryQueries, summary_of
-from omkd.daemon.state.upgrades import counters_of, index_segments
+from omkd.daemon.state.upgrades import count_settled, counters_of, index_segments
 from omkd.engine.counters import GapCounts, PastRetention, PipelineCounters
 from omkd.engine.figures import AllTimeCounts
 from omkd.engine.links import Link
 from omkd.engine.plain import from_plain, to_plain
 from omkd.engine.segment_book import last_seen
+from omkd.engine.settle import Counted
 from omkd.engine.summary import SegmentSummary
 
 SCHEMA_VERSION: Final = 1
@@ -125,6 +126,8 @@ class Checkpoint:
     links: list[Link] = field(default_factory=list)
     forgotten_links: list[str] = field(default_factory=list)
     counters: dict[str, AllTimeCounts] = field(default_factory=dict)
+    counted: dict[str, Counted | None] = field(default_factory=dict)
+    """What was counted of each settled segment (None: forgotten), saved with the counters."""
     rollups: dict[tuple[int, str], GapCounts | None] = field(default_factory=dict)
     pipeline: PipelineCounters | None = None
     past_retention: PastRetention | None = None
@@ -193,6 +196,7 @@ class StateStore(SummaryQueries):
                 raise sqlite3.DatabaseError(f"quick_check: {check}")
         db.executescript(_SCHEMA)
         index_segments(db)
+        count_settled(db)
         meta = {key: orjson.loads(value) for key, value in db.execute("SELECT key, value FROM meta")}
         if not meta:
             created = time.time()
@@ -300,6 +304,12 @@ class StateStore(SummaryQueries):
             db.executemany(
                 "INSERT OR REPLACE INTO counters VALUES (?, ?)",
                 [(skill, _counters_json(c)) for skill, c in checkpoint.counters.items()],
+            )
+            counted = checkpoint.counted.items()
+            db.executemany("DELETE FROM counted WHERE key = ?", [(k,) for k, c in counted if c is None])
+            db.executemany(
+                "INSERT OR REPLACE INTO counted VALUES (?, ?, ?)",
+                [(k, c[0], orjson.dumps(dict(c[1]))) for k, c in counted if c is not None],
             )
             for (day, skill), rollup in checkpoint.rollups.items():
                 if rollup is None or rollup.segments <= 0:

@@ -5,7 +5,10 @@ was and how it is read now. Each upgrade is done once (and saved), or read on th
   filled from each summary (``index_segments``);
 - summaries pickled by an older omkd: read (``queries.summary_of``) and saved again as plain data
   at the next checkpoint (``Restored.legacy_segments``);
-- per-skill counters with a float ``weighted_gap_sum``: read as exact half-weights (``counters_of``).
+- per-skill counters with a float ``weighted_gap_sum``: read as exact half-weights (``counters_of``);
+- no ``counted`` table (what the counters counted of each settled segment, ``engine/settle.py``):
+  made, and filled from each saved summary, whose settled figures that omkd counted at once
+  (``count_settled``).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from omkd.daemon.state.queries import FETCH, summary_of
 from omkd.engine.figures import AllTimeCounts, SkillCounters
 from omkd.engine.plain import from_plain
 from omkd.engine.segment_book import last_seen
+from omkd.engine.settle import figures_of
 
 SEGMENT_INDEXES: Final = """
 CREATE INDEX IF NOT EXISTS segments_by_start ON segments (first_ts);
@@ -51,6 +55,34 @@ def index_segments(db: sqlite3.Connection) -> None:
                 db.execute("ROLLBACK")
                 raise
         db.executescript(SEGMENT_INDEXES)
+    except sqlite3.OperationalError as error:
+        raise StateUpgradeError(f"cannot upgrade the state in {db_path(db)}: {error}") from error
+
+
+COUNTED_TABLE: Final = "CREATE TABLE counted (key TEXT PRIMARY KEY, skill TEXT NOT NULL, figures BLOB NOT NULL)"
+
+
+def count_settled(db: sqlite3.Connection) -> None:
+    """What was counted of each segment is kept in ``counted``; a state written before has none: an
+    older omkd counted the settled figures of every saved segment as it read it, so each counts as
+    counted with its saved figures (a segment waiting for its link was not counted)."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'counted'").fetchone():
+        return
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute(COUNTED_TABLE)
+            rows = db.execute("SELECT summary FROM segments")
+            while chunk := rows.fetchmany(FETCH):
+                summaries = [s for (blob,) in chunk if (s := summary_of(blob)) is not None and not s.inherit]
+                db.executemany(
+                    "INSERT INTO counted VALUES (?, ?, ?)",
+                    [(s.key, s.row, orjson.dumps(f)) for s in summaries if (f := figures_of(s))],
+                )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
     except sqlite3.OperationalError as error:
         raise StateUpgradeError(f"cannot upgrade the state in {db_path(db)}: {error}") from error
 

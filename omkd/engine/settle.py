@@ -1,0 +1,117 @@
+"""When a segment's provisional figures are counted: the live fold's all-time counters of spec §8.
+
+An open segment's outcomes are decided as the stream's end where it was read to would decide them:
+a miss left now may be found by a later read, and a ``dropped`` becomes a ``recovered``. An all-time
+counter never falls, so the figures an outcome can revise (``Figure.settled``: ``SETTLED``) count a
+segment only once it is *settled*: closed (a later segment began in its stream, or the stream ended)
+or idle (its last record older than ``segments.idle_close`` before now: what a report no longer
+calls open). A settled segment that grows again (its file appended after an idle pause; a failed
+launch undone) adds only what exceeds what was counted of it, figure by figure: what was counted is
+kept by segment key (``CountedBook``), saved with the counters, forgotten with the segment. The
+window gauges show the provisional figures at once.
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from omkd.engine.figures import COUNTED
+from omkd.engine.summary import SegmentSummary
+
+SETTLED = tuple((name, spec) for name, spec in COUNTED if spec.settled)
+"""The counter figures counted once a segment is settled."""
+
+Counted: TypeAlias = tuple[str, tuple[tuple[str, int], ...]]
+"""What the counters counted of one segment: its row, and each settled figure's value (not 0)."""
+
+
+def settled(summary: SegmentSummary, open_after: float | None) -> bool:
+    """Closed, or idle: its last record (none: 0) older than ``open_after`` (None: only closed)."""
+    return not summary.open or (open_after is not None and (summary.last_ts or 0.0) < open_after)
+
+
+def figures_of(summary: SegmentSummary) -> dict[str, int]:
+    """The settled figures a summary holds (those not 0)."""
+    return {name: value for name, spec in SETTLED if (value := int(spec.of(summary)))}
+
+
+class CountedBook:
+    """What was counted of each settled segment, by key, all in memory (the daemon's keeps only what
+    changed since its last checkpoint and reads the rest from its state store: ``StoredCounted``)."""
+
+    def __init__(self) -> None:
+        self._counted: dict[str, Counted | None] = {}
+        """None: forgotten (a book kept in a store must not read the store's copy back)."""
+        self.changed: set[str] = set()
+
+    def get(self, key: str) -> Counted | None:
+        return self._counted.get(key)
+
+    def put(self, key: str, counted: Counted | None) -> None:
+        self._counted[key] = counted
+        self.changed.add(key)
+
+    def changes(self) -> dict[str, Counted | None]:
+        """What changed since the last checkpoint (None: to delete)."""
+        return {key: self._counted.get(key) for key in self.changed}
+
+    def checkpointed(self) -> None:
+        """Every change is saved."""
+        for key in self.changed:
+            if self._counted.get(key) is None:
+                self._counted.pop(key, None)
+        self.changed.clear()
+
+
+class Settler:
+    """Which segments wait to settle, and what settling one adds to its row's counters."""
+
+    def __init__(self, book: CountedBook | None = None) -> None:
+        self.book = book if book is not None else CountedBook()
+        self.waiting: dict[str, float] = {}
+        """Open segments folded and not settled: key -> last record (0.0: none)."""
+
+    def count(self, summary: SegmentSummary, open_after: float | None = None, new: bool = False) -> dict[str, int]:
+        """What ``summary`` adds to the counters of its row: nothing until it is settled (it waits),
+        then what its settled figures hold beyond what was counted of it (``new``: a segment the
+        fold did not hold, of which nothing was counted: the book is not asked)."""
+        key, row = summary.key, summary.row
+        if not settled(summary, open_after):
+            self.waiting[key] = summary.last_ts or 0.0
+            return {}
+        self.waiting.pop(key, None)
+        now = figures_of(summary)
+        if not now:
+            return {}
+        held = None if new else self.book.get(key)
+        before = dict(held[1]) if held is not None and held[0] == row else {}
+        grown = {name: value - before.get(name, 0) for name, value in now.items() if value > before.get(name, 0)}
+        if grown or (held is not None and held[0] != row):
+            self.book.put(key, (row, tuple(sorted((before | grown_to(before, now)).items()))))
+        return grown
+
+    def assume(self, summary: SegmentSummary) -> None:
+        """``summary``'s settled figures were counted already (a pruned segment read again)."""
+        now = figures_of(summary)
+        held = self.book.get(summary.key)
+        before = dict(held[1]) if held is not None and held[0] == summary.row else {}
+        merged = before | grown_to(before, now)
+        if merged and merged != before:
+            self.book.put(summary.key, (summary.row, tuple(sorted(merged.items()))))
+
+    def idle(self, open_after: float) -> list[str]:
+        """The waiting segments idle now (no longer waiting): to settle."""
+        keys = [key for key, last in self.waiting.items() if last < open_after]
+        for key in keys:
+            del self.waiting[key]
+        return keys
+
+    def forget(self, key: str) -> None:
+        """The segment is forgotten (pruned, or no longer cut): what was counted of it too."""
+        self.waiting.pop(key, None)
+        self.book.put(key, None)
+
+
+def grown_to(before: dict[str, int], now: dict[str, int]) -> dict[str, int]:
+    """The figures of ``now`` above ``before``, at their value in ``now``."""
+    return {name: value for name, value in now.items() if value > before.get(name, 0)}
