@@ -36,6 +36,7 @@ from omkd.engine.report.schema import (
 )
 from omkd.engine.reproducibility import reproducibility
 from omkd.engine.segmenting import SegmenterRules
+from omkd.engine.settle import settled
 from omkd.engine.summary import SegmentSummary
 
 WATERMARK_STATEMENT: Final = (
@@ -215,7 +216,7 @@ def top_failed_searches(segments: Iterable[Any], limit: int) -> list[FailedSearc
 def open_segments(segments: Iterable[SegmentSummary], open_after: float | None) -> Counter[str]:
     """Open segments per row: their stream is open and, when ``open_after`` is given, their
     last record is newer than that (idle segments close)."""
-    return Counter(s.row for s in segments if s.open and (open_after is None or (s.last_ts or 0.0) >= open_after))
+    return Counter(s.row for s in segments if not settled(s, open_after))
 
 
 def build_report(
