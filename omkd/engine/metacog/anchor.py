@@ -8,10 +8,12 @@ from typing import Final
 
 from omkd.engine.metacog.targets import Target
 from omkd.engine.metacog.view import Episode
+from omkd.engine.native import mypyc_attr
 
 MISS: Final = "failed_search"
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # made without __init__ on restore, as in Python
 @dataclass(slots=True)
 class Anchor:
     kind: str
@@ -60,6 +62,7 @@ class Anchor:
         )  # fmt: skip
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # made without __init__ on restore, as in Python
 @dataclass(slots=True)
 class WriteRow:
     kind: str

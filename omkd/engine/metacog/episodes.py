@@ -21,6 +21,7 @@ from omkd.engine.metacog.outcomes import asks, creates, looked_at, related, stat
 from omkd.engine.metacog.targets import Target
 from omkd.engine.metacog.view import Episode
 from omkd.engine.metacog.writes import Write, write_of
+from omkd.engine.native import mypyc_attr
 from omkd.engine.patterns import HEDGING
 from omkd.engine.signals import Signal
 from omkd.engine.summary import Segment
@@ -31,6 +32,7 @@ KEPT_WRITES: Final = 200
 _NOT_CHECKPOINTS: Final = frozenset({"cancelled"})  # a write the person refused (or that never ran)
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # made without __init__ on restore, as in Python
 @dataclass(slots=True)
 class SegmentMeta:
     anchors: list[Anchor] = field(default_factory=list)
@@ -111,6 +113,7 @@ def meta_of(segment: Segment) -> SegmentMeta:
     return segment.meta  # type: ignore[no-any-return]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # made without __init__ on restore, as in Python
 class MetaTracker:
     """One stream's episodes: told each event by the segmenter, in file order."""
 

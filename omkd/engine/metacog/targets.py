@@ -11,6 +11,7 @@ from typing import Final
 from omkd.engine import judge, patterns, shell, shell_rules
 from omkd.engine.events import ToolCall
 from omkd.engine.metacog import rules
+from omkd.engine.plain import fields_state, set_fields_state
 
 _WILDCARDS: Final = re.compile(r"[*?\[\]{},]+")
 _EXTENSION: Final = re.compile(r"\.[A-Za-z0-9]{1,6}$")
@@ -56,6 +57,12 @@ class Target:
         found = {_last(p).lower() for p in self.paths}
         found.update(n.lower() for n in self.names if not _WILDCARDS.search(n))
         return frozenset(x for x in found if x)
+
+    def __getstate__(self) -> list[object]:  # a compiled frozen dataclass pickles only so (mypyc 1213)
+        return fields_state(self)
+
+    def __setstate__(self, state: list[object]) -> None:
+        set_fields_state(self, state)
 
 
 NOTHING: Final = Target(content=False, why="looks for nothing omkd can name")

@@ -10,6 +10,7 @@ from omkd.engine import judge, shell, shell_rules
 from omkd.engine.events import ToolCall
 from omkd.engine.metacog import rules
 from omkd.engine.metacog.targets import normal_path
+from omkd.engine.plain import fields_state, set_fields_state
 
 FILE_EDIT: Final = "file_edit"
 SHELL_WRITE: Final = "shell_write"
@@ -47,6 +48,12 @@ class Write:
     def scratch(self) -> bool:
         """Every path it writes is scratch space (§8.3.2); a write without paths never is."""
         return bool(self.paths) and all(_scratch(p) for p in self.paths)
+
+    def __getstate__(self) -> list[object]:  # a compiled frozen dataclass pickles only so (mypyc 1213)
+        return fields_state(self)
+
+    def __setstate__(self, state: list[object]) -> None:
+        set_fields_state(self, state)
 
 
 def _scratch(path: str) -> bool:
