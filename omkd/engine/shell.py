@@ -97,7 +97,10 @@ def split_top_level(command: str) -> list[tuple[str, str]]:
 
 def words(stage: str) -> list[str]:
     """Shell words with their quotes removed: enough to see a program and its operands."""
-    return [word.replace("'", "").replace('"', "") for word in _SHELL_WORD.findall(stage)]
+    found: list[str] = _SHELL_WORD.findall(stage)
+    if "'" not in stage and '"' not in stage:
+        return found
+    return [word.replace("'", "").replace('"', "") for word in found]
 
 
 def _without_redirections(found: list[str]) -> list[str]:
@@ -125,7 +128,7 @@ def stage_of(text: str) -> Stage:
         found = found[1:]
     if not found:
         return Stage("", [])
-    return Stage(posixpath.basename(found[0].lstrip("(")), found[1:])
+    return Stage(found[0].lstrip("(").rpartition("/")[2], found[1:])  # posixpath.basename, inlined
 
 
 def operands(args: list[str]) -> list[str]:

@@ -127,6 +127,8 @@ def acts(program: str, text: str) -> bool:
     """The stage acts: an acting program, or its output redirected into a file (not ``2>``, not /dev/null)."""
     if program in shell_rules.ACTING_PROGRAMS:
         return True
+    if ">" not in text:  # most stages redirect nothing: no need to split them into words
+        return False
     words = raw_words(text)
     for index, word in enumerate(words):
         if ">" not in word or word.startswith("2>"):
@@ -143,7 +145,10 @@ def acts(program: str, text: str) -> bool:
 
 def reads_harness_output(args: list[str]) -> bool:
     """It reads the harness's own output files (a task's ``.output``, the scratchpad)."""
-    return any(shell_rules.HARNESS_OUTPUT.search(a) for a in args)
+    # One search over the words joined by newlines finds what a search of each would: no match
+    # can cross a newline (nor start or end differently at one).
+    joined = "\n".join(args)
+    return ("/tasks/" in joined or "/scratchpad" in joined) and shell_rules.HARNESS_OUTPUT.search(joined) is not None
 
 
 def http_missed(output: str) -> bool:
