@@ -133,7 +133,7 @@ def stage_of(text: str) -> Stage:
 
 def operands(args: list[str]) -> list[str]:
     """Arguments that are not options or redirections."""
-    return [a for a in args if a and not a.startswith("-") and not any(c in a for c in "<>&")]
+    return [a for a in args if a and not a.startswith("-") and "<" not in a and ">" not in a and "&" not in a]
 
 
 def _is_search(stage: Stage) -> bool:
@@ -142,7 +142,10 @@ def _is_search(stage: Stage) -> bool:
         return True
     if stage.args and (stage.program, stage.args[0]) in rule.subcommands:
         return True
-    if stage.program not in rule.path_programs or any(a.startswith(tuple(rule.editing_flags)) for a in stage.args):
+    if stage.program not in rule.path_programs:
+        return False
+    editing = tuple(rule.editing_flags)
+    if any(a.startswith(editing) for a in stage.args):
         return False
     return bool(operands(stage.args))
 

@@ -18,6 +18,8 @@ from omkd.engine.plain import fields_state, set_fields_state
 
 CONTEXT_CHARS: Final = 160
 _WHITESPACE = re.compile(r"\s+")
+HEAD_FACTOR: Final = 4
+"""``collapse`` reads a long text's first ``HEAD_FACTOR`` × limit characters first."""
 
 
 @dataclass(slots=True, frozen=True)
@@ -72,6 +74,14 @@ class Verdict:
 
 def collapse(text: str, limit: int = CONTEXT_CHARS) -> str:
     """Whitespace collapsed, cut to ``limit`` characters."""
+    if len(text) > HEAD_FACTOR * limit:
+        # A long text (a command with a here-document, a tool's whole output): collapse its head
+        # alone when that already holds more than ``limit`` characters. Collapsing a prefix gives
+        # a prefix of the collapsed whole (a run of whitespace cut short is still one space), so
+        # the cut is the same.
+        head = _WHITESPACE.sub(" ", text[: HEAD_FACTOR * limit]).lstrip()
+        if len(head.rstrip()) > limit:
+            return head[: limit - 1] + "…"
     flat = _WHITESPACE.sub(" ", text).strip()
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
