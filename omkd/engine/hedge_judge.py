@@ -104,7 +104,7 @@ class HedgeVerdict:
 
 
 def _normal(text: str) -> str:
-    return _SPACE.sub(" ", _DIGITS.sub("0", text.lower())).strip()
+    return " ".join(_DIGITS.sub("0", text.lower()).split())  # runs of whitespace as one space, stripped
 
 
 def _grams(text: str, prefix: str) -> list[str]:

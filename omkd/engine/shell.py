@@ -97,10 +97,9 @@ def split_top_level(command: str) -> list[tuple[str, str]]:
 
 def words(stage: str) -> list[str]:
     """Shell words with their quotes removed: enough to see a program and its operands."""
-    found: list[str] = _SHELL_WORD.findall(stage)
     if "'" not in stage and '"' not in stage:
-        return found
-    return [word.replace("'", "").replace('"', "") for word in found]
+        return stage.split()  # no quote: a word is a run of non-whitespace (``\s`` is ``str.isspace``)
+    return [word.replace("'", "").replace('"', "") for word in _SHELL_WORD.findall(stage)]
 
 
 def _without_redirections(found: list[str]) -> list[str]:

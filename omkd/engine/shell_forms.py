@@ -77,6 +77,8 @@ def carried(program: str, raw_args: list[str]) -> str | None:
 
 
 def raw_words(text: str) -> list[str]:
+    if "'" not in text and '"' not in text:
+        return text.split()  # no quote: a word is a run of non-whitespace (``\s`` is ``str.isspace``)
     return _RAW_WORD.findall(text)
 
 
