@@ -155,7 +155,8 @@ def reads_harness_output(args: list[str]) -> bool:
 
 def http_missed(output: str) -> bool:
     """An HTTP client's output says 404 or 410 (status line, ``-w`` code, a short "not found" body)."""
-    if shell_rules.HTTP_MISSING.search(output):
+    # every form of the status names 404 or 410: an output naming neither is not read through
+    if ("404" in output or "410" in output) and shell_rules.HTTP_MISSING.search(output):
         return True
     body = output.strip()
     return len(body) <= shell_rules.NOT_FOUND_BODY_CHARS and bool(shell_rules.NOT_FOUND_BODY.search(body))
