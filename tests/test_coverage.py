@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -236,3 +238,25 @@ def test_each_agents_knowledge_files(tmp_path: Path) -> None:
         f"{user}/.gemini/extensions/gcloud/GEMINI.md",
     }
     assert [name for name, _, _ in index.bases([cwd])] == ["~", "~/.codex", "~/.gemini", "proj"]
+
+
+def test_a_project_tree_is_walked_once_for_every_agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Codex's AGENTS.md and Gemini's GEMINI.md below a project are found in one walk of its tree
+    (a transcript naming a large directory, even ``/``, costs one bounded walk, not one per agent)."""
+    project = tmp_path / "proj"
+    for path in (project / "api" / "AGENTS.md", project / "web" / "GEMINI.md"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("# notes\n")
+    walked: list[str] = []
+    real_walk = os.walk
+
+    def counting_walk(top: str | os.PathLike[str]) -> Iterator[tuple[str, list[str], list[str]]]:
+        walked.append(str(top))
+        return real_walk(top)
+
+    monkeypatch.setattr(os, "walk", counting_walk)
+    index = FileKnowledgeIndex()
+    cwd = str(project)
+    assert index.files_for(cwd) == {f"{project}/api/AGENTS.md", f"{project}/web/GEMINI.md"}
+    assert index.files_for(cwd, ("gemini",)) == {f"{project}/web/GEMINI.md"}
+    assert walked == [cwd]

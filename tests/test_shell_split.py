@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from omkd.engine.shell import split_top_level, words
+from omkd.engine.shell_forms import raw_words
 
 pytestmark = pytest.mark.engine
 
@@ -88,8 +89,19 @@ def test_quotes_join_a_word_and_are_removed() -> None:
     assert words("""grep -rn 'a b'"c d"e f ab"cd""") == ["grep", "-rn", "a bc de", "f", "ab", "cd"]
 
 
-@given(st.text(alphabet="ab '\"\\\t\n", max_size=24))
+_SPACES = "\t\n\x0b\x1c\u00a0\u2003"
+"""Whitespace beyond the space: what ``\\s`` and ``str.split`` both cut at (a stage without quotes is
+split by the latter)."""
+
+
+@given(st.text(alphabet="ab '\"\\" + _SPACES, max_size=24))
 def test_words_are_the_runs_the_character_reading_finds(stage: str) -> None:
     """Any mix of quotes, escapes and spaces gives the words of the one-character reading."""
     expected = [w.replace("'", "").replace('"', "") for w in _ONE_CHARACTER_AT_A_TIME.findall(stage)]
     assert words(stage) == expected
+
+
+@given(st.text(alphabet="ab '\"\\" + _SPACES, max_size=24))
+def test_raw_words_keep_their_quotes(stage: str) -> None:
+    """The words as written (a carrier's command, a redirection's target): the same runs, quotes kept."""
+    assert raw_words(stage) == _ONE_CHARACTER_AT_A_TIME.findall(stage)

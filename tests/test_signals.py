@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 from omkd.engine.calls import MAX_PROMPT_CHARS, CallTracker
 from omkd.engine.explain import StreamExplainer
 from omkd.engine.segmenting import SegmenterRules
+from omkd.engine.signals import collapse
 from omkd.engine.stream import StreamProcessor
 from tests.transcript_builder import (
     ABSENT,
@@ -992,3 +994,19 @@ def test_the_kept_prompts_joined_in_place_are_the_prompts_joined(prompts: list[s
             assert tracker._typed_text() == "\n".join(tracker._prompts)
         assert len("\n".join(tracker._prompts)) <= MAX_PROMPT_CHARS  # empty prompts count too
     assert tracker._typed_text() == "\n".join(tracker._prompts)
+
+
+def _collapsed_whole(text: str, limit: int) -> str:
+    flat = re.sub(r"\s+", " ", text).strip()
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "bc", " ", "  ", "\n", "\t\n ", "\u00a0", "\u2003", "é", "字"]), max_size=400),
+    st.integers(min_value=1, max_value=40),
+)
+def test_collapse_of_a_long_text_reads_its_head_and_cuts_the_same(parts: list[str], limit: int) -> None:
+    """Whitespace runs and Unicode spaces across the head's cut, heads of nothing but spaces."""
+    text = "".join(parts)
+    assert collapse(text, limit) == _collapsed_whole(text, limit)

@@ -207,7 +207,7 @@ def language_of(text: str) -> str:
             return lang
     if not words:
         return next((lang for lang, script in _SCRIPTS if script.search(text)), "und")
-    votes = {lang: sum(1 for w in words if w in stop) for lang, stop in _STOPWORDS.items()}
+    votes = {lang: sum(map(stop.__contains__, words)) for lang, stop in _STOPWORDS.items()}
     other = max((lang for lang in votes if lang != "en"), key=lambda lang: (votes[lang], lang == "de", lang == "pt"))
     return other if votes[other] >= max(2, votes["en"] + 1) else "en"
 

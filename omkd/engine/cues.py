@@ -87,8 +87,10 @@ _STRONG: Final = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=1024)
 def strength_of(cue: str) -> str:
-    """``strong`` or ``weak`` (a configured extra cue is weak)."""
+    """``strong`` or ``weak`` (a configured extra cue is weak). Cached: the net's cues are few and
+    recur in every text, and the expression of every strong cue is long."""
     return STRONG if _STRONG.match(cue) else WEAK
 
 

@@ -104,7 +104,7 @@ class HedgeVerdict:
 
 
 def _normal(text: str) -> str:
-    return _SPACE.sub(" ", _DIGITS.sub("0", text.lower())).strip()
+    return " ".join(_DIGITS.sub("0", text.lower()).split())  # runs of whitespace as one space, stripped
 
 
 def _grams(text: str, prefix: str) -> list[str]:
@@ -120,10 +120,15 @@ def _grams(text: str, prefix: str) -> list[str]:
 
 def features(candidate: Candidate) -> list[str]:
     """The features a candidate is judged by (the same in training and at run time)."""
+    return _features(candidate, cues.language_of(candidate.sentence))
+
+
+def _features(candidate: Candidate, lang: str) -> list[str]:
+    """``features`` with the sentence's language known (the judge needs it for its threshold too)."""
     sentence = _normal(candidate.sentence)
     cue = _normal(candidate.cue)
     part = "part:thinking" if candidate.thinking else "part:text"
-    found = [f"cue:{cue}", f"strength:{candidate.strength}", part, f"lang:{cues.language_of(candidate.sentence)}"]
+    found = [f"cue:{cue}", f"strength:{candidate.strength}", part, f"lang:{lang}"]
     at = sentence.find(cue)
     if at >= 0:
         before, after = sentence[:at], sentence[at + len(cue) :]
@@ -200,16 +205,17 @@ class EmbeddedJudge:
         return threshold_of(self.thresholds, candidate.thinking, cues.language_of(candidate.sentence))
 
     def _score(self, present: set[str]) -> float:
-        weights = self._weights
-        return sigmoid(self._bias + sum(weights.get(f, 0.0) for f in present))
+        # the weights in the set's order, added one by one as before: the same sum to the last bit
+        return sigmoid(self._bias + sum(map(self._weights.get, present, itertools.repeat(0.0))))
 
     def judge(self, candidate: Candidate, explain: bool = True) -> HedgeVerdict:
         """The verdict; its reason (the features that weighed most) is given for a verdict of
         uncertainty, and for the others only when ``explain`` (it costs as much as the score).
         The confidence is how far the score is from the threshold (0.5 at it, in log-odds)."""
-        present = set(features(candidate))
+        lang = cues.language_of(candidate.sentence)
+        present = set(_features(candidate, lang))
         p = self._score(present)
-        threshold = self.threshold(candidate)
+        threshold = threshold_of(self.thresholds, candidate.thinking, lang)
         uncertain = p >= threshold
         reason = self._reason(present) if uncertain or explain else ""
         confidence = sigmoid(abs(_logit(p) - _logit(threshold)))

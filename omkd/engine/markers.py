@@ -30,7 +30,7 @@ def quoted_spans(text: str) -> list[tuple[int, int]]:
             spans.append((start, end))
         elif stripped.startswith((">", "|")) or (has_table and "|" in line):
             spans.append((start, end))
-        else:
+        elif "`" in line:
             spans.extend((start + m.start(), start + m.end()) for m in patterns.INLINE_CODE.finditer(line))
         start = end
     return spans

@@ -98,13 +98,15 @@ def _shell(command: str) -> tuple[list[tuple[str, str]], list[str]]:
             program, args = stage.program, stage.args
             if program == "git" and args[:1] in (["rm"], ["mv"]):
                 program, args = args[0], args[1:]
-            files = shell.operands(args)
+            # the operands only of the few programs that remove (most stages are of others)
             if program in DELETING:
-                paths.extend(files)
-            elif program in MOVING and len(files) >= 2:
-                paths.extend(files[:-1])
+                paths.extend(shell.operands(args))
+            elif program in MOVING:
+                files = shell.operands(args)
+                if len(files) >= 2:
+                    paths.extend(files[:-1])
             elif program in ("sed", "perl") and any(a.startswith("-i") or a == "-pi" for a in args):
-                for word in files:
+                for word in shell.operands(args):
                     found = _SED_SUBSTITUTION.match(word)
                     if found:
                         pairs.append((found.group(2), found.group(3)))

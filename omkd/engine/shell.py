@@ -21,6 +21,8 @@ _SHELL_WORD = re.compile(r"""(?:[^\s'"]+|'[^']*'|"(?:\\.|[^"\\])*")+""")
 _TOP_LEVEL_TOKEN = re.compile(r"""'[^']*'?|"(?:\\[\s\S]|[^"\\])*(?:"|\\?\Z)|\$\(|\)|&&|\|\||[;\n|]""")
 """What can split a command or hide a split: a quoted text (a backslash escapes in double quotes
 only; an unclosed quote runs to the end), ``$(``, ``)`` and the operators."""
+_SPLIT_MARKS: Final = ("'", '"', "$", ")", "&", "|", ";", "\n")
+"""Every token of ``_TOP_LEVEL_TOKEN`` holds one of these: a command without any is one stage."""
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 _REDIRECTION = re.compile(r"^(?:\d*|&)(?:>>?|<<?|>&|<&)(.*)$")
 _NAME_FLAGS: Final = frozenset({"-name", "-iname", "-path", "-ipath"})
@@ -77,6 +79,8 @@ def split_top_level(command: str) -> list[tuple[str, str]]:
 
     Quotes and ``$( … )`` are respected: what is inside them never splits.
     """
+    if not any(mark in command for mark in _SPLIT_MARKS):  # a simple command: one stage
+        return [("", command)] if command.strip() else []
     parts: list[tuple[str, str]] = []
     operator = ""
     start = depth = 0
@@ -97,6 +101,8 @@ def split_top_level(command: str) -> list[tuple[str, str]]:
 
 def words(stage: str) -> list[str]:
     """Shell words with their quotes removed: enough to see a program and its operands."""
+    if "'" not in stage and '"' not in stage:
+        return stage.split()  # no quote: a word is a run of non-whitespace (``\s`` is ``str.isspace``)
     return [word.replace("'", "").replace('"', "") for word in _SHELL_WORD.findall(stage)]
 
 
@@ -119,18 +125,18 @@ def stage_of(text: str) -> Stage:
     found = _without_redirections(words(text))
     while found and found[0] == "(":
         found = found[1:]
-    while found and (found[0] in shell_rules.SHELL_WRAPPERS or _ENV_ASSIGNMENT.match(found[0])):
+    while found and (found[0] in shell_rules.SHELL_WRAPPERS or ("=" in found[0] and _ENV_ASSIGNMENT.match(found[0]))):
         if found[0] == "command" and len(found) > 1 and found[1] == "-v":
             break
         found = found[1:]
     if not found:
         return Stage("", [])
-    return Stage(posixpath.basename(found[0].lstrip("(")), found[1:])
+    return Stage(found[0].lstrip("(").rpartition("/")[2], found[1:])  # posixpath.basename, inlined
 
 
 def operands(args: list[str]) -> list[str]:
     """Arguments that are not options or redirections."""
-    return [a for a in args if a and not a.startswith("-") and not any(c in a for c in "<>&")]
+    return [a for a in args if a and not a.startswith("-") and "<" not in a and ">" not in a and "&" not in a]
 
 
 def _is_search(stage: Stage) -> bool:
@@ -139,7 +145,10 @@ def _is_search(stage: Stage) -> bool:
         return True
     if stage.args and (stage.program, stage.args[0]) in rule.subcommands:
         return True
-    if stage.program not in rule.path_programs or any(a.startswith(tuple(rule.editing_flags)) for a in stage.args):
+    if stage.program not in rule.path_programs:
+        return False
+    editing = tuple(rule.editing_flags)
+    if any(a.startswith(editing) for a in stage.args):
         return False
     return bool(operands(stage.args))
 

@@ -77,6 +77,8 @@ def carried(program: str, raw_args: list[str]) -> str | None:
 
 
 def raw_words(text: str) -> list[str]:
+    if "'" not in text and '"' not in text:
+        return text.split()  # no quote: a word is a run of non-whitespace (``\s`` is ``str.isspace``)
     return _RAW_WORD.findall(text)
 
 
@@ -127,6 +129,8 @@ def acts(program: str, text: str) -> bool:
     """The stage acts: an acting program, or its output redirected into a file (not ``2>``, not /dev/null)."""
     if program in shell_rules.ACTING_PROGRAMS:
         return True
+    if ">" not in text:  # most stages redirect nothing: no need to split them into words
+        return False
     words = raw_words(text)
     for index, word in enumerate(words):
         if ">" not in word or word.startswith("2>"):
@@ -143,12 +147,16 @@ def acts(program: str, text: str) -> bool:
 
 def reads_harness_output(args: list[str]) -> bool:
     """It reads the harness's own output files (a task's ``.output``, the scratchpad)."""
-    return any(shell_rules.HARNESS_OUTPUT.search(a) for a in args)
+    # One search over the words joined by newlines finds what a search of each would: no match
+    # can cross a newline (nor start or end differently at one).
+    joined = "\n".join(args)
+    return ("/tasks/" in joined or "/scratchpad" in joined) and shell_rules.HARNESS_OUTPUT.search(joined) is not None
 
 
 def http_missed(output: str) -> bool:
     """An HTTP client's output says 404 or 410 (status line, ``-w`` code, a short "not found" body)."""
-    if shell_rules.HTTP_MISSING.search(output):
+    # every form of the status names 404 or 410: an output naming neither is not read through
+    if ("404" in output or "410" in output) and shell_rules.HTTP_MISSING.search(output):
         return True
     body = output.strip()
     return len(body) <= shell_rules.NOT_FOUND_BODY_CHARS and bool(shell_rules.NOT_FOUND_BODY.search(body))

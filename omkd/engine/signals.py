@@ -8,7 +8,6 @@ kept by the segment in ``segment.py``.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Final
@@ -17,7 +16,8 @@ from omkd.engine import patterns
 from omkd.engine.plain import fields_state, set_fields_state
 
 CONTEXT_CHARS: Final = 160
-_WHITESPACE = re.compile(r"\s+")
+HEAD_FACTOR: Final = 4
+"""``collapse`` reads a long text's first ``HEAD_FACTOR`` × limit characters first."""
 
 
 @dataclass(slots=True, frozen=True)
@@ -72,7 +72,17 @@ class Verdict:
 
 def collapse(text: str, limit: int = CONTEXT_CHARS) -> str:
     """Whitespace collapsed, cut to ``limit`` characters."""
-    flat = _WHITESPACE.sub(" ", text).strip()
+    if len(text) > HEAD_FACTOR * limit:
+        # A long text (a command with a here-document, a tool's whole output): collapse its head
+        # alone when that already holds more than ``limit`` characters. Collapsing a prefix gives
+        # a prefix of the collapsed whole (a run of whitespace cut short is still one space), so
+        # the cut is the same.
+        head = " ".join(text[: HEAD_FACTOR * limit].split())
+        if len(head) > limit:
+            return head[: limit - 1] + "…"
+    # split() cuts at the characters ``\s`` matches (``str.isspace``) and drops the ends: the same
+    # as replacing each run by a space and stripping, without a regular expression
+    flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 

@@ -64,23 +64,33 @@ MAX_NESTED_DIRECTORIES: Final = 5000
 SKIPPED_DIRECTORIES: Final = frozenset({"node_modules", "vendor", "target", "build", "dist", "__pycache__", "venv"})
 
 
-def _nested(root: Path, name: str) -> Iterator[str]:
-    """``name`` files in the subdirectories of ``root`` (bounded: see the module docstring)."""
+NESTED_NAMES: Final = tuple(layout.instructions for layout in LAYOUTS.values() if layout.nested)
+
+
+def _nested(root: Path) -> dict[str, list[str]]:
+    """Each of ``NESTED_NAMES``' files in the subdirectories of ``root`` (bounded: see the module
+    docstring), by name: one walk of the tree serves every agent that reads nested files."""
+    found: dict[str, list[str]] = {name: [] for name in NESTED_NAMES}
+    if not root.is_dir():
+        return found
+    top = str(root)
     for seen, (directory, subdirs, files) in enumerate(os.walk(root), 1):
         if seen > MAX_NESTED_DIRECTORIES:
-            return
+            break
         subdirs[:] = [d for d in subdirs if not d.startswith(".") and d not in SKIPPED_DIRECTORIES]
-        if name in files and directory != str(root):
-            yield os.path.normpath(os.path.join(directory, name))
+        if directory != top:
+            for name in NESTED_NAMES:
+                if name in files:
+                    found[name].append(os.path.normpath(os.path.join(directory, name)))
+    return found
 
 
-def _layout(base: Path, instructions: str, trees: Iterable[str], nested: bool = False) -> frozenset[str]:
+def _layout(base: Path, instructions: str, trees: Iterable[str], nested: Iterable[str] = ()) -> frozenset[str]:
     files: set[str] = set()
     top = base / instructions
     if top.is_file():
         files.add(os.path.normpath(top))
-    if nested and base.is_dir():
-        files.update(_nested(base, instructions))
+    files.update(nested)
     for tree in trees:
         files.update(_text_files(base / tree))
     return frozenset(files)
@@ -108,6 +118,7 @@ class FileKnowledgeIndex:
         self._home = home
         self._extra = tuple(extra_roots)
         self._projects: dict[tuple[str, str], frozenset[str]] = {}
+        self._nested: dict[str, dict[str, list[str]]] = {}
         self._users: dict[str, frozenset[str]] = {}
         self._extra_files: frozenset[str] | None = None
         self._asks: dict[str | None, bool] = {}
@@ -150,9 +161,16 @@ class FileKnowledgeIndex:
             path = Path(cwd)
             cached = frozenset()
             if path.is_absolute():
-                cached = _layout(path, layout.instructions, layout.project_trees, layout.nested)
+                nested = self._nested_of(cwd)[layout.instructions] if layout.nested else ()
+                cached = _layout(path, layout.instructions, layout.project_trees, nested)
             self._projects[(cwd, agent)] = cached
         return cached
+
+    def _nested_of(self, cwd: str) -> dict[str, list[str]]:
+        found = self._nested.get(cwd)
+        if found is None:
+            found = self._nested[cwd] = _nested(Path(cwd))
+        return found
 
     def asks_markers(self, cwd: str | None) -> bool | None:
         """Whether the instructions an agent reads in ``cwd`` (the user's ``~/.claude/CLAUDE.md``
