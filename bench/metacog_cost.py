@@ -64,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with harness.work_folder(args.work, args.keep) as work:
         for run in range(args.runs):
             for label, extra, times in (("off", OFF, offs), ("on", "", ons)):
-                seconds, _, _, _ = daemon_catch_up(corpus.root, work / f"{label}-{run}", extra)
+                seconds = daemon_catch_up(corpus.root, work / f"{label}-{run}", extra)[0]
                 times.append(seconds)
                 print(f"  run {run + 1} metacog {label}: {seconds:.2f} s", flush=True)
     best_off, best_on = min(offs), min(ons)

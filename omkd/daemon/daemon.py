@@ -199,10 +199,11 @@ class Daemon:
             self._exporter.dirty = True
         chores = self._chores
         assert chores is not None
-        if not worked and not scheduler.ready and parts.keeper.dirty:
+        if not worked and not scheduler.ready and not scheduler.backfilling and parts.keeper.dirty:
             # A burst has been read: save it now (or within BURST_CHECKPOINT_GAP of the last
             # save), so /metrics, which shows only saved counters, is current within a fraction
-            # of a second of the write.
+            # of a second of the write. Not while catch-up workers read: the burst goes on (the
+            # chores save by size and interval meanwhile).
             chores.burst_ended()
         busy = worked or bool(scheduler.ready)
         # While a large file drains, a checkpoint and a rebuild each hold the loop for 10-60 ms: a

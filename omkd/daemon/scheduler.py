@@ -54,6 +54,11 @@ class ReadScheduler:
         """Catch-up workers: files never read are read by them while far behind."""
 
     @property
+    def backfilling(self) -> bool:
+        """Catch-up workers read files, or hold readings not adopted yet."""
+        return self.backfill is not None and self.backfill.busy
+
+    @property
     def polling(self) -> bool:
         return self.watch.polling
 
