@@ -25,7 +25,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition,
 from omkd.config import Config, parse_config
 from omkd.daemon.parts import Parts
 from omkd.daemon.state.store import StateStore
-from omkd.engine.fold import Fold
+from omkd.engine.fold import Fold, kept_copy
 from omkd.engine.records import to_data
 from omkd.engine.report.build import build_report
 from omkd.engine.stream import StreamProcessor, StreamRead
@@ -91,6 +91,11 @@ class Lineage:
 
     name: str
     data: bytearray = field(default_factory=bytearray)
+    version: bool = False
+    """A new version of a file omkd had read (truncated or rewritten in place, or replaced under
+    the identity omkd knew, once omkd notices): its segments replace what the earlier reading gave. Any other lineage
+    sharing segment keys is another copy of the stream (a backup, an atomic replacement): of two
+    copies the one read further wins (``kept_copy``), whichever omkd reads first."""
 
     def complete(self, upto: int) -> int:
         """End of the last complete line within the first ``upto`` bytes."""
@@ -150,6 +155,11 @@ class Slot:
     """The next record starts a lineage."""
 
 
+def _toggled(name: str) -> str:
+    """``x.jsonl`` and ``x.moved.jsonl``, each the other's."""
+    return name.replace(".moved.jsonl", ".jsonl") if name.endswith(".moved.jsonl") else name[:-6] + ".moved.jsonl"
+
+
 def open_inodes() -> set[tuple[int, int]]:
     """(device, inode) of every file this process holds open: what omkd can still read after
     an unlink or a rename out of the roots, whatever its descriptor policy."""
@@ -177,7 +187,7 @@ def figures(fold: Fold) -> dict[str, Any]:
     return {
         "overall": _without(report.overall, "open_segments"),
         "skills": [_without(s, "open_segments") for s in report.skills],
-        "gaps": [_without(g, "stream", "file") for g in report.gaps],
+        "gaps": [to_data(g) for g in report.gaps],
         "segments": {key: dict(Counter(s.type for s in summary.signals)) for key, summary in fold.segments.items()},
     }
 
@@ -208,9 +218,12 @@ class TailerMachine(RuleBasedStateMachine):
         self.state_tmp = Path(tempfile.mkdtemp(prefix="omkd-tailer-state-", dir=STATE_PARENT))
         self.state_dir = self.state_tmp / "state"
         self.root.mkdir()
+        self.backup = self.tmp / "backup"
+        """A second root: copies of sessions under the same relative paths (a backup, a sync)."""
+        self.backup.mkdir()
         (self.tmp / "home").mkdir()
         self.config: Config = parse_config(
-            f'[sources]\nroots = ["{self.root}"]\nhome = "{self.tmp / "home"}"\n'
+            f'[sources]\nroots = ["{self.root}", "{self.backup}"]\nhome = "{self.tmp / "home"}"\n'
             f'[state]\ndirectory = "{self.state_dir}"\n'
             # Every file read before an eviction counts as idle (the rule decides when).
             '[tail]\nmax_open_files = 4096\nidle_after = "0.000001s"\n'
@@ -236,6 +249,14 @@ class TailerMachine(RuleBasedStateMachine):
         self.saved_lines = 0
         self.saved: dict[tuple[int, int], Saved] = {}
         self.saved_counted: dict[Lineage, int] = {}
+        self.backed_up: set[str] = set()
+        """File names a copy was made under."""
+        self.renamed: list[Inode] = []
+        """Files renamed below the root since omkd last looked (a rescan or a start names them anew)."""
+        self.settled: dict[Lineage, str] = {}
+        """Followed streams whose unanswered launch was settled while quiet: its segment key."""
+        self.saved_settled: dict[Lineage, str] = {}
+        self.saved_names: dict[Lineage, str] = {}
         self.fds_before = set(os.listdir("/proc/self/fd"))
         self.store: StateStore | None = StateStore(self.state_dir)
         self.parts: Parts | None = Parts.open(self.config, self.store, self.store.open())
@@ -323,7 +344,7 @@ class TailerMachine(RuleBasedStateMachine):
         with slot.path.open("xb") as handle:
             handle.write(data)
         info = slot.path.stat()
-        lineage = Lineage(slot.path.name, bytearray(data))
+        lineage = Lineage(self._name(slot.path), bytearray(data))
         self.lineages.append(lineage)
         slot.inode = Inode(slot.path, lineage, (info.st_dev, info.st_ino))
         self.inodes.append(slot.inode)
@@ -335,6 +356,10 @@ class TailerMachine(RuleBasedStateMachine):
         with slot.path.open("ab") as handle:
             handle.write(data)
         slot.inode.lineage.data += data
+
+    def _name(self, path: Path) -> str:
+        """A file's name in reports: its path below the root."""
+        return path.relative_to(self.root if path.is_relative_to(self.root) else self.backup).as_posix()
 
     def _live(self) -> list[Slot]:
         return [s for s in self.slots if s.inode is not None]
@@ -433,6 +458,66 @@ class TailerMachine(RuleBasedStateMachine):
         self._create(slot, b"")
         self._append(slot, self._content(slot, content))
 
+    def _renamable(self) -> list[Slot]:
+        """Files with no copy under either of their names (a copy keeps the name it was made under)."""
+        return [s for s in self._live() if not {s.path.name, _toggled(s.path.name)} & self.backed_up]
+
+    @precondition(lambda self: bool(self._live()))
+    @rule(pick=st.integers(0, 3), drop=st.integers(0, 6))
+    def back_up(self, pick: int, drop: int) -> None:
+        """A copy of a session as it was ``drop`` lines earlier, in the second root at the same relative
+        path (written whole and renamed into place, replacing an earlier copy)."""
+        slot = self._live()[pick % len(self._live())]
+        inode = slot.inode
+        assert inode is not None
+        lines = bytes(inode.lineage.data[: inode.lineage.complete(len(inode.lineage.data))]).splitlines(keepends=True)
+        data = b"".join(lines[: max(1, len(lines) - drop)])
+        target = self.backup / slot.path.relative_to(self.root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(f".{target.name}.tmp")
+        temporary.write_bytes(data)
+        info = temporary.stat()
+        os.replace(temporary, target)
+        for old in self.inodes:
+            if old.exists and old.path == target:
+                old.exists = False
+        lineage = Lineage(self._name(target), bytearray(data))
+        self.lineages.append(lineage)
+        self.inodes.append(Inode(target, lineage, (info.st_dev, info.st_ino)))
+        self.backed_up.add(slot.path.name)
+
+    @precondition(lambda self: bool(self._renamable()))
+    @rule(pick=st.integers(0, 3))
+    def rename(self, pick: int) -> None:
+        """Renamed below the root (``x.jsonl`` to ``x.moved.jsonl``, or back); the session goes on in it."""
+        slot = self._renamable()[pick % len(self._renamable())]
+        inode = slot.inode
+        assert inode is not None
+        target = slot.path.with_name(_toggled(slot.path.name))
+        if target.exists():
+            return
+        slot.path.rename(target)
+        slot.path = inode.path = target
+        self.renamed.append(inode)
+
+    def _stream_key(self, lineage: Lineage) -> str:
+        stream = StreamProcessor(lineage.name)
+        stream.feed(bytes(lineage.data[: lineage.complete(len(lineage.data))]))
+        return stream.stream_key
+
+    def _model_renames(self) -> None:
+        """omkd looked: a file renamed below the root gives its stream's segments its new name (those
+        of earlier lineages under the old name with the same stream key are the same segments)."""
+        for inode in self.renamed:
+            old, new = inode.lineage.name, self._name(inode.path)
+            if not inode.exists or not inode.in_roots or old == new:
+                continue
+            key = self._stream_key(inode.lineage)
+            for lineage in self.lineages:
+                if lineage.name == old and (lineage is inode.lineage or self._stream_key(lineage) == key):
+                    lineage.name = new
+        self.renamed = []
+
     @precondition(lambda self: bool(self._live()))
     @rule(pick=st.integers(0, 3), content=st.lists(EXCHANGE, max_size=2))
     def truncate(self, pick: int, content: list[tuple[str, int]]) -> None:
@@ -441,7 +526,7 @@ class TailerMachine(RuleBasedStateMachine):
         inode = slot.inode
         assert inode is not None
         os.truncate(slot.path, 0)
-        inode.lineage = Lineage(slot.path.name)
+        inode.lineage = Lineage(self._name(slot.path))
         self.lineages.append(inode.lineage)
         slot.pending, slot.fresh = b"", True
         if content:
@@ -468,7 +553,7 @@ class TailerMachine(RuleBasedStateMachine):
         assert inode is not None
         kept = bytes(inode.lineage.data[: self._head_lines(inode.lineage)])
         os.truncate(slot.path, 0)
-        inode.lineage = Lineage(slot.path.name)
+        inode.lineage = Lineage(self._name(slot.path))
         self.lineages.append(inode.lineage)
         slot.pending = b""
         self._append(slot, kept + self._content(slot, content))
@@ -509,7 +594,7 @@ class TailerMachine(RuleBasedStateMachine):
         info = temporary.stat()
         os.replace(temporary, slot.path)
         old.exists = False
-        lineage = Lineage(slot.path.name, bytearray(data))
+        lineage = Lineage(self._name(slot.path), bytearray(data))
         self.lineages.append(lineage)
         slot.inode = Inode(slot.path, lineage, (info.st_dev, info.st_ino))
         self.inodes.append(slot.inode)
@@ -527,6 +612,7 @@ class TailerMachine(RuleBasedStateMachine):
 
     def _model_rescan(self, held: set[tuple[int, int]]) -> None:
         """The rescan's effects; ``held``: the inodes omkd had open just before it (drainable)."""
+        self._model_renames()
         in_roots = {i.ident: i for i in self.inodes if i.exists and i.in_roots}
         for ident, inode in in_roots.items():
             track = self.tracks.get(ident)
@@ -554,6 +640,7 @@ class TailerMachine(RuleBasedStateMachine):
                 # from 0 on the descriptor omkd opened to look at it (drained if it goes away
                 # before it is read).
                 self._count(track.lineage, track.read)
+                inode.lineage.version = True
                 self.tracks[ident] = Track(inode, inode.lineage, 0, 0)
         for ident, track in list(self.tracks.items()):
             if ident in in_roots:
@@ -567,6 +654,7 @@ class TailerMachine(RuleBasedStateMachine):
                 # Truncated, then deleted or rotated before omkd looked: the old stream keeps
                 # what was read, the new content (readable through the descriptor) is a new stream.
                 self._count(track.lineage, track.read)
+                inode.lineage.version = True
                 self._count(inode.lineage, len(inode.lineage.data), 0)
             del self.tracks[ident]
 
@@ -597,6 +685,8 @@ class TailerMachine(RuleBasedStateMachine):
             ident: Saved(t.inode, t.lineage, t.lineage.complete(t.read), t.head_len) for ident, t in self.tracks.items()
         }
         self.saved_counted = dict(self.counted)
+        self.saved_settled = dict(self.settled)
+        self.saved_names = {lineage: lineage.name for lineage in self.lineages}
         self.saved_lines = self.lines
         for track in self.tracks.values():
             track.unsaved = False
@@ -609,8 +699,14 @@ class TailerMachine(RuleBasedStateMachine):
                 track.parsing = False
 
     def _model_restore(self) -> None:
+        # the names the checkpoint saved; a file found under another name is named anew
+        for lineage, name in self.saved_names.items():
+            lineage.name = name
+        self.renamed = [i for i in self.inodes if i.exists and i.in_roots]
+        self._model_renames()
         self.tracks = {}
         self.counted = dict(self.saved_counted)
+        self.settled = dict(self.saved_settled)
         self.lines = self.saved_lines
         self.partials = 0
         for ident, saved in self.saved.items():
@@ -625,14 +721,17 @@ class TailerMachine(RuleBasedStateMachine):
             if len(now) >= offset and now[:head] == then[:head] and now[start:offset] == then[start:offset]:
                 self.tracks[ident] = Track(inode, inode.lineage, offset, head)
                 self._continue_on(saved.lineage, inode.lineage, offset)
-            # otherwise truncated or replaced while stopped: read again from 0 when found
+            else:  # truncated or replaced while stopped: read again from 0 when found
+                inode.lineage.version = True
 
     def expected(self) -> Fold:
         """One clean pass: each lineage's counted lines as one stream, in creation order.
 
         A stream omkd still follows is not closed (its last segment may still be a skill launch
-        awaiting its next record); one that ended is. Lineages sharing segment keys (a file
-        replaced keeping its head: its new content is a new stream with the old one's keys) are
+        awaiting its next record), but a launch settled while the stream was quiet counts as the
+        stream's end settles it, while it stays undecided; one that ended is closed. Lineages
+        sharing segment keys (a file replaced keeping its head: its new content is a new stream
+        with the old one's keys) are
         one segment read twice, and the later reading is what the file now says: its summaries
         replace the earlier ones, whichever was read further — as a scan of the files that exist
         would show them. (``Fold.add_read``'s "the copy read further wins" is for two copies on
@@ -647,10 +746,16 @@ class TailerMachine(RuleBasedStateMachine):
                 stream.feed(bytes(lineage.data[:upto]))
                 if id(lineage) in following:
                     summaries, links = stream.take_changed(), stream.take_links()
+                    tentative = stream.tentative()
+                    if tentative is not None and tentative.key == self.settled.get(lineage):
+                        summaries.append(tentative)
                 else:
                     read = StreamRead.of(stream)
                     summaries, links = read.summaries, read.links
                 for summary in summaries:
+                    held = fold.segments.get(summary.key) or fold.links.pending.get(summary.key)
+                    if not lineage.version and held is not None and kept_copy(held, summary):
+                        continue
                     fold.offer(summary)
                 for link in links:
                     fold.learn(link)
@@ -726,6 +831,26 @@ class TailerMachine(RuleBasedStateMachine):
         self._model_checkpoint()
         if evict:
             self._evict()
+
+    def _tentative_key(self, lineage: Lineage) -> str | None:
+        """The key of the launch a clean pass over the lineage's counted lines leaves unanswered."""
+        stream = StreamProcessor(lineage.name)
+        stream.feed(bytes(lineage.data[: self.counted.get(lineage, 0)]))
+        tentative = stream.tentative()
+        return tentative.key if tentative is not None else None
+
+    @precondition(lambda self: self.parts is not None)
+    @rule()
+    def quiet(self) -> None:
+        """The streams have been quiet for ``segments.idle_close`` (their records are months old): an
+        unanswered launch settles as the end of a batch read settles it."""
+        assert self.parts is not None
+        self.parts.keeper.settle_quiet()
+        for track in self.tracks.values():
+            key = self._tentative_key(track.lineage)
+            if key is not None:
+                self.settled[track.lineage] = key
+        self.check()
 
     @precondition(lambda self: self.parts is not None)
     @rule()

@@ -61,8 +61,9 @@ class Chores:
         return saved
 
     def give_up_waiting(self) -> None:
-        """Sub-agent segments whose link did not come within the timeout count as ``general``."""
-        if self._keeper.give_up_waiting():
+        """Sub-agent segments whose link did not come within the timeout count as ``general``; the
+        launches of streams quiet for ``segments.idle_close`` settle."""
+        if self._keeper.give_up_waiting() + self._keeper.settle_quiet():
             self._exporter.dirty = True
 
     def checkpoint(self) -> bool:

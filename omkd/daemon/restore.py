@@ -69,8 +69,9 @@ class RestorePlan:
     """Saved streams that cannot be continued, and why: closed as they were saved, then forgotten."""
     started: list[TrackedFile] = field(default_factory=list)
     """Files read again from 0 as new streams (truncated or replaced while omkd was down)."""
-    moved: list[TrackedFile] = field(default_factory=list)
-    """Continued streams whose file was found under another name (its new path is saved)."""
+    moved: list[tuple[TrackedFile, str]] = field(default_factory=list)
+    """Continued streams whose file was found under another name, with the saved path (the new
+    one is saved)."""
     unreadable: list[tuple[str, OSError]] = field(default_factory=list)
     """Files that keep their saved place until they can be read again, with the error."""
     restored: int = 0
@@ -116,5 +117,5 @@ def plan_restore(tailer: Tailer, checkpoints: list[FileCheckpoint]) -> RestorePl
         file.size, file.mtime_ns = info.st_size, info.st_mtime_ns
         plan.restored += 1
         if path != cp.path:
-            plan.moved.append(file)
+            plan.moved.append((file, cp.path))
     return plan

@@ -88,6 +88,7 @@ class ScanResult:
     grown: list[TrackedFile] = field(default_factory=list)
     ended: list[Ended] = field(default_factory=list)
     renamed: int = 0
+    moved: list[tuple[TrackedFile, str]] = field(default_factory=list)  # renamed below the roots: the path it had
     missing_roots: list[Path] = field(default_factory=list)
 
 
@@ -152,8 +153,7 @@ class Tailer:
         return file.fd
 
     def hold_open(self, file: TrackedFile) -> None:
-        """Open ``file``'s descriptor now (``OSError`` when it cannot be): deleted or replaced
-        later, the file stays readable through it (a catch-up worker reads a file by its path)."""
+        """Open ``file``'s descriptor now (or ``OSError``): deleted or replaced later, it stays readable."""
         self._fd(file)
 
     def _make_room(self) -> None:
@@ -254,12 +254,14 @@ class Tailer:
         return file
 
     def _examine(self, file: TrackedFile, path: str, info: os.stat_result, result: ScanResult) -> None:
-        if path != file.path:
+        was = file.path
+        if path != was:
             self._move(file, path)
             result.renamed += 1
         changed = info.st_size != file.size or info.st_mtime_ns != file.mtime_ns
         file.size, file.mtime_ns = info.st_size, info.st_mtime_ns
         if not changed and info.st_size <= file.read_offset:
+            result.moved += [(file, was)] if path != was else []
             return
         try:
             # A whole-document chat is rewritten, never appended to: any change is a new version.
@@ -277,7 +279,9 @@ class Tailer:
             return
         if replaced:
             result.ended.append(Ended(file, EndReason.TRUNCATED))
-        elif info.st_size > file.read_offset:
+            return
+        result.moved += [(file, was)] if path != was else []  # the same file (its head read) renamed
+        if info.st_size > file.read_offset:
             result.grown.append(file)
 
     def walk(self, missing: list[Path] | None = None) -> Iterator[tuple[str, os.stat_result]]:
