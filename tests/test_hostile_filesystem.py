@@ -20,7 +20,8 @@ from omkd.daemon.parts import Parts
 from omkd.daemon.reader import DRAIN_STEP, FEED_STEP
 from omkd.daemon.scheduler import READ_BUDGET, READ_SLICE_SECONDS, ReadScheduler
 from omkd.daemon.state.store import StateStore
-from omkd.daemon.tailer import Tailer, TrackedFile
+from omkd.daemon.tailer import Tailer
+from omkd.daemon.tracked import TrackedFile
 from omkd.testing import DaemonProcess, ManualClock
 from tests import claude_lines as cl
 from tests.live_helpers import append, segment, session_bytes, wait_lines

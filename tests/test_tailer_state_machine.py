@@ -129,6 +129,11 @@ class Track:
     """Its parser is in memory (read by this process), so ``read`` may end inside a line."""
     unsaved: bool = False
     """Read since the last checkpoint (eviction leaves it alone)."""
+    path: Path = field(init=False)
+    """Where omkd last saw it (a rename is seen at the next rescan or start)."""
+
+    def __post_init__(self) -> None:
+        self.path = self.inode.path
 
 
 @dataclass(frozen=True)
@@ -139,6 +144,8 @@ class Saved:
     lineage: Lineage
     offset: int
     head_len: int
+    path: Path
+    """Where omkd saw it last (the path the checkpoint names)."""
 
 
 @dataclass
@@ -618,6 +625,7 @@ class TailerMachine(RuleBasedStateMachine):
             track = self.tracks.get(ident)
             if track is None:
                 continue
+            seen_at, track.path = track.path, inode.path
             if track.lineage is inode.lineage:
                 continue
             if track.read == 0 and track.head_len == 0 and track.inode is inode:
@@ -638,9 +646,10 @@ class TailerMachine(RuleBasedStateMachine):
                 # Truncated or rewritten in place, or a new file got the number of one omkd had
                 # closed: the old stream keeps what was read, and the new content is a new stream
                 # from 0 on the descriptor omkd opened to look at it (drained if it goes away
-                # before it is read).
+                # before it is read). It is a new version of the file (it replaces what the file
+                # said) only at the path omkd knew; at another path it is another file.
                 self._count(track.lineage, track.read)
-                inode.lineage.version = True
+                inode.lineage.version = inode.path == seen_at
                 self.tracks[ident] = Track(inode, inode.lineage, 0, 0)
         for ident, track in list(self.tracks.items()):
             if ident in in_roots:
@@ -682,7 +691,8 @@ class TailerMachine(RuleBasedStateMachine):
 
     def _model_checkpoint(self) -> None:
         self.saved = {
-            ident: Saved(t.inode, t.lineage, t.lineage.complete(t.read), t.head_len) for ident, t in self.tracks.items()
+            ident: Saved(t.inode, t.lineage, t.lineage.complete(t.read), t.head_len, t.path)
+            for ident, t in self.tracks.items()
         }
         self.saved_counted = dict(self.counted)
         self.saved_settled = dict(self.settled)
@@ -710,9 +720,7 @@ class TailerMachine(RuleBasedStateMachine):
         self.lines = self.saved_lines
         self.partials = 0
         for ident, saved in self.saved.items():
-            found = [
-                i for i in self.inodes if i.exists and i.ident == ident and i.path.parent == saved.inode.path.parent
-            ]
+            found = [i for i in self.inodes if i.exists and i.ident == ident and i.path.parent == saved.path.parent]
             if not found:
                 continue  # gone while stopped: the stream keeps its checkpointed figures
             inode = found[0]
@@ -721,8 +729,9 @@ class TailerMachine(RuleBasedStateMachine):
             if len(now) >= offset and now[:head] == then[:head] and now[start:offset] == then[start:offset]:
                 self.tracks[ident] = Track(inode, inode.lineage, offset, head)
                 self._continue_on(saved.lineage, inode.lineage, offset)
-            else:  # truncated or replaced while stopped: read again from 0 when found
+            elif inode.path == saved.path:  # truncated or replaced while stopped: read again from 0
                 inode.lineage.version = True
+            # another file under that identity at another path: a new file (the copy read further wins)
 
     def expected(self) -> Fold:
         """One clean pass: each lineage's counted lines as one stream, in creation order.
@@ -997,5 +1006,68 @@ def test_a_file_rewritten_keeping_its_head_twice_while_stopped_shows_its_newest_
             machine.append_lines(content=[("prompt", 0)], pick=0)
             machine.start()
             machine.sync(evict=False)
+    finally:
+        machine.teardown()
+
+
+def test_a_backup_under_another_name_is_another_copy_not_a_new_version_after_a_restart() -> None:
+    """Found by the machine after the ``corners`` merge: a backup written (temp file, rename) beside a
+    saved file, under the inode number that file freed while omkd was stopped, is another file, not a
+    new version of the saved one: of its copy and the session's file, the one read further wins."""
+    machine = TailerMachine()
+    try:
+        three = [[("prompt", 0), ("prompt", 0)], [("glob_miss", 0), ("prompt", 0)], [("prompt", 0), ("prompt", 0)]]
+        machine.sessions_under_way(three, 0)
+        machine.back_up(drop=0, pick=0)
+        machine.stop()
+        machine.start()
+        machine.back_up(drop=0, pick=0)
+        machine.sync(evict=False)
+        machine.stop()
+        machine.rename(pick=0)
+        machine.start()
+        machine.append_lines(content=[("prompt", 0), ("prompt", 0)], pick=1)
+        for _ in range(3):
+            machine.stop()
+            machine.start()
+        machine.back_up(drop=0, pick=0)
+        machine.stop()
+        machine.back_up(drop=1, pick=1)
+        machine.start()
+        machine.sync(evict=False)
+    finally:
+        machine.teardown()
+
+
+def _deleted_then_its_inode_backed_up(machine: TailerMachine) -> None:
+    """Session 1's file, followed without a descriptor, is deleted; a shorter backup of session 0 is
+    written (temp file, rename) and may get the inode number it freed."""
+    machine.sessions_under_way([[("prompt", 0), ("glob_miss", 0)], [("glob_miss", 0), ("prompt", 0)]], 0)
+    machine.sync(evict=True)
+    machine.back_up(drop=0, pick=0)
+    machine.delete(pick=1)
+    machine.back_up(drop=1, pick=0)
+
+
+def test_a_deleted_files_inode_reused_elsewhere_while_stopped_is_a_new_file() -> None:
+    """Found by the wide run (seed 4): at restart the saved identity found at another path, holding
+    other bytes, is a new file; the shorter backup does not replace the session's file read further."""
+    machine = TailerMachine()
+    try:
+        _deleted_then_its_inode_backed_up(machine)
+        machine.stop()
+        machine.start()
+        machine.sync(evict=False)
+    finally:
+        machine.teardown()
+
+
+def test_a_deleted_files_inode_reused_elsewhere_while_running_is_a_new_file() -> None:
+    """The same, seen by a rescan: the followed identity at another path with other first bytes ends
+    the old stream and starts a new file, not a new version of it."""
+    machine = TailerMachine()
+    try:
+        _deleted_then_its_inode_backed_up(machine)
+        machine.sync(evict=False)
     finally:
         machine.teardown()

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from omkd.daemon.state.store import FileCheckpoint
 from omkd.daemon.streams import StreamStates, state_of
-from omkd.daemon.tailer import Tailer, TrackedFile
+from omkd.daemon.tailer import Tailer
+from omkd.daemon.tracked import TrackedFile
 
 
 class Positions:

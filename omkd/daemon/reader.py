@@ -22,7 +22,8 @@ from omkd.daemon.positions import Positions
 from omkd.daemon.selfmetrics import IngestStats
 from omkd.daemon.sink import Sink
 from omkd.daemon.streams import StreamStates
-from omkd.daemon.tailer import Ended, EndReason, ScanResult, Tailer, TrackedFile, new_stream_id
+from omkd.daemon.tailer import Tailer
+from omkd.daemon.tracked import Ended, EndReason, ScanResult, TrackedFile, new_stream_id
 from omkd.engine import formats
 from omkd.engine.hedge_judge import HedgeVerdict
 from omkd.engine.stream import StreamProcessor

@@ -17,7 +17,7 @@ import structlog
 
 from omkd import __version__
 from omkd.daemon.state.store import StateStore
-from omkd.daemon.tailer import TrackedFile
+from omkd.daemon.tracked import TrackedFile
 from omkd.engine import stream_state
 from omkd.engine.detect import registry
 from omkd.engine.segmenting import SegmenterRules
