@@ -26,9 +26,11 @@ from omkd.config import Config, parse_config
 from omkd.daemon.parts import Parts
 from omkd.daemon.state.store import StateStore
 from omkd.engine.fold import Fold, kept_copy
+from omkd.engine.links import Link
 from omkd.engine.records import to_data
 from omkd.engine.report.build import build_report
-from omkd.engine.stream import StreamProcessor, StreamRead
+from omkd.engine.stream import StreamProcessor
+from omkd.engine.summary import SegmentSummary
 from tests import claude_lines as cl
 from tests.conftest import REAL_FIXTURES
 
@@ -250,19 +252,25 @@ class TailerMachine(RuleBasedStateMachine):
         # the reader as the model sees it
         self.tracks: dict[tuple[int, int], Track] = {}
         self.counted: dict[Lineage, int] = {}
+        self.seq = 0
+        """A clock of the reader's steps: the order in which omkd handed what it read to the fold."""
+        self.reads: dict[Lineage, list[tuple[int, int]]] = {}
+        """Each counted lineage's readings: (step, end of the complete lines read by then)."""
+        self.ends: dict[Lineage, int] = {}
+        """The step at which a lineage's stream ended (closed, its last segment handed again)."""
         self.partials = 0
         self.lines = 0
         """Complete lines read (what ``pipeline.lines`` must say: each line once per stream)."""
         self.saved_lines = 0
         self.saved: dict[tuple[int, int], Saved] = {}
         self.saved_counted: dict[Lineage, int] = {}
+        self.saved_reads: dict[Lineage, list[tuple[int, int]]] = {}
+        self.saved_ends: dict[Lineage, int] = {}
         self.backed_up: set[str] = set()
         """File names a copy was made under."""
-        self.renamed: list[Inode] = []
-        """Files renamed below the root since omkd last looked (a rescan or a start names them anew)."""
-        self.settled: dict[Lineage, str] = {}
-        """Followed streams whose unanswered launch was settled while quiet: its segment key."""
-        self.saved_settled: dict[Lineage, str] = {}
+        self.settled: dict[Lineage, tuple[str, int]] = {}
+        """Followed streams whose unanswered launch was settled while quiet: its segment key, and the step."""
+        self.saved_settled: dict[Lineage, tuple[str, int]] = {}
         self.saved_names: dict[Lineage, str] = {}
         self.fds_before = set(os.listdir("/proc/self/fd"))
         self.store: StateStore | None = StateStore(self.state_dir)
@@ -505,25 +513,26 @@ class TailerMachine(RuleBasedStateMachine):
             return
         slot.path.rename(target)
         slot.path = inode.path = target
-        self.renamed.append(inode)
 
-    def _stream_key(self, lineage: Lineage) -> str:
+    def _stream_key(self, lineage: Lineage, upto: int) -> str:
+        """The stream key a reading of ``lineage``'s first ``upto`` bytes gives (its complete lines)."""
         stream = StreamProcessor(lineage.name)
-        stream.feed(bytes(lineage.data[: lineage.complete(len(lineage.data))]))
+        stream.feed(bytes(lineage.data[: lineage.complete(upto)]))
         return stream.stream_key
 
-    def _model_renames(self) -> None:
-        """omkd looked: a file renamed below the root gives its stream's segments its new name (those
-        of earlier lineages under the old name with the same stream key are the same segments)."""
-        for inode in self.renamed:
-            old, new = inode.lineage.name, self._name(inode.path)
-            if not inode.exists or not inode.in_roots or old == new:
-                continue
-            key = self._stream_key(inode.lineage)
-            for lineage in self.lineages:
-                if lineage.name == old and (lineage is inode.lineage or self._stream_key(lineage) == key):
-                    lineage.name = new
-        self.renamed = []
+    def _model_rename(self, track: Track, was: Path) -> None:
+        """omkd found a file it follows (the same file: its head read) under another name: its stream's
+        segments take the new name, those of earlier lineages under the old name with the same stream
+        key too (they are the same segments). A file omkd follows no stream of (nothing read), or that
+        it takes for another file, is a new file: no segment changes its name."""
+        old, new = self._name(was), self._name(track.inode.path)
+        if not track.inode.in_roots or old == new:
+            return
+        key = self._stream_key(track.lineage, track.read)
+        track.lineage.name = new
+        for lineage in self.lineages:
+            if lineage.name == old and self._stream_key(lineage, self.counted.get(lineage, 0)) == key:
+                lineage.name = new
 
     @precondition(lambda self: bool(self._live()))
     @rule(pick=st.integers(0, 3), content=st.lists(EXCHANGE, max_size=2))
@@ -613,13 +622,23 @@ class TailerMachine(RuleBasedStateMachine):
         if since is not None:
             self.lines += lineage.data.count(b"\n", since, upto)
         done = lineage.complete(upto)
-        self.counted[lineage] = max(self.counted.get(lineage, 0), done)
+        self._advance(lineage, done)
+        self.ends[lineage] = self._tick()
         if upto > done:
             self.partials += 1
 
+    def _tick(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    def _advance(self, lineage: Lineage, upto: int) -> None:
+        """omkd has read (and handed to the fold) ``lineage``'s complete lines up to ``upto``."""
+        if upto > self.counted.get(lineage, 0):
+            self.reads.setdefault(lineage, []).append((self._tick(), upto))
+        self.counted[lineage] = max(self.counted.get(lineage, 0), upto)
+
     def _model_rescan(self, held: set[tuple[int, int]]) -> None:
         """The rescan's effects; ``held``: the inodes omkd had open just before it (drainable)."""
-        self._model_renames()
         in_roots = {i.ident: i for i in self.inodes if i.exists and i.in_roots}
         for ident, inode in in_roots.items():
             track = self.tracks.get(ident)
@@ -627,11 +646,13 @@ class TailerMachine(RuleBasedStateMachine):
                 continue
             seen_at, track.path = track.path, inode.path
             if track.lineage is inode.lineage:
+                self._model_rename(track, seen_at)
                 continue
             if track.read == 0 and track.head_len == 0 and track.inode is inode:
                 # Nothing read from it yet (a new stream on a truncated file): whatever the file
                 # holds now is that stream's content.
                 track.lineage = inode.lineage
+                self._model_rename(track, seen_at)
                 continue
             now, then, head = inode.lineage.data, track.lineage.data, track.head_len
             if len(now) >= track.read and now[:head] == then[:head]:
@@ -642,6 +663,7 @@ class TailerMachine(RuleBasedStateMachine):
                 assert not track.parsing
                 self._continue_on(track.lineage, inode.lineage, track.read)
                 track.inode, track.lineage = inode, inode.lineage
+                self._model_rename(track, seen_at)
             else:
                 # Truncated or rewritten in place, or a new file got the number of one omkd had
                 # closed: the old stream keeps what was read, and the new content is a new stream
@@ -650,7 +672,7 @@ class TailerMachine(RuleBasedStateMachine):
                 # said) only at the path omkd knew; at another path it is another file.
                 self._count(track.lineage, track.read)
                 inode.lineage.version = inode.path == seen_at
-                self.tracks[ident] = Track(inode, inode.lineage, 0, 0)
+                self.tracks[ident] = self._new_stream(inode, inode.path)
         for ident, track in list(self.tracks.items()):
             if ident in in_roots:
                 continue
@@ -664,8 +686,14 @@ class TailerMachine(RuleBasedStateMachine):
                 # what was read, the new content (readable through the descriptor) is a new stream.
                 self._count(track.lineage, track.read)
                 inode.lineage.version = True
+                self._new_stream(inode, track.path)
                 self._count(inode.lineage, len(inode.lineage.data), 0)
             del self.tracks[ident]
+
+    def _new_stream(self, inode: Inode, path: Path) -> Track:
+        """omkd reads ``inode``'s content from 0 as a new stream, named by the path it knows it at."""
+        inode.lineage.name = self._name(path)
+        return Track(inode, inode.lineage, 0, 0)
 
     def _continue_on(self, old: Lineage, new: Lineage, upto: int) -> None:
         """A file that replaced ``old`` is taken for it (same identity, same bytes up to ``upto``):
@@ -673,10 +701,13 @@ class TailerMachine(RuleBasedStateMachine):
         is ``new``'s beginning."""
         if old is not new:
             self.counted.pop(old, None)
-        self.counted[new] = max(self.counted.get(new, 0), upto)
+            self.ends.pop(old, None)
+            self.reads[new] = self.reads.pop(old, []) + self.reads.get(new, [])
+            new.name = old.name
+        self._advance(new, upto)
 
     def _model_read(self, inode: Inode, budget: int | None = None) -> None:
-        track = self.tracks.get(inode.ident) or Track(inode, inode.lineage, 0, 0)
+        track = self.tracks.get(inode.ident) or self._new_stream(inode, inode.path)
         available = len(inode.lineage.data) - track.read
         taken = available if budget is None else min(budget, available)
         if taken <= 0:
@@ -686,7 +717,7 @@ class TailerMachine(RuleBasedStateMachine):
         track.parsing = track.unsaved = True
         if track.head_len < HEAD_BYTES and track.read > track.head_len:
             track.head_len = min(HEAD_BYTES, track.read)
-        self.counted[track.lineage] = max(self.counted.get(track.lineage, 0), track.lineage.complete(track.read))
+        self._advance(track.lineage, track.lineage.complete(track.read))
         self.tracks[inode.ident] = track
 
     def _model_checkpoint(self) -> None:
@@ -695,6 +726,8 @@ class TailerMachine(RuleBasedStateMachine):
             for ident, t in self.tracks.items()
         }
         self.saved_counted = dict(self.counted)
+        self.saved_reads = {lineage: list(reads) for lineage, reads in self.reads.items()}
+        self.saved_ends = dict(self.ends)
         self.saved_settled = dict(self.settled)
         self.saved_names = {lineage: lineage.name for lineage in self.lineages}
         self.saved_lines = self.lines
@@ -709,66 +742,93 @@ class TailerMachine(RuleBasedStateMachine):
                 track.parsing = False
 
     def _model_restore(self) -> None:
-        # the names the checkpoint saved; a file found under another name is named anew
+        # the names the checkpoint saved; a saved file found under another name is named anew
         for lineage, name in self.saved_names.items():
             lineage.name = name
-        self.renamed = [i for i in self.inodes if i.exists and i.in_roots]
-        self._model_renames()
         self.tracks = {}
         self.counted = dict(self.saved_counted)
+        self.reads = {lineage: list(reads) for lineage, reads in self.saved_reads.items()}
+        self.ends = dict(self.saved_ends)
         self.settled = dict(self.saved_settled)
         self.lines = self.saved_lines
         self.partials = 0
         for ident, saved in self.saved.items():
-            found = [i for i in self.inodes if i.exists and i.ident == ident and i.path.parent == saved.path.parent]
+            # by its identity: where it was, beside it (a rotation included), or anywhere below the roots
+            found = [
+                i
+                for i in self.inodes
+                if i.exists and i.ident == ident and (i.in_roots or i.path.parent == saved.path.parent)
+            ]
             if not found:
-                continue  # gone while stopped: the stream keeps its checkpointed figures
+                self.ends[saved.lineage] = self._tick()  # gone while stopped: it keeps its checkpointed figures
+                continue
             inode = found[0]
             now, then = inode.lineage.data, saved.lineage.data
             start, offset, head = max(0, saved.offset - MARKER_BYTES), saved.offset, saved.head_len
             if len(now) >= offset and now[:head] == then[:head] and now[start:offset] == then[start:offset]:
                 self.tracks[ident] = Track(inode, inode.lineage, offset, head)
                 self._continue_on(saved.lineage, inode.lineage, offset)
-            elif inode.path == saved.path:  # truncated or replaced while stopped: read again from 0
+                self._model_rename(self.tracks[ident], saved.path)
+                continue
+            self.ends[saved.lineage] = self._tick()  # its saved stream ends as it was saved
+            if inode.path == saved.path:  # truncated or replaced while stopped: read again from 0
                 inode.lineage.version = True
             # another file under that identity at another path: a new file (the copy read further wins)
 
     def expected(self) -> Fold:
-        """One clean pass: each lineage's counted lines as one stream, in creation order.
+        """One clean pass: each lineage's counted lines as one stream, each segment's summary folded
+        at the step omkd handed it over (the last reading that changed it, or the stream's end).
 
         A stream omkd still follows is not closed (its last segment may still be a skill launch
         awaiting its next record), but a launch settled while the stream was quiet counts as the
         stream's end settles it, while it stays undecided; one that ended is closed. Lineages
-        sharing segment keys (a file replaced keeping its head: its new content is a new stream
-        with the old one's keys) are
-        one segment read twice, and the later reading is what the file now says: its summaries
-        replace the earlier ones, whichever was read further — as a scan of the files that exist
-        would show them. (``Fold.add_read``'s "the copy read further wins" is for two copies on
-        disk at once; a lineage here is only ever replaced by a later one.)
+        sharing segment keys are copies of one stream: of two, the one read further is kept
+        (``kept_copy``), and of two as far under one name, the one handed over later. A new
+        version of a file (truncated, or rewritten keeping its head: its new content is a new
+        stream with the old one's keys) is what the file now says: its summaries replace what is
+        held when they are handed over, whichever was read further.
         """
         fold = Fold()
         following = {id(track.lineage) for track in self.tracks.values()}
-        for lineage in self.lineages:
-            upto = self.counted.get(lineage, 0)
-            if upto:
-                stream = StreamProcessor(lineage.name)
-                stream.feed(bytes(lineage.data[:upto]))
-                if id(lineage) in following:
-                    summaries, links = stream.take_changed(), stream.take_links()
-                    tentative = stream.tentative()
-                    if tentative is not None and tentative.key == self.settled.get(lineage):
-                        summaries.append(tentative)
-                else:
-                    read = StreamRead.of(stream)
-                    summaries, links = read.summaries, read.links
-                for summary in summaries:
-                    held = fold.segments.get(summary.key) or fold.links.pending.get(summary.key)
-                    if not lineage.version and held is not None and kept_copy(held, summary):
-                        continue
-                    fold.offer(summary)
-                for link in links:
-                    fold.learn(link)
+        handed: list[tuple[int, int, SegmentSummary | Link, Lineage]] = []
+        for index, lineage in enumerate(self.lineages):
+            for step, given in self._handed(lineage, id(lineage) in following):
+                handed.append((step, index, given, lineage))
+        handed.sort(key=lambda entry: (entry[0], entry[1], isinstance(entry[2], Link)))
+        for _, _, given, lineage in handed:
+            if isinstance(given, Link):
+                fold.learn(given)
+                continue
+            held = fold.segments.get(given.key) or fold.links.pending.get(given.key)
+            if not lineage.version and held is not None and kept_copy(held, given):
+                continue
+            fold.offer(given)
         return fold
+
+    def _handed(self, lineage: Lineage, following: bool) -> list[tuple[int, SegmentSummary | Link]]:
+        """What ``lineage``'s stream handed to the fold, each segment's summary at the step it last
+        changed (its close, for a stream that ended), and its links."""
+        readings = self.reads.get(lineage, [])
+        if not readings:
+            return []
+        stream = StreamProcessor(lineage.name)
+        last: dict[str, tuple[int, SegmentSummary]] = {}
+        links: list[tuple[int, SegmentSummary | Link]] = []
+        fed = 0
+        for step, upto in readings:
+            stream.feed(bytes(lineage.data[fed:upto]))
+            fed = upto
+            last.update((summary.key, (step, summary)) for summary in stream.take_changed())
+            links += [(step, link) for link in stream.take_links()]
+        if following:
+            tentative, settled = stream.tentative(), self.settled.get(lineage)
+            if tentative is not None and settled is not None and tentative.key == settled[0]:
+                last[tentative.key] = (max(settled[1], readings[-1][0]), tentative)
+        else:
+            end = self.ends.get(lineage, readings[-1][0])
+            last.update((summary.key, (end, summary)) for summary in stream.close())
+            links += [(end, link) for link in stream.take_links()]
+        return [*last.values(), *links]
 
     def check(self) -> None:
         """The reader's folded figures are the clean pass's; no line was spliced; partial lines counted."""
@@ -799,14 +859,18 @@ class TailerMachine(RuleBasedStateMachine):
         """Rescan, read everything, checkpoint (then maybe evict): the figures are one clean pass's."""
         assert self.parts is not None
         held = open_inodes()
+        order = []
         for file in self.parts.reader.rescan():
+            order.append((file.dev, file.ino))
             while self.parts.reader.feed(file, BUDGET) >= BUDGET:
                 pass
         assert self.parts.keeper.checkpoint()
         self._model_rescan(held)
-        for inode in self.inodes:
-            if inode.exists and inode.in_roots:
-                self._model_read(inode)
+        # in the order omkd read them (observed: of two copies as far, the one read later is kept)
+        present = {i.ident: i for i in self.inodes if i.exists and i.in_roots}
+        for ident in [*order, *present]:
+            if ident in present:
+                self._model_read(present.pop(ident))
         self._model_checkpoint()
         assert self.parts.reader.tailer.lag_bytes() == 0
         self.check()
@@ -855,10 +919,11 @@ class TailerMachine(RuleBasedStateMachine):
         unanswered launch settles as the end of a batch read settles it."""
         assert self.parts is not None
         self.parts.keeper.settle_quiet()
+        now = self._tick()
         for track in self.tracks.values():
             key = self._tentative_key(track.lineage)
             if key is not None:
-                self.settled[track.lineage] = key
+                self.settled[track.lineage] = (key, now)
         self.check()
 
     @precondition(lambda self: self.parts is not None)
@@ -1069,5 +1134,24 @@ def test_a_deleted_files_inode_reused_elsewhere_while_running_is_a_new_file() ->
     try:
         _deleted_then_its_inode_backed_up(machine)
         machine.sync(evict=False)
+    finally:
+        machine.teardown()
+
+
+def test_a_new_versions_unanswered_launch_settles_over_the_old_reading() -> None:
+    """Found by the wide run (seed 102): a file rewritten keeping its head while omkd was stopped, its
+    new content ending in a skill launch still unanswered. Its segments replace what the old content
+    gave, as the file now says; the launch settled while quiet did not: the old, longer reading of
+    that segment stayed."""
+    machine = TailerMachine()
+    try:
+        content = [("prompt", 0), ("prompt", 1), ("prompt", 2), ("skill", 0), ("glob_miss", 0), ("prompt", 0)]
+        machine.sessions_under_way([content], 0)
+        machine.sync(evict=False)
+        machine.stop()
+        machine.rewrite_keeping_head(content=[("skill", 1)], pick=0)
+        machine.start()
+        machine.sync(evict=False)
+        machine.quiet()
     finally:
         machine.teardown()
