@@ -47,8 +47,9 @@ def test_held_until_quiet_then_folded_then_taken_back_when_the_launch_fails() ->
     quiet, fold = QuietLaunches(), LiveFold(3650 * 86400.0, 3650 * 86400.0, 7, T0 + 60)
     assert quiet.offer("s", stream.tentative(), ()) == ([], [])
     assert quiet.due(T0 + 59, 60.0) == []
-    (ready,) = quiet.due(T0 + 60, 60.0)
-    fold.apply(ready)
+    ((ready, again),) = quiet.due(T0 + 60, 60.0)
+    assert not again  # the stream reads its file for the first time
+    fold.apply(ready, again)
     assert [s.skill for s in fold.fold.in_window()] == ["deploy"]
     more = cl.tool_result("toolu_skill", "Unknown skill: deploy", is_error=True)
     more["timestamp"] = "2026-01-01T00:00:00.000Z"
@@ -68,7 +69,7 @@ def test_a_confirmed_launch_is_handed_on_by_its_stream_and_not_taken_back() -> N
     stream.feed(records())
     quiet = QuietLaunches()
     quiet.offer("s", stream.tentative(), ())
-    (ready,) = quiet.due(T0 + 3600, 60.0)
+    ((ready, _),) = quiet.due(T0 + 3600, 60.0)
     answer = cl.tool_result("toolu_skill", "Launching skill: deploy", {"success": True, "commandName": "deploy"})
     answer["timestamp"] = "2026-01-01T00:00:01.000Z"
     stream.feed(cl.jsonl([answer, cl.text("Done.", "msg_2")]))

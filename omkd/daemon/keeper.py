@@ -147,16 +147,18 @@ class Keeper:
                 continue
             self.live.apply(summary, again)
 
-    def tentative(self, stream: str, summary: SegmentSummary | None, handed: Collection[str]) -> None:
+    def tentative(
+        self, stream: str, summary: SegmentSummary | None, handed: Collection[str], again: bool = False
+    ) -> None:
         """A stream's segment whose launch is unanswered (``quiet.py``): held until the stream is quiet;
         one the fold already holds as it is was settled before a restart (the quiet stream's, saved)."""
         if summary is not None and stream not in self.quiet.settled and self.live.stored(summary.key) == summary:
             self.quiet.settled[stream] = summary.key
-        fold, back = self.quiet.offer(stream, summary, handed)
+        fold, back = self.quiet.offer(stream, summary, handed, again)
         for key in back:
             self.live.take_back(key)
         for ready in fold:
-            self.live.apply(ready)
+            self.live.apply(ready, again)
 
     def ended(self, stream: str) -> None:
         """The stream ended: its close settled (or undid) its launch."""
@@ -166,8 +168,8 @@ class Keeper:
         """Streams quiet for ``segments.idle_close``: their unanswered launches count, as at the end of
         a batch read."""
         ready = self.quiet.due(self.clock.time(), self.config.segments.idle_close)
-        for summary in ready:
-            self.live.apply(summary)
+        for summary, again in ready:
+            self.live.apply(summary, again)
         return len(ready)
 
     def rename(self, old: str, new: str, stream_key: str) -> None:

@@ -125,8 +125,8 @@ class Reader:
         self.tailer.adopt(file, read.consumed, read.head_len, read.head_hash, read.tail)
         self.sink.count(read.counters, 1)
         self._took(file, read.consumed)
-        self.sink.take(read.summaries, file.stream_id in self.streams.again)
-        self.sink.tentative(file.stream_id, read.tentative, {s.key for s in read.summaries})
+        self.sink.take(read.summaries, again := file.stream_id in self.streams.again)
+        self.sink.tentative(file.stream_id, read.tentative, {s.key for s in read.summaries}, again)
         self.sink.learn(read.links)
         return True
 
@@ -153,7 +153,7 @@ class Reader:
             changed = processor.take_changed()
             self.sink.take(changed, again)
             if stream is not None:  # a launch left unanswered: settled if the stream goes quiet
-                self.sink.tentative(stream, processor.tentative(), {s.key for s in changed})
+                self.sink.tentative(stream, processor.tentative(), {s.key for s in changed}, again)
         self.sink.learn(processor.take_links())
 
     def refined(self, key: str, verdict: HedgeVerdict | None) -> None:

@@ -27,13 +27,21 @@ class QuietLaunches:
         """Streams whose tentative segment was folded while quiet: its key."""
         self._since: dict[str, float] = {}
         """For a tentative segment without any timestamp: when it was first offered."""
+        self.again: set[str] = set()
+        """Streams reading a new version of a file read before: what they settle replaces what the
+        fold holds (``LiveFold.apply``), as everything else they hand on does."""
 
     def offer(
-        self, stream: str, tentative: SegmentSummary | None, handed: Collection[str]
+        self, stream: str, tentative: SegmentSummary | None, handed: Collection[str], again: bool = False
     ) -> tuple[list[SegmentSummary], list[str]]:
         """``stream`` was read: its tentative segment now (None: none) and the keys it handed on
-        meanwhile. Returns the summaries to fold now (a settled segment grown while still
-        undecided) and the keys to take back (a segment settled while quiet whose launch failed)."""
+        meanwhile (``again``: a new version of a file read before). Returns the summaries to fold
+        now (a settled segment grown while still undecided) and the keys to take back (a segment
+        settled while quiet whose launch failed)."""
+        if again:
+            self.again.add(stream)
+        else:
+            self.again.discard(stream)
         settled = self.settled.pop(stream, None)
         if settled is not None and tentative is not None and tentative.key == settled:
             self.settled[stream] = settled
@@ -49,8 +57,9 @@ class QuietLaunches:
             self.held[stream] = tentative
         return [], back
 
-    def due(self, now: float, quiet: float) -> list[SegmentSummary]:
-        """The held segments whose stream has been quiet for ``quiet`` seconds at ``now``: settled."""
+    def due(self, now: float, quiet: float) -> list[tuple[SegmentSummary, bool]]:
+        """The held segments whose stream has been quiet for ``quiet`` seconds at ``now``: settled,
+        each with whether its stream reads a new version of its file (``again``)."""
         ready = []
         for stream, summary in list(self.held.items()):
             last = summary.last_ts if summary.last_ts is not None else summary.first_ts
@@ -60,7 +69,7 @@ class QuietLaunches:
                 del self.held[stream]
                 self._since.pop(stream, None)
                 self.settled[stream] = summary.key
-                ready.append(summary)
+                ready.append((summary, stream in self.again))
         return ready
 
     def ended(self, stream: str) -> None:
@@ -68,3 +77,4 @@ class QuietLaunches:
         self.held.pop(stream, None)
         self.settled.pop(stream, None)
         self._since.pop(stream, None)
+        self.again.discard(stream)
