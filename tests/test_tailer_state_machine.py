@@ -215,7 +215,11 @@ class TailerMachine(RuleBasedStateMachine):
     parser resumes at the checkpointed line end; a partial line is never folded, and when its
     stream ends it is counted as ``partial_at_delete``. Lines omkd could never read (written to
     a file it held no descriptor on, then deleted) are the only ones that do not count, and
-    ``pipeline.lines`` counts every line once per stream that read it.
+    ``pipeline.lines`` counts every line once per stream that read it. A file omkd follows found
+    under another name gives its stream's segments that name; a file first read is named by the
+    path it is read at. Two copies of a stream (same segment keys): the one read further is kept,
+    of two as far the one handed over later (in the order omkd reads files: observed); a new
+    version of a file replaces what is held when it is handed over.
     """
 
     def __init__(self) -> None:
