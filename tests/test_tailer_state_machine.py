@@ -649,6 +649,11 @@ class TailerMachine(RuleBasedStateMachine):
             if track is None:
                 continue
             seen_at, track.path = track.path, inode.path
+            if track.head_len == 0 and ident not in held and inode.path != seen_at:
+                # Nothing read from it and no descriptor on it: nothing proves it is the file omkd
+                # knew (its inode number given to a new file): a new file, read from 0 under its name.
+                del self.tracks[ident]
+                continue
             if track.lineage is inode.lineage:
                 self._model_rename(track, seen_at)
                 continue
@@ -763,8 +768,10 @@ class TailerMachine(RuleBasedStateMachine):
                 for i in self.inodes
                 if i.exists and i.ident == ident and (i.in_roots or i.path.parent == saved.path.parent)
             ]
-            if not found:
-                self.ends[saved.lineage] = self._tick()  # gone while stopped: it keeps its checkpointed figures
+            if not found or (saved.head_len == 0 and found[0].path != saved.path):
+                # gone while stopped: it keeps its checkpointed figures (under another name with nothing
+                # read from it, nothing proves it is that file: another one, found by the next rescan)
+                self.ends[saved.lineage] = self._tick()
                 continue
             inode = found[0]
             now, then = inode.lineage.data, saved.lineage.data

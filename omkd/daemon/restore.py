@@ -1,7 +1,8 @@
 """Pick up the files a checkpoint names: continue each one that is intact, end the others.
 
 A saved file is found by its identity (device, inode) at its saved path or, if it was renamed
-while omkd was down, anywhere below the roots. A file that cannot be read for now (a permission
+while omkd was down, anywhere below the roots (under another name only once something was read
+from it: its head tells it from a new file given its inode number). A file that cannot be read for now (a permission
 changed) keeps its saved place and is read on from there once it can be. A file continues only
 if its first bytes and the bytes before the saved offset are unchanged; otherwise its saved
 stream is closed as it was and the file is read again from 0 as a new stream (a new version of
@@ -97,6 +98,12 @@ def plan_restore(tailer: Tailer, checkpoints: list[FileCheckpoint]) -> RestorePl
             if elsewhere is None:
                 elsewhere = _identities(tailer)
             path = locate(cp, elsewhere)
+        if path is not None and path != cp.path and cp.head_len == 0:
+            # Nothing was read from it, so nothing proves the file under another name is it: its
+            # inode number was most likely given to a new file (``Tailer._only_inode``), which the
+            # next rescan finds as new; were it the same empty file renamed, reading it from 0
+            # loses nothing.
+            path = None
         if path is None:
             plan.ended.append((cp, "its file is gone"))
             continue
