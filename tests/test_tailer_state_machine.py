@@ -1166,3 +1166,22 @@ def test_a_new_versions_unanswered_launch_settles_over_the_old_reading() -> None
         machine.quiet()
     finally:
         machine.teardown()
+
+
+def test_a_new_version_found_at_a_start_still_replaces_after_another_restart() -> None:
+    """Found by the wide run (seed 2): a file rewritten keeping its head while omkd was stopped is a new
+    version at the next start, but omkd stopped again before reading it. The checkpoint named the file
+    and not that it was a new version, so after the next start its segments no longer replaced the
+    old reading: the old, longer segment stayed, not what the file now says."""
+    machine = TailerMachine()
+    try:
+        machine.sessions_under_way([[("prompt", 0), ("glob_miss", 0), ("prompt", 0), ("prompt", 0), ("prompt", 0)]], 0)
+        machine.sync(evict=False)
+        machine.kill()
+        machine.rewrite_keeping_head(content=[("prompt", 0)], pick=0)
+        machine.start()
+        machine.stop()
+        machine.start()
+        machine.sync(evict=False)
+    finally:
+        machine.teardown()

@@ -62,6 +62,9 @@ class FilePositions(Protocol):
     def saved(self, files: list[FileCheckpoint]) -> None:
         """``changes`` is in the store now."""
 
+    def again(self) -> list[str]:
+        """The followed streams reading a new version of a file read before (their segments replace)."""
+
 
 class Keeper:
     """The live fold, the state store, and what of them status and /metrics show."""
@@ -293,6 +296,7 @@ class Keeper:
                 skill_labels=self.skill_labels,
                 retention=self.pruned_by,
                 stream_fingerprint=self.fingerprint_to_save,
+                again=self.files.again(),
             )
             self.store.save(checkpoint)
         except (Exception, RecursionError) as error:  # a full disk or a broken store must not stop reading

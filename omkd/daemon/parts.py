@@ -59,6 +59,7 @@ class Parts:
         reader = Reader(config, clock, tailer, streams, positions, keeper, stats, faults)
         if refiner is not None:
             refiner.deliver = reader.refined
+        streams.again.update(restored.meta.again)  # new versions still being read
         resume(reader, restored.files, keeper.outdated)
         history = History(reader, keeper)
         if keeper.outdated:

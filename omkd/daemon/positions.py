@@ -39,6 +39,11 @@ class Positions:
         self._dirty.discard(stream_id)
         self._dropped.append(stream_id)
 
+    def again(self) -> list[str]:
+        """The followed streams reading a new version of a file read before: saved with a checkpoint,
+        so that what they read after a restart still replaces (``LiveFold.apply``)."""
+        return sorted(self._streams.again & self._tailer.files.keys())
+
     def holds_unsaved(self, stream_id: str) -> bool:
         return stream_id in self._dirty
 
