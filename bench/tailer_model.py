@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import time
@@ -28,16 +29,22 @@ from common import DEFAULT_OUT, heading, save, status, this_run
 
 REPOSITORY: Final = Path(__file__).resolve().parents[1]
 TEST: Final = "tests/test_tailer_state_machine.py::test_tailer_folds_exactly_what_it_could_read"
+LOG_LINE: Final = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \[")
+"""A line the daemon logged (pytest shows them with a failure): not part of the report kept."""
 
 
 def falsifying(report: str) -> str:
     """The failing sequence Hypothesis printed (``state = TailerMachine()`` to ``state.teardown()``)
     and the error, without the daemon's log lines pytest captured around them."""
-    lines = [line[1:].strip() if line.startswith("E ") else line.rstrip() for line in report.splitlines()]
+    lines = [
+        line[1:].strip() if line.startswith("E ") else line.rstrip()
+        for line in report.splitlines()
+        if not LOG_LINE.match(line)
+    ]
     starts = [n for n, line in enumerate(lines) if line.strip() == "state = TailerMachine()"]
-    errors = [line.strip() for line in lines if line.strip().startswith(("AssertionError", "assert ", "Error", "E "))]
+    errors = [line.strip() for line in lines if "Error" in line or line.strip().startswith(("assert ", "Flaky"))]
     if not starts:
-        return "\n".join([*errors[-3:], "(no falsifying sequence printed; the end of the report:)", *lines[-40:]])
+        return "\n".join([*errors[-3:], "(no falsifying sequence printed; the end of the report:)", *lines[-60:]])
     steps: list[str] = []
     for line in lines[starts[-1] :]:
         steps.append(line)
