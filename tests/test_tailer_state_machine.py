@@ -653,13 +653,15 @@ class TailerMachine(RuleBasedStateMachine):
                 # Nothing read from it and no descriptor on it: nothing proves it is the file omkd
                 # knew (its inode number given to a new file): a new file, read from 0 under its name.
                 del self.tracks[ident]
+                track.lineage.version = False
                 continue
             if track.lineage is inode.lineage:
                 self._model_rename(track, seen_at)
                 continue
             if track.read == 0 and track.head_len == 0 and track.inode is inode:
                 # Nothing read from it yet (a new stream on a truncated file): whatever the file
-                # holds now is that stream's content.
+                # holds now is that stream's content (a new version if the stream is one).
+                inode.lineage.version = inode.lineage.version or track.lineage.version
                 track.lineage = inode.lineage
                 self._model_rename(track, seen_at)
                 continue
@@ -772,6 +774,8 @@ class TailerMachine(RuleBasedStateMachine):
                 # gone while stopped: it keeps its checkpointed figures (under another name with nothing
                 # read from it, nothing proves it is that file: another one, found by the next rescan)
                 self.ends[saved.lineage] = self._tick()
+                if found and found[0].lineage is saved.lineage:
+                    saved.lineage.version = False
                 continue
             inode = found[0]
             now, then = inode.lineage.data, saved.lineage.data
@@ -784,6 +788,7 @@ class TailerMachine(RuleBasedStateMachine):
             self.ends[saved.lineage] = self._tick()  # its saved stream ends as it was saved
             if inode.path == saved.path:  # truncated or replaced while stopped: read again from 0
                 inode.lineage.version = True
+                self.tracks[ident] = self._new_stream(inode, inode.path)  # followed, nothing read yet
             # another file under that identity at another path: a new file (the copy read further wins)
 
     def expected(self) -> Fold:
