@@ -1190,3 +1190,68 @@ def test_a_new_version_found_at_a_start_still_replaces_after_another_restart() -
         machine.sync(evict=False)
     finally:
         machine.teardown()
+
+
+def test_a_new_version_that_ends_while_stopped_closes_as_a_new_version() -> None:
+    """Found by the wide run (seed 10): a file read as a new version (rewritten keeping its head), then
+    rewritten again while omkd was stopped. At the next start its saved stream ends, and its last
+    segment, handed again closed, must replace what is held as the rest of that stream did; it was
+    folded as a copy, so an older, longer reading of the segment stayed."""
+    machine = TailerMachine()
+    try:
+        machine.sessions_under_way(
+            contents=[[("prompt", 0), ("prompt", 0), ("prompt", 0), ("prompt", 0), ("prompt", 0)]], fixture=1
+        )
+        steps: list[tuple[str, dict[str, Any]]] = [
+            ("truncate", {"content": [("prompt", 0)], "pick": 0}),
+            ("new_file_from_fixture", {"lines": 17, "pick": 0, "which": 0}),
+            ("checkpoint", {"evict": False}),
+            ("kill", {}),
+            ("rewrite_keeping_head", {"content": [("prompt", 0)], "pick": 0}),
+            ("truncate", {"content": [], "pick": 0}),
+            ("append_lines", {"content": [("prompt", 0)], "pick": 0}),
+            ("new_file_from_fixture", {"lines": 7, "pick": 0, "which": 0}),
+            ("append_lines", {"content": [("prompt", 0), ("prompt", 0), ("prompt", 0)], "pick": 0}),
+            ("truncate", {"content": [("prompt", 0)], "pick": 0}),
+            ("atomic_replace", {"content": [("prompt", 0), ("prompt", 0)], "pick": 0}),
+            ("append_lines", {"content": [("prompt", 0)], "pick": 0}),
+            ("start", {}),
+            ("quiet", {}),
+            ("quiet", {}),
+            ("quiet", {}),
+            ("truncate", {"content": [], "pick": 0}),
+            ("quiet", {}),
+            ("append_lines", {"content": [("glob_miss", 0)], "pick": 0}),
+            ("append_lines", {"content": [("prompt", 0), ("skill", 0), ("glob_hit", 0)], "pick": 0}),
+            ("quiet", {}),
+            ("checkpoint", {"evict": True}),
+            ("checkpoint", {"evict": True}),
+            ("sync", {"evict": False}),
+            ("truncate", {"content": [], "pick": 3}),
+            ("kill", {}),
+            ("rewrite_keeping_head", {"content": [("prompt", 0)], "pick": 0}),
+            ("truncate", {"content": [], "pick": 2}),
+            ("truncate", {"content": [], "pick": 1}),
+            ("rewrite_keeping_head", {"content": [("prompt", 0), ("prompt", 0), ("skill", 0)], "pick": 0}),
+            ("start", {}),
+            ("quiet", {}),
+            ("quiet", {}),
+            ("quiet", {}),
+            ("sync", {"evict": True}),
+            ("sync", {"evict": True}),
+            ("sync", {"evict": True}),
+            ("checkpoint", {"evict": False}),
+            ("kill", {}),
+            ("atomic_replace", {"content": [("skill", 2), ("hedge", 0), ("short", 0)], "pick": 3}),
+            ("atomic_replace", {"content": [("hedge", 5)], "pick": 3}),
+            ("append_lines", {"content": [("skill", 4)], "pick": 2}),
+            ("truncate", {"content": [], "pick": 1}),
+            ("rewrite_keeping_head", {"content": [("hedge", 5), ("glob_hit", 0), ("glob_miss", 1)], "pick": 1}),
+            ("rewrite_keeping_head", {"content": [("short", 3)], "pick": 2}),
+            ("truncate", {"content": [("skill", 4), ("glob_hit", 0)], "pick": 2}),
+            ("start", {}),
+        ]
+        for name, arguments in steps:
+            getattr(machine, name)(**arguments)
+    finally:
+        machine.teardown()

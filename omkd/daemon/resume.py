@@ -36,7 +36,7 @@ def resume(reader: Reader, checkpoints: list[FileCheckpoint], outdated: bool = F
     for cp, why in plan.ended:
         processor = load_state(cp.state, cp.stream_id)
         if processor is not None:
-            reader.hand(processor, closing=True)
+            reader.hand(processor, closing=True, stream=cp.stream_id)  # a new version closes as one
         reader.positions.dropped(cp.stream_id)
         log.info("stream_ended_while_stopped", path=cp.path, reason=why)
     for file in plan.started:
