@@ -15,12 +15,15 @@ from typing import Any, Final
 
 import pytest
 
+from omkd.daemon.identity import digest
 from omkd.daemon.keeper import CHECKPOINT_SEGMENTS
 from omkd.daemon.parts import Parts
 from omkd.daemon.reader import DRAIN_STEP, FEED_STEP
+from omkd.daemon.restore import plan_restore
 from omkd.daemon.scheduler import READ_BUDGET, READ_SLICE_SECONDS, ReadScheduler
-from omkd.daemon.state.store import StateStore
-from omkd.daemon.tailer import Tailer, TrackedFile
+from omkd.daemon.state.store import FileCheckpoint, StateStore
+from omkd.daemon.tailer import Tailer
+from omkd.daemon.tracked import TrackedFile
 from omkd.testing import DaemonProcess, ManualClock
 from tests import claude_lines as cl
 from tests.live_helpers import append, segment, session_bytes, wait_lines
@@ -94,6 +97,25 @@ def test_an_inode_number_reused_by_a_new_file_is_a_new_file(tmp_path: Path) -> N
     result = tailer.rescan()
     assert [f.path for f in result.started] == [str(newcomer)]
     assert [(e.file.stream_id, e.reason.value) for e in result.ended] == [("old-empty", "vanished")]
+    tailer.close_all()
+
+
+def test_an_inode_number_reused_while_stopped_by_a_new_file_is_a_new_file(tmp_path: Path) -> None:
+    """The same at a restart: a checkpoint names a file nothing was read from (a sub-agent's, here),
+    and a new file elsewhere below the roots has its inode number. Found by the wide run of the
+    tailer model: restore took the new file for the saved one renamed and read it on as the sub-agent
+    stream, whose segments then waited for a link for ever. It is another file: the saved stream
+    ends, the rescan starts the new file as a stream of its own."""
+    root = tmp_path / "projects"
+    newcomer = root / "p" / "other.jsonl"
+    append(newcomer, more(0))
+    info = os.stat(newcomer)
+    tailer = Tailer([root], 8)
+    gone = str(root / "p" / "s" / "subagents" / "agent-a1.jsonl")
+    saved = FileCheckpoint("old-empty", gone, info.st_dev, info.st_ino, 0, digest(b""), 0, digest(b""))
+    plan = plan_restore(tailer, [saved])
+    assert (plan.restored, plan.moved, [why for _, why in plan.ended]) == (0, [], ["its file is gone"])
+    assert [f.path for f in tailer.rescan().started] == [str(newcomer)]
     tailer.close_all()
 
 

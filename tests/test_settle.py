@@ -292,3 +292,28 @@ def test_a_segment_settles_only_once_what_is_on_disk_is_read(tmp_path: Path) -> 
     assert (counters.lookup_gap_segments, counters.outcome_recovered, counters.outcome_dropped) == (1, 1, 0)
     parts.shutdown()
     store.close()
+
+
+@pytest.mark.engine
+def test_a_renamed_file_keeps_what_was_counted_of_its_segments() -> None:
+    """A file renamed after its segment settled (``LiveFold.rename``: a segment keyed by the file's
+    name takes the new name) keeps what was counted under its new key: grown later, only the growth
+    counts; and a segment still waiting settles under its new key."""
+    live = live_fold()
+    first = summary(DROPPED, T0 + 10, key="s|old.jsonl|0")
+    first = dataclasses.replace(first, stream="old.jsonl")
+    waiting = dataclasses.replace(summary(RECOVERED, T0 + 50, key="s|old.jsonl|1"), stream="old.jsonl")
+    live.apply(first)
+    live.apply(waiting)
+    live.settle_idle(T0 + 11)
+    assert settled_counts(live) == DROPPED
+    live.rename("old.jsonl", "new.jsonl", "old.jsonl")
+    grown = {**DROPPED, "episodes_failed_search_dropped": 2}
+    live.apply(
+        dataclasses.replace(
+            first, key="s|new.jsonl|0", stream="new.jsonl", tallies=tuple(sorted(grown.items())), open=False
+        )
+    )
+    assert settled_counts(live)["episodes_failed_search_dropped"] == 2
+    live.settle_idle(T0 + 60)
+    assert settled_counts(live) == {name: grown.get(name, 0) + RECOVERED.get(name, 0) for name in {*grown, *RECOVERED}}

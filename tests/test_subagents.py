@@ -157,3 +157,22 @@ def test_live_tail_links_a_subagent_written_in_any_order(tmp_path: Path, order: 
         writes = [(a, p1), (b, c1), (a, p2), (b, c2)]
     batch = report_of(parent("agent_id"), subagent(), names=NAMES)
     assert _live_figures(tmp_path, writes) == segments_by_skill(batch) == {"deploy": 2}
+
+
+def test_a_waiting_subagent_segment_without_timestamps_is_given_up_after_the_timeout() -> None:
+    """A sub-agent stream that carries no timestamp (a ``codex exec --json`` stream) has no event time
+    to measure its wait by: the live fold measures it from when it first saw it waiting, and gives it
+    up as ``general`` after the timeout, as a batch read gives up every waiting segment at its end."""
+    from omkd.engine.live import LiveFold
+    from omkd.engine.stream import StreamProcessor
+    from tests.agent_lines import exec_stream
+
+    stream = StreamProcessor("p/s/subagents/agent-a1.jsonl")
+    stream.feed(exec_stream([{"type": "agent_message", "text": "Looking for the runbook."}]))
+    (summary,) = stream.take_changed()
+    assert (summary.first_ts, bool(summary.inherit)) == (None, True)
+    live = LiveFold(window_length=3600.0, retention=3600.0, rollup_days=7, now=1000.0)
+    live.apply(summary)
+    assert (live.give_up_waiting(1000.0, 60.0), live.give_up_waiting(1059.0, 60.0)) == (0, 0)
+    assert live.give_up_waiting(1061.0, 60.0) == 1
+    assert [(s.skill, s.inherit) for s in live.fold.segments.values()] == [("general", ())]

@@ -25,10 +25,12 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition,
 from omkd.config import Config, parse_config
 from omkd.daemon.parts import Parts
 from omkd.daemon.state.store import StateStore
-from omkd.engine.fold import Fold
+from omkd.engine.fold import Fold, kept_copy
+from omkd.engine.links import Link
 from omkd.engine.records import to_data
 from omkd.engine.report.build import build_report
-from omkd.engine.stream import StreamProcessor, StreamRead
+from omkd.engine.stream import StreamProcessor
+from omkd.engine.summary import SegmentSummary
 from tests import claude_lines as cl
 from tests.conftest import REAL_FIXTURES
 
@@ -91,6 +93,11 @@ class Lineage:
 
     name: str
     data: bytearray = field(default_factory=bytearray)
+    version: bool = False
+    """A new version of a file omkd had read (truncated or rewritten in place, or replaced under
+    the identity omkd knew, once omkd notices): its segments replace what the earlier reading gave. Any other lineage
+    sharing segment keys is another copy of the stream (a backup, an atomic replacement): of two
+    copies the one read further wins (``kept_copy``), whichever omkd reads first."""
 
     def complete(self, upto: int) -> int:
         """End of the last complete line within the first ``upto`` bytes."""
@@ -124,6 +131,11 @@ class Track:
     """Its parser is in memory (read by this process), so ``read`` may end inside a line."""
     unsaved: bool = False
     """Read since the last checkpoint (eviction leaves it alone)."""
+    path: Path = field(init=False)
+    """Where omkd last saw it (a rename is seen at the next rescan or start)."""
+
+    def __post_init__(self) -> None:
+        self.path = self.inode.path
 
 
 @dataclass(frozen=True)
@@ -134,6 +146,8 @@ class Saved:
     lineage: Lineage
     offset: int
     head_len: int
+    path: Path
+    """Where omkd saw it last (the path the checkpoint names)."""
 
 
 @dataclass
@@ -148,6 +162,11 @@ class Slot:
     parent: str | None = None
     fresh: bool = True
     """The next record starts a lineage."""
+
+
+def _toggled(name: str) -> str:
+    """``x.jsonl`` and ``x.moved.jsonl``, each the other's."""
+    return name.replace(".moved.jsonl", ".jsonl") if name.endswith(".moved.jsonl") else name[:-6] + ".moved.jsonl"
 
 
 def open_inodes() -> set[tuple[int, int]]:
@@ -177,7 +196,7 @@ def figures(fold: Fold) -> dict[str, Any]:
     return {
         "overall": _without(report.overall, "open_segments"),
         "skills": [_without(s, "open_segments") for s in report.skills],
-        "gaps": [_without(g, "stream", "file") for g in report.gaps],
+        "gaps": [to_data(g) for g in report.gaps],
         "segments": {key: dict(Counter(s.type for s in summary.signals)) for key, summary in fold.segments.items()},
     }
 
@@ -196,7 +215,11 @@ class TailerMachine(RuleBasedStateMachine):
     parser resumes at the checkpointed line end; a partial line is never folded, and when its
     stream ends it is counted as ``partial_at_delete``. Lines omkd could never read (written to
     a file it held no descriptor on, then deleted) are the only ones that do not count, and
-    ``pipeline.lines`` counts every line once per stream that read it.
+    ``pipeline.lines`` counts every line once per stream that read it. A file omkd follows found
+    under another name gives its stream's segments that name; a file first read is named by the
+    path it is read at. Two copies of a stream (same segment keys): the one read further is kept,
+    of two as far the one handed over later (in the order omkd reads files: observed); a new
+    version of a file replaces what is held when it is handed over.
     """
 
     def __init__(self) -> None:
@@ -208,9 +231,12 @@ class TailerMachine(RuleBasedStateMachine):
         self.state_tmp = Path(tempfile.mkdtemp(prefix="omkd-tailer-state-", dir=STATE_PARENT))
         self.state_dir = self.state_tmp / "state"
         self.root.mkdir()
+        self.backup = self.tmp / "backup"
+        """A second root: copies of sessions under the same relative paths (a backup, a sync)."""
+        self.backup.mkdir()
         (self.tmp / "home").mkdir()
         self.config: Config = parse_config(
-            f'[sources]\nroots = ["{self.root}"]\nhome = "{self.tmp / "home"}"\n'
+            f'[sources]\nroots = ["{self.root}", "{self.backup}"]\nhome = "{self.tmp / "home"}"\n'
             f'[state]\ndirectory = "{self.state_dir}"\n'
             # Every file read before an eviction counts as idle (the rule decides when).
             '[tail]\nmax_open_files = 4096\nidle_after = "0.000001s"\n'
@@ -230,12 +256,26 @@ class TailerMachine(RuleBasedStateMachine):
         # the reader as the model sees it
         self.tracks: dict[tuple[int, int], Track] = {}
         self.counted: dict[Lineage, int] = {}
+        self.seq = 0
+        """A clock of the reader's steps: the order in which omkd handed what it read to the fold."""
+        self.reads: dict[Lineage, list[tuple[int, int]]] = {}
+        """Each counted lineage's readings: (step, end of the complete lines read by then)."""
+        self.ends: dict[Lineage, int] = {}
+        """The step at which a lineage's stream ended (closed, its last segment handed again)."""
         self.partials = 0
         self.lines = 0
         """Complete lines read (what ``pipeline.lines`` must say: each line once per stream)."""
         self.saved_lines = 0
         self.saved: dict[tuple[int, int], Saved] = {}
         self.saved_counted: dict[Lineage, int] = {}
+        self.saved_reads: dict[Lineage, list[tuple[int, int]]] = {}
+        self.saved_ends: dict[Lineage, int] = {}
+        self.backed_up: set[str] = set()
+        """File names a copy was made under."""
+        self.settled: dict[Lineage, tuple[str, int]] = {}
+        """Followed streams whose unanswered launch was settled while quiet: its segment key, and the step."""
+        self.saved_settled: dict[Lineage, tuple[str, int]] = {}
+        self.saved_names: dict[Lineage, str] = {}
         self.fds_before = set(os.listdir("/proc/self/fd"))
         self.store: StateStore | None = StateStore(self.state_dir)
         self.parts: Parts | None = Parts.open(self.config, self.store, self.store.open())
@@ -323,7 +363,7 @@ class TailerMachine(RuleBasedStateMachine):
         with slot.path.open("xb") as handle:
             handle.write(data)
         info = slot.path.stat()
-        lineage = Lineage(slot.path.name, bytearray(data))
+        lineage = Lineage(self._name(slot.path), bytearray(data))
         self.lineages.append(lineage)
         slot.inode = Inode(slot.path, lineage, (info.st_dev, info.st_ino))
         self.inodes.append(slot.inode)
@@ -335,6 +375,10 @@ class TailerMachine(RuleBasedStateMachine):
         with slot.path.open("ab") as handle:
             handle.write(data)
         slot.inode.lineage.data += data
+
+    def _name(self, path: Path) -> str:
+        """A file's name in reports: its path below the root."""
+        return path.relative_to(self.root if path.is_relative_to(self.root) else self.backup).as_posix()
 
     def _live(self) -> list[Slot]:
         return [s for s in self.slots if s.inode is not None]
@@ -433,6 +477,67 @@ class TailerMachine(RuleBasedStateMachine):
         self._create(slot, b"")
         self._append(slot, self._content(slot, content))
 
+    def _renamable(self) -> list[Slot]:
+        """Files with no copy under either of their names (a copy keeps the name it was made under)."""
+        return [s for s in self._live() if not {s.path.name, _toggled(s.path.name)} & self.backed_up]
+
+    @precondition(lambda self: bool(self._live()))
+    @rule(pick=st.integers(0, 3), drop=st.integers(0, 6))
+    def back_up(self, pick: int, drop: int) -> None:
+        """A copy of a session as it was ``drop`` lines earlier, in the second root at the same relative
+        path (written whole and renamed into place, replacing an earlier copy)."""
+        slot = self._live()[pick % len(self._live())]
+        inode = slot.inode
+        assert inode is not None
+        lines = bytes(inode.lineage.data[: inode.lineage.complete(len(inode.lineage.data))]).splitlines(keepends=True)
+        data = b"".join(lines[: max(1, len(lines) - drop)])
+        target = self.backup / slot.path.relative_to(self.root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(f".{target.name}.tmp")
+        temporary.write_bytes(data)
+        info = temporary.stat()
+        os.replace(temporary, target)
+        for old in self.inodes:
+            if old.exists and old.path == target:
+                old.exists = False
+        lineage = Lineage(self._name(target), bytearray(data))
+        self.lineages.append(lineage)
+        self.inodes.append(Inode(target, lineage, (info.st_dev, info.st_ino)))
+        self.backed_up.add(slot.path.name)
+
+    @precondition(lambda self: bool(self._renamable()))
+    @rule(pick=st.integers(0, 3))
+    def rename(self, pick: int) -> None:
+        """Renamed below the root (``x.jsonl`` to ``x.moved.jsonl``, or back); the session goes on in it."""
+        slot = self._renamable()[pick % len(self._renamable())]
+        inode = slot.inode
+        assert inode is not None
+        target = slot.path.with_name(_toggled(slot.path.name))
+        if target.exists():
+            return
+        slot.path.rename(target)
+        slot.path = inode.path = target
+
+    def _stream_key(self, lineage: Lineage, upto: int) -> str:
+        """The stream key a reading of ``lineage``'s first ``upto`` bytes gives (its complete lines)."""
+        stream = StreamProcessor(lineage.name)
+        stream.feed(bytes(lineage.data[: lineage.complete(upto)]))
+        return stream.stream_key
+
+    def _model_rename(self, track: Track, was: Path) -> None:
+        """omkd found a file it follows (the same file: its head read) under another name: its stream's
+        segments take the new name, those of earlier lineages under the old name with the same stream
+        key too (they are the same segments). A file omkd follows no stream of (nothing read), or that
+        it takes for another file, is a new file: no segment changes its name."""
+        old, new = self._name(was), self._name(track.inode.path)
+        if not track.inode.in_roots or old == new:
+            return
+        key = self._stream_key(track.lineage, track.read)
+        track.lineage.name = new
+        for lineage in self.lineages:
+            if lineage.name == old and self._stream_key(lineage, self.counted.get(lineage, 0)) == key:
+                lineage.name = new
+
     @precondition(lambda self: bool(self._live()))
     @rule(pick=st.integers(0, 3), content=st.lists(EXCHANGE, max_size=2))
     def truncate(self, pick: int, content: list[tuple[str, int]]) -> None:
@@ -441,7 +546,7 @@ class TailerMachine(RuleBasedStateMachine):
         inode = slot.inode
         assert inode is not None
         os.truncate(slot.path, 0)
-        inode.lineage = Lineage(slot.path.name)
+        inode.lineage = Lineage(self._name(slot.path))
         self.lineages.append(inode.lineage)
         slot.pending, slot.fresh = b"", True
         if content:
@@ -468,7 +573,7 @@ class TailerMachine(RuleBasedStateMachine):
         assert inode is not None
         kept = bytes(inode.lineage.data[: self._head_lines(inode.lineage)])
         os.truncate(slot.path, 0)
-        inode.lineage = Lineage(slot.path.name)
+        inode.lineage = Lineage(self._name(slot.path))
         self.lineages.append(inode.lineage)
         slot.pending = b""
         self._append(slot, kept + self._content(slot, content))
@@ -509,7 +614,7 @@ class TailerMachine(RuleBasedStateMachine):
         info = temporary.stat()
         os.replace(temporary, slot.path)
         old.exists = False
-        lineage = Lineage(slot.path.name, bytearray(data))
+        lineage = Lineage(self._name(slot.path), bytearray(data))
         self.lineages.append(lineage)
         slot.inode = Inode(slot.path, lineage, (info.st_dev, info.st_ino))
         self.inodes.append(slot.inode)
@@ -521,9 +626,20 @@ class TailerMachine(RuleBasedStateMachine):
         if since is not None:
             self.lines += lineage.data.count(b"\n", since, upto)
         done = lineage.complete(upto)
-        self.counted[lineage] = max(self.counted.get(lineage, 0), done)
+        self._advance(lineage, done)
+        self.ends[lineage] = self._tick()
         if upto > done:
             self.partials += 1
+
+    def _tick(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    def _advance(self, lineage: Lineage, upto: int) -> None:
+        """omkd has read (and handed to the fold) ``lineage``'s complete lines up to ``upto``."""
+        if upto > self.counted.get(lineage, 0):
+            self.reads.setdefault(lineage, []).append((self._tick(), upto))
+        self.counted[lineage] = max(self.counted.get(lineage, 0), upto)
 
     def _model_rescan(self, held: set[tuple[int, int]]) -> None:
         """The rescan's effects; ``held``: the inodes omkd had open just before it (drainable)."""
@@ -532,12 +648,22 @@ class TailerMachine(RuleBasedStateMachine):
             track = self.tracks.get(ident)
             if track is None:
                 continue
+            seen_at, track.path = track.path, inode.path
+            if track.head_len == 0 and ident not in held and inode.path != seen_at:
+                # Nothing read from it and no descriptor on it: nothing proves it is the file omkd
+                # knew (its inode number given to a new file): a new file, read from 0 under its name.
+                del self.tracks[ident]
+                track.lineage.version = False
+                continue
             if track.lineage is inode.lineage:
+                self._model_rename(track, seen_at)
                 continue
             if track.read == 0 and track.head_len == 0 and track.inode is inode:
                 # Nothing read from it yet (a new stream on a truncated file): whatever the file
-                # holds now is that stream's content.
+                # holds now is that stream's content (a new version if the stream is one).
+                inode.lineage.version = inode.lineage.version or track.lineage.version
                 track.lineage = inode.lineage
+                self._model_rename(track, seen_at)
                 continue
             now, then, head = inode.lineage.data, track.lineage.data, track.head_len
             if len(now) >= track.read and now[:head] == then[:head]:
@@ -548,13 +674,16 @@ class TailerMachine(RuleBasedStateMachine):
                 assert not track.parsing
                 self._continue_on(track.lineage, inode.lineage, track.read)
                 track.inode, track.lineage = inode, inode.lineage
+                self._model_rename(track, seen_at)
             else:
                 # Truncated or rewritten in place, or a new file got the number of one omkd had
                 # closed: the old stream keeps what was read, and the new content is a new stream
                 # from 0 on the descriptor omkd opened to look at it (drained if it goes away
-                # before it is read).
+                # before it is read). It is a new version of the file (it replaces what the file
+                # said) only at the path omkd knew; at another path it is another file.
                 self._count(track.lineage, track.read)
-                self.tracks[ident] = Track(inode, inode.lineage, 0, 0)
+                inode.lineage.version = inode.path == seen_at
+                self.tracks[ident] = self._new_stream(inode, inode.path)
         for ident, track in list(self.tracks.items()):
             if ident in in_roots:
                 continue
@@ -567,8 +696,15 @@ class TailerMachine(RuleBasedStateMachine):
                 # Truncated, then deleted or rotated before omkd looked: the old stream keeps
                 # what was read, the new content (readable through the descriptor) is a new stream.
                 self._count(track.lineage, track.read)
+                inode.lineage.version = True
+                self._new_stream(inode, track.path)
                 self._count(inode.lineage, len(inode.lineage.data), 0)
             del self.tracks[ident]
+
+    def _new_stream(self, inode: Inode, path: Path) -> Track:
+        """omkd reads ``inode``'s content from 0 as a new stream, named by the path it knows it at."""
+        inode.lineage.name = self._name(path)
+        return Track(inode, inode.lineage, 0, 0)
 
     def _continue_on(self, old: Lineage, new: Lineage, upto: int) -> None:
         """A file that replaced ``old`` is taken for it (same identity, same bytes up to ``upto``):
@@ -576,10 +712,13 @@ class TailerMachine(RuleBasedStateMachine):
         is ``new``'s beginning."""
         if old is not new:
             self.counted.pop(old, None)
-        self.counted[new] = max(self.counted.get(new, 0), upto)
+            self.ends.pop(old, None)
+            self.reads[new] = self.reads.pop(old, []) + self.reads.get(new, [])
+            new.name = old.name
+        self._advance(new, upto)
 
     def _model_read(self, inode: Inode, budget: int | None = None) -> None:
-        track = self.tracks.get(inode.ident) or Track(inode, inode.lineage, 0, 0)
+        track = self.tracks.get(inode.ident) or self._new_stream(inode, inode.path)
         available = len(inode.lineage.data) - track.read
         taken = available if budget is None else min(budget, available)
         if taken <= 0:
@@ -589,14 +728,19 @@ class TailerMachine(RuleBasedStateMachine):
         track.parsing = track.unsaved = True
         if track.head_len < HEAD_BYTES and track.read > track.head_len:
             track.head_len = min(HEAD_BYTES, track.read)
-        self.counted[track.lineage] = max(self.counted.get(track.lineage, 0), track.lineage.complete(track.read))
+        self._advance(track.lineage, track.lineage.complete(track.read))
         self.tracks[inode.ident] = track
 
     def _model_checkpoint(self) -> None:
         self.saved = {
-            ident: Saved(t.inode, t.lineage, t.lineage.complete(t.read), t.head_len) for ident, t in self.tracks.items()
+            ident: Saved(t.inode, t.lineage, t.lineage.complete(t.read), t.head_len, t.path)
+            for ident, t in self.tracks.items()
         }
         self.saved_counted = dict(self.counted)
+        self.saved_reads = {lineage: list(reads) for lineage, reads in self.reads.items()}
+        self.saved_ends = dict(self.ends)
+        self.saved_settled = dict(self.settled)
+        self.saved_names = {lineage: lineage.name for lineage in self.lineages}
         self.saved_lines = self.lines
         for track in self.tracks.values():
             track.unsaved = False
@@ -609,52 +753,98 @@ class TailerMachine(RuleBasedStateMachine):
                 track.parsing = False
 
     def _model_restore(self) -> None:
+        # the names the checkpoint saved; a saved file found under another name is named anew
+        for lineage, name in self.saved_names.items():
+            lineage.name = name
         self.tracks = {}
         self.counted = dict(self.saved_counted)
+        self.reads = {lineage: list(reads) for lineage, reads in self.saved_reads.items()}
+        self.ends = dict(self.saved_ends)
+        self.settled = dict(self.saved_settled)
         self.lines = self.saved_lines
         self.partials = 0
         for ident, saved in self.saved.items():
+            # by its identity: where it was, beside it (a rotation included), or anywhere below the roots
             found = [
-                i for i in self.inodes if i.exists and i.ident == ident and i.path.parent == saved.inode.path.parent
+                i
+                for i in self.inodes
+                if i.exists and i.ident == ident and (i.in_roots or i.path.parent == saved.path.parent)
             ]
-            if not found:
-                continue  # gone while stopped: the stream keeps its checkpointed figures
+            if not found or (saved.head_len == 0 and found[0].path != saved.path):
+                # gone while stopped: it keeps its checkpointed figures (under another name with nothing
+                # read from it, nothing proves it is that file: another one, found by the next rescan)
+                self.ends[saved.lineage] = self._tick()
+                if found and found[0].lineage is saved.lineage:
+                    saved.lineage.version = False
+                continue
             inode = found[0]
             now, then = inode.lineage.data, saved.lineage.data
             start, offset, head = max(0, saved.offset - MARKER_BYTES), saved.offset, saved.head_len
             if len(now) >= offset and now[:head] == then[:head] and now[start:offset] == then[start:offset]:
                 self.tracks[ident] = Track(inode, inode.lineage, offset, head)
                 self._continue_on(saved.lineage, inode.lineage, offset)
-            # otherwise truncated or replaced while stopped: read again from 0 when found
+                self._model_rename(self.tracks[ident], saved.path)
+                continue
+            self.ends[saved.lineage] = self._tick()  # its saved stream ends as it was saved
+            if inode.path == saved.path:  # truncated or replaced while stopped: read again from 0
+                inode.lineage.version = True
+                self.tracks[ident] = self._new_stream(inode, inode.path)  # followed, nothing read yet
+            # another file under that identity at another path: a new file (the copy read further wins)
 
     def expected(self) -> Fold:
-        """One clean pass: each lineage's counted lines as one stream, in creation order.
+        """One clean pass: each lineage's counted lines as one stream, each segment's summary folded
+        at the step omkd handed it over (the last reading that changed it, or the stream's end).
 
         A stream omkd still follows is not closed (its last segment may still be a skill launch
-        awaiting its next record); one that ended is. Lineages sharing segment keys (a file
-        replaced keeping its head: its new content is a new stream with the old one's keys) are
-        one segment read twice, and the later reading is what the file now says: its summaries
-        replace the earlier ones, whichever was read further — as a scan of the files that exist
-        would show them. (``Fold.add_read``'s "the copy read further wins" is for two copies on
-        disk at once; a lineage here is only ever replaced by a later one.)
+        awaiting its next record), but a launch settled while the stream was quiet counts as the
+        stream's end settles it, while it stays undecided; one that ended is closed. Lineages
+        sharing segment keys are copies of one stream: of two, the one read further is kept
+        (``kept_copy``), and of two as far under one name, the one handed over later. A new
+        version of a file (truncated, or rewritten keeping its head: its new content is a new
+        stream with the old one's keys) is what the file now says: its summaries replace what is
+        held when they are handed over, whichever was read further.
         """
         fold = Fold()
         following = {id(track.lineage) for track in self.tracks.values()}
-        for lineage in self.lineages:
-            upto = self.counted.get(lineage, 0)
-            if upto:
-                stream = StreamProcessor(lineage.name)
-                stream.feed(bytes(lineage.data[:upto]))
-                if id(lineage) in following:
-                    summaries, links = stream.take_changed(), stream.take_links()
-                else:
-                    read = StreamRead.of(stream)
-                    summaries, links = read.summaries, read.links
-                for summary in summaries:
-                    fold.offer(summary)
-                for link in links:
-                    fold.learn(link)
+        handed: list[tuple[int, int, SegmentSummary | Link, Lineage]] = []
+        for index, lineage in enumerate(self.lineages):
+            for step, given in self._handed(lineage, id(lineage) in following):
+                handed.append((step, index, given, lineage))
+        handed.sort(key=lambda entry: (entry[0], entry[1], isinstance(entry[2], Link)))
+        for _, _, given, lineage in handed:
+            if isinstance(given, Link):
+                fold.learn(given)
+                continue
+            held = fold.segments.get(given.key) or fold.links.pending.get(given.key)
+            if not lineage.version and held is not None and kept_copy(held, given):
+                continue
+            fold.offer(given)
         return fold
+
+    def _handed(self, lineage: Lineage, following: bool) -> list[tuple[int, SegmentSummary | Link]]:
+        """What ``lineage``'s stream handed to the fold, each segment's summary at the step it last
+        changed (its close, for a stream that ended), and its links."""
+        readings = self.reads.get(lineage, [])
+        if not readings:
+            return []
+        stream = StreamProcessor(lineage.name)
+        last: dict[str, tuple[int, SegmentSummary]] = {}
+        links: list[tuple[int, SegmentSummary | Link]] = []
+        fed = 0
+        for step, upto in readings:
+            stream.feed(bytes(lineage.data[fed:upto]))
+            fed = upto
+            last.update((summary.key, (step, summary)) for summary in stream.take_changed())
+            links += [(step, link) for link in stream.take_links()]
+        if following:
+            tentative, settled = stream.tentative(), self.settled.get(lineage)
+            if tentative is not None and settled is not None and tentative.key == settled[0]:
+                last[tentative.key] = (max(settled[1], readings[-1][0]), tentative)
+        else:
+            end = self.ends.get(lineage, readings[-1][0])
+            last.update((summary.key, (end, summary)) for summary in stream.close())
+            links += [(end, link) for link in stream.take_links()]
+        return [*last.values(), *links]
 
     def check(self) -> None:
         """The reader's folded figures are the clean pass's; no line was spliced; partial lines counted."""
@@ -685,14 +875,18 @@ class TailerMachine(RuleBasedStateMachine):
         """Rescan, read everything, checkpoint (then maybe evict): the figures are one clean pass's."""
         assert self.parts is not None
         held = open_inodes()
+        order = []
         for file in self.parts.reader.rescan():
+            order.append((file.dev, file.ino))
             while self.parts.reader.feed(file, BUDGET) >= BUDGET:
                 pass
         assert self.parts.keeper.checkpoint()
         self._model_rescan(held)
-        for inode in self.inodes:
-            if inode.exists and inode.in_roots:
-                self._model_read(inode)
+        # in the order omkd read them (observed: of two copies as far, the one read later is kept)
+        present = {i.ident: i for i in self.inodes if i.exists and i.in_roots}
+        for ident in [*order, *present]:
+            if ident in present:
+                self._model_read(present.pop(ident))
         self._model_checkpoint()
         assert self.parts.reader.tailer.lag_bytes() == 0
         self.check()
@@ -726,6 +920,27 @@ class TailerMachine(RuleBasedStateMachine):
         self._model_checkpoint()
         if evict:
             self._evict()
+
+    def _tentative_key(self, lineage: Lineage) -> str | None:
+        """The key of the launch a clean pass over the lineage's counted lines leaves unanswered."""
+        stream = StreamProcessor(lineage.name)
+        stream.feed(bytes(lineage.data[: self.counted.get(lineage, 0)]))
+        tentative = stream.tentative()
+        return tentative.key if tentative is not None else None
+
+    @precondition(lambda self: self.parts is not None)
+    @rule()
+    def quiet(self) -> None:
+        """The streams have been quiet for ``segments.idle_close`` (their records are months old): an
+        unanswered launch settles as the end of a batch read settles it."""
+        assert self.parts is not None
+        self.parts.keeper.settle_quiet()
+        now = self._tick()
+        for track in self.tracks.values():
+            key = self._tentative_key(track.lineage)
+            if key is not None:
+                self.settled[track.lineage] = (key, now)
+        self.check()
 
     @precondition(lambda self: self.parts is not None)
     @rule()
@@ -872,5 +1087,171 @@ def test_a_file_rewritten_keeping_its_head_twice_while_stopped_shows_its_newest_
             machine.append_lines(content=[("prompt", 0)], pick=0)
             machine.start()
             machine.sync(evict=False)
+    finally:
+        machine.teardown()
+
+
+def test_a_backup_under_another_name_is_another_copy_not_a_new_version_after_a_restart() -> None:
+    """Found by the machine after the ``corners`` merge: a backup written (temp file, rename) beside a
+    saved file, under the inode number that file freed while omkd was stopped, is another file, not a
+    new version of the saved one: of its copy and the session's file, the one read further wins."""
+    machine = TailerMachine()
+    try:
+        three = [[("prompt", 0), ("prompt", 0)], [("glob_miss", 0), ("prompt", 0)], [("prompt", 0), ("prompt", 0)]]
+        machine.sessions_under_way(three, 0)
+        machine.back_up(drop=0, pick=0)
+        machine.stop()
+        machine.start()
+        machine.back_up(drop=0, pick=0)
+        machine.sync(evict=False)
+        machine.stop()
+        machine.rename(pick=0)
+        machine.start()
+        machine.append_lines(content=[("prompt", 0), ("prompt", 0)], pick=1)
+        for _ in range(3):
+            machine.stop()
+            machine.start()
+        machine.back_up(drop=0, pick=0)
+        machine.stop()
+        machine.back_up(drop=1, pick=1)
+        machine.start()
+        machine.sync(evict=False)
+    finally:
+        machine.teardown()
+
+
+def _deleted_then_its_inode_backed_up(machine: TailerMachine) -> None:
+    """Session 1's file, followed without a descriptor, is deleted; a shorter backup of session 0 is
+    written (temp file, rename) and may get the inode number it freed."""
+    machine.sessions_under_way([[("prompt", 0), ("glob_miss", 0)], [("glob_miss", 0), ("prompt", 0)]], 0)
+    machine.sync(evict=True)
+    machine.back_up(drop=0, pick=0)
+    machine.delete(pick=1)
+    machine.back_up(drop=1, pick=0)
+
+
+def test_a_deleted_files_inode_reused_elsewhere_while_stopped_is_a_new_file() -> None:
+    """Found by the wide run (seed 4): at restart the saved identity found at another path, holding
+    other bytes, is a new file; the shorter backup does not replace the session's file read further."""
+    machine = TailerMachine()
+    try:
+        _deleted_then_its_inode_backed_up(machine)
+        machine.stop()
+        machine.start()
+        machine.sync(evict=False)
+    finally:
+        machine.teardown()
+
+
+def test_a_deleted_files_inode_reused_elsewhere_while_running_is_a_new_file() -> None:
+    """The same, seen by a rescan: the followed identity at another path with other first bytes ends
+    the old stream and starts a new file, not a new version of it."""
+    machine = TailerMachine()
+    try:
+        _deleted_then_its_inode_backed_up(machine)
+        machine.sync(evict=False)
+    finally:
+        machine.teardown()
+
+
+def test_a_new_versions_unanswered_launch_settles_over_the_old_reading() -> None:
+    """Found by the wide run (seed 102): a file rewritten keeping its head while omkd was stopped, its
+    new content ending in a skill launch still unanswered. Its segments replace what the old content
+    gave, as the file now says; the launch settled while quiet did not: the old, longer reading of
+    that segment stayed."""
+    machine = TailerMachine()
+    try:
+        content = [("prompt", 0), ("prompt", 1), ("prompt", 2), ("skill", 0), ("glob_miss", 0), ("prompt", 0)]
+        machine.sessions_under_way([content], 0)
+        machine.sync(evict=False)
+        machine.stop()
+        machine.rewrite_keeping_head(content=[("skill", 1)], pick=0)
+        machine.start()
+        machine.sync(evict=False)
+        machine.quiet()
+    finally:
+        machine.teardown()
+
+
+def test_a_new_version_found_at_a_start_still_replaces_after_another_restart() -> None:
+    """Found by the wide run (seed 2): a file rewritten keeping its head while omkd was stopped is a new
+    version at the next start, but omkd stopped again before reading it. The checkpoint named the file
+    and not that it was a new version, so after the next start its segments no longer replaced the
+    old reading: the old, longer segment stayed, not what the file now says."""
+    machine = TailerMachine()
+    try:
+        machine.sessions_under_way([[("prompt", 0), ("glob_miss", 0), ("prompt", 0), ("prompt", 0), ("prompt", 0)]], 0)
+        machine.sync(evict=False)
+        machine.kill()
+        machine.rewrite_keeping_head(content=[("prompt", 0)], pick=0)
+        machine.start()
+        machine.stop()
+        machine.start()
+        machine.sync(evict=False)
+    finally:
+        machine.teardown()
+
+
+def test_a_new_version_that_ends_while_stopped_closes_as_a_new_version() -> None:
+    """Found by the wide run (seed 10): a file read as a new version (rewritten keeping its head), then
+    rewritten again while omkd was stopped. At the next start its saved stream ends, and its last
+    segment, handed again closed, must replace what is held as the rest of that stream did; it was
+    folded as a copy, so an older, longer reading of the segment stayed."""
+    machine = TailerMachine()
+    try:
+        machine.sessions_under_way(
+            contents=[[("prompt", 0), ("prompt", 0), ("prompt", 0), ("prompt", 0), ("prompt", 0)]], fixture=1
+        )
+        steps: list[tuple[str, dict[str, Any]]] = [
+            ("truncate", {"content": [("prompt", 0)], "pick": 0}),
+            ("new_file_from_fixture", {"lines": 17, "pick": 0, "which": 0}),
+            ("checkpoint", {"evict": False}),
+            ("kill", {}),
+            ("rewrite_keeping_head", {"content": [("prompt", 0)], "pick": 0}),
+            ("truncate", {"content": [], "pick": 0}),
+            ("append_lines", {"content": [("prompt", 0)], "pick": 0}),
+            ("new_file_from_fixture", {"lines": 7, "pick": 0, "which": 0}),
+            ("append_lines", {"content": [("prompt", 0), ("prompt", 0), ("prompt", 0)], "pick": 0}),
+            ("truncate", {"content": [("prompt", 0)], "pick": 0}),
+            ("atomic_replace", {"content": [("prompt", 0), ("prompt", 0)], "pick": 0}),
+            ("append_lines", {"content": [("prompt", 0)], "pick": 0}),
+            ("start", {}),
+            ("quiet", {}),
+            ("quiet", {}),
+            ("quiet", {}),
+            ("truncate", {"content": [], "pick": 0}),
+            ("quiet", {}),
+            ("append_lines", {"content": [("glob_miss", 0)], "pick": 0}),
+            ("append_lines", {"content": [("prompt", 0), ("skill", 0), ("glob_hit", 0)], "pick": 0}),
+            ("quiet", {}),
+            ("checkpoint", {"evict": True}),
+            ("checkpoint", {"evict": True}),
+            ("sync", {"evict": False}),
+            ("truncate", {"content": [], "pick": 3}),
+            ("kill", {}),
+            ("rewrite_keeping_head", {"content": [("prompt", 0)], "pick": 0}),
+            ("truncate", {"content": [], "pick": 2}),
+            ("truncate", {"content": [], "pick": 1}),
+            ("rewrite_keeping_head", {"content": [("prompt", 0), ("prompt", 0), ("skill", 0)], "pick": 0}),
+            ("start", {}),
+            ("quiet", {}),
+            ("quiet", {}),
+            ("quiet", {}),
+            ("sync", {"evict": True}),
+            ("sync", {"evict": True}),
+            ("sync", {"evict": True}),
+            ("checkpoint", {"evict": False}),
+            ("kill", {}),
+            ("atomic_replace", {"content": [("skill", 2), ("hedge", 0), ("short", 0)], "pick": 3}),
+            ("atomic_replace", {"content": [("hedge", 5)], "pick": 3}),
+            ("append_lines", {"content": [("skill", 4)], "pick": 2}),
+            ("truncate", {"content": [], "pick": 1}),
+            ("rewrite_keeping_head", {"content": [("hedge", 5), ("glob_hit", 0), ("glob_miss", 1)], "pick": 1}),
+            ("rewrite_keeping_head", {"content": [("short", 3)], "pick": 2}),
+            ("truncate", {"content": [("skill", 4), ("glob_hit", 0)], "pick": 2}),
+            ("start", {}),
+        ]
+        for name, arguments in steps:
+            getattr(machine, name)(**arguments)
     finally:
         machine.teardown()

@@ -27,7 +27,7 @@ import structlog
 
 from omkd.daemon.first_read import FirstRead, ReadTask, serve
 from omkd.daemon.reader import Reader
-from omkd.daemon.tailer import TrackedFile
+from omkd.daemon.tracked import TrackedFile
 from omkd.engine.segmenting import SegmenterRules
 
 log = structlog.get_logger("omkd.daemon")

@@ -62,9 +62,10 @@ class Chores:
 
     def give_up_waiting(self) -> None:
         """Sub-agent segments whose link did not come within the timeout count as ``general``; the
-        open segments idle now settle (never while history is read: more of their streams may be
-        on disk, and what settles must not depend on how far reading got)."""
-        if self._keeper.give_up_waiting():
+        launches of streams quiet for ``segments.idle_close`` settle; the open segments idle now settle
+        (never while history is read: more of their streams may be on disk, and what settles must not
+        depend on how far reading got)."""
+        if self._keeper.give_up_waiting() + self._keeper.settle_quiet():
             self._exporter.dirty = True
         if not self._history.recounting:
             self._keeper.settle()

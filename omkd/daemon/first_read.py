@@ -39,6 +39,8 @@ class FirstRead:
     counters: StreamCounters
     summaries: list[SegmentSummary]
     links: list[Link]
+    tentative: SegmentSummary | None = None
+    """The segment whose launch the file leaves unanswered (``StreamProcessor.tentative``)."""
 
 
 def read_first(
@@ -78,7 +80,10 @@ def read_first(
     summaries, links = processor.take_changed(), processor.take_links()
     head_len = head_length(consumed)
     state = stream_state.dumps(processor)
-    return FirstRead(consumed, head_len, digest(head[:head_len]), tail, state, processor.counters, summaries, links)
+    return FirstRead(
+        consumed, head_len, digest(head[:head_len]), tail, state, processor.counters, summaries, links,
+        processor.tentative(),
+    )  # fmt: skip
 
 
 ReadTask = tuple[str, tuple[int, int], str]

@@ -17,7 +17,7 @@ import structlog
 
 from omkd.daemon.keeper import Keeper
 from omkd.daemon.reader import Reader
-from omkd.daemon.tailer import TrackedFile
+from omkd.daemon.tracked import TrackedFile
 
 log = structlog.get_logger("omkd.ingest")
 

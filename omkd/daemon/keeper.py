@@ -1,6 +1,6 @@
 """The keeper: the only owner of the live fold and of the state store.
 
-The reader hands it what it read (``reader.Sink``: summaries, closing summaries, links, the
+The reader hands it what it read (``sink.Sink``: summaries, closing summaries, links, the
 pipeline counters); the keeper folds them, moves the window, prunes retention and saves every
 change since the previous checkpoint in one transaction — its own (segment summaries, counters,
 roll-ups, links) together with where each file was read to and the parser state there
@@ -10,7 +10,7 @@ roll-ups, links) together with where each file was read to and the parser state 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Final, Protocol
 
 import structlog
@@ -28,6 +28,7 @@ from omkd.engine.fold import Fold
 from omkd.engine.links import Link
 from omkd.engine.live import LiveFold
 from omkd.engine.plain import copy_record
+from omkd.engine.quiet import QuietLaunches
 from omkd.engine.reproducibility import rules_hash
 from omkd.engine.segmenting import SegmenterRules
 from omkd.engine.summary import SegmentSummary
@@ -61,6 +62,9 @@ class FilePositions(Protocol):
     def saved(self, files: list[FileCheckpoint]) -> None:
         """``changes`` is in the store now."""
 
+    def again(self) -> list[str]:
+        """The followed streams reading a new version of a file read before (their segments replace)."""
+
 
 class Keeper:
     """The live fold, the state store, and what of them status and /metrics show."""
@@ -91,6 +95,8 @@ class Keeper:
         window = config.window
         book, counted = StoredSegments(store), StoredCounted(store)
         self.live = LiveFold(window.length, window.retention, window.rollup_days, clock.time(), book, counted)
+        self.quiet = QuietLaunches()
+        """Segments whose launch a stream left unanswered, settled once it is quiet."""
         self.pipeline: PipelineCounters = restored.pipeline
         self.skill_labels: list[str] = list(restored.meta.skill_labels)
         #: Bumped on every change a metric could show: the daemon rebuilds /metrics only then.
@@ -128,13 +134,13 @@ class Keeper:
             self.store.save(Checkpoint(retention=self.pruned_by, stream_fingerprint=self.stream_fingerprint))
             self._saved_retention = self.pruned_by
 
-    # --- what the reader hands over (``reader.Sink``) ----------------------------------------------
+    # --- what the reader hands over (``sink.Sink``) ----------------------------------------------
 
-    def take(self, summaries: Iterable[SegmentSummary]) -> None:
+    def take(self, summaries: Iterable[SegmentSummary], again: bool = False) -> None:
         for summary in summaries:
-            self.live.apply(summary)
+            self.live.apply(summary, again)
 
-    def close(self, summaries: Iterable[SegmentSummary]) -> None:
+    def close(self, summaries: Iterable[SegmentSummary], again: bool = False) -> None:
         """A stream that ends hands out its last segment again (closed): when retention pruned it
         meanwhile (Claude Code deletes a transcript about when it leaves a 30-day retention), it is
         not taken back, nor counted a second time."""
@@ -143,7 +149,36 @@ class Keeper:
             last = summary.last_ts if summary.last_ts is not None else summary.first_ts
             if self.live.stored(summary.key) is None and last is not None and last < horizon:
                 continue
-            self.live.apply(summary)
+            self.live.apply(summary, again)
+
+    def tentative(
+        self, stream: str, summary: SegmentSummary | None, handed: Collection[str], again: bool = False
+    ) -> None:
+        """A stream's segment whose launch is unanswered (``quiet.py``): held until the stream is quiet;
+        one the fold already holds as it is was settled before a restart (the quiet stream's, saved)."""
+        if summary is not None and stream not in self.quiet.settled and self.live.stored(summary.key) == summary:
+            self.quiet.settled[stream] = summary.key
+        fold, back = self.quiet.offer(stream, summary, handed, again)
+        for key in back:
+            self.live.take_back(key)
+        for ready in fold:
+            self.live.apply(ready, again)
+
+    def ended(self, stream: str) -> None:
+        """The stream ended: its close settled (or undid) its launch."""
+        self.quiet.ended(stream)
+
+    def settle_quiet(self) -> int:
+        """Streams quiet for ``segments.idle_close``: their unanswered launches count, as at the end of
+        a batch read."""
+        ready = self.quiet.due(self.clock.time(), self.config.segments.idle_close)
+        for summary, again in ready:
+            self.live.apply(summary, again)
+        return len(ready)
+
+    def rename(self, old: str, new: str, stream_key: str) -> None:
+        """A file renamed below the roots: its segments are named (and, keyed by the name, keyed) anew."""
+        self.live.rename(old, new, stream_key)
 
     def learn(self, links: Iterable[Link]) -> None:
         for link in links:
@@ -272,6 +307,7 @@ class Keeper:
                 skill_labels=self.skill_labels,
                 retention=self.pruned_by,
                 stream_fingerprint=self.fingerprint_to_save,
+                again=self.files.again(),
             )
             self.store.save(checkpoint)
         except (Exception, RecursionError) as error:  # a full disk or a broken store must not stop reading

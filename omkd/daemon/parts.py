@@ -19,6 +19,7 @@ from omkd.daemon.history import History
 from omkd.daemon.keeper import Keeper
 from omkd.daemon.positions import Positions
 from omkd.daemon.reader import Reader
+from omkd.daemon.resume import resume
 from omkd.daemon.selfmetrics import IngestStats
 from omkd.daemon.state.store import Restored, StateStore
 from omkd.daemon.streams import StreamStates
@@ -58,7 +59,8 @@ class Parts:
         reader = Reader(config, clock, tailer, streams, positions, keeper, stats, faults)
         if refiner is not None:
             refiner.deliver = reader.refined
-        reader.restore(restored.files, keeper.outdated)
+        streams.again.update(restored.meta.again)  # new versions still being read
+        resume(reader, restored.files, keeper.outdated)
         history = History(reader, keeper)
         if keeper.outdated:
             history.reread(OUTDATED)

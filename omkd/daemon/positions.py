@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from omkd.daemon.state.store import FileCheckpoint
 from omkd.daemon.streams import StreamStates, state_of
-from omkd.daemon.tailer import Tailer, TrackedFile
+from omkd.daemon.tailer import Tailer
+from omkd.daemon.tracked import TrackedFile
 
 
 class Positions:
@@ -37,6 +38,11 @@ class Positions:
         """The stream ended: the next checkpoint forgets it."""
         self._dirty.discard(stream_id)
         self._dropped.append(stream_id)
+
+    def again(self) -> list[str]:
+        """The followed streams reading a new version of a file read before: saved with a checkpoint,
+        so that what they read after a restart still replaces (``LiveFold.apply``)."""
+        return sorted(self._streams.again & self._tailer.files.keys())
 
     def holds_unsaved(self, stream_id: str) -> bool:
         return stream_id in self._dirty

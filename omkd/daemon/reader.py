@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable
-from typing import Final, Protocol
+from typing import Final
 
 import structlog
 
@@ -20,16 +19,14 @@ from omkd.daemon.clock import Clock
 from omkd.daemon.faults import Faults
 from omkd.daemon.first_read import FirstRead
 from omkd.daemon.positions import Positions
-from omkd.daemon.restore import plan_restore
 from omkd.daemon.selfmetrics import IngestStats
-from omkd.daemon.state.store import FileCheckpoint
-from omkd.daemon.streams import StreamStates, load_state
-from omkd.daemon.tailer import Ended, EndReason, ScanResult, Tailer, TrackedFile, new_stream_id
-from omkd.engine.counters import StreamCounters
+from omkd.daemon.sink import Sink
+from omkd.daemon.streams import StreamStates
+from omkd.daemon.tailer import Tailer
+from omkd.daemon.tracked import Ended, EndReason, ScanResult, TrackedFile, new_stream_id
+from omkd.engine import formats
 from omkd.engine.hedge_judge import HedgeVerdict
-from omkd.engine.links import Link
 from omkd.engine.stream import StreamProcessor
-from omkd.engine.summary import SegmentSummary
 
 log = structlog.get_logger("omkd.ingest")
 
@@ -48,19 +45,6 @@ ENDED_COUNTER: Final = {
     EndReason.ROTATED: "files_rotated",
     EndReason.TRUNCATED: "files_truncated",
 }
-
-
-class Sink(Protocol):
-    """Where the reader hands what it read (``keeper.Keeper``): the segments that changed, the last ones
-    of a stream that ended (``close``), the links learnt, the pipeline counters (a stream's and a
-    file's enter with ``sign`` 1, leave with -1), and that a metric could show a change."""
-
-    def take(self, summaries: Iterable[SegmentSummary]) -> None: ...
-    def close(self, summaries: Iterable[SegmentSummary]) -> None: ...
-    def learn(self, links: Iterable[Link]) -> None: ...
-    def count(self, counters: StreamCounters, sign: int) -> None: ...
-    def count_file(self, sign: int = 1) -> None: ...
-    def changed(self) -> None: ...
 
 
 class Reader:
@@ -87,29 +71,6 @@ class Reader:
         self.faults = faults
         self.draining: dict[str, EndReason] = {}
         """Deleted or rotated files still being read through their descriptor, then ended."""
-
-    def restore(self, checkpoints: list[FileCheckpoint], outdated: bool = False) -> None:
-        """Pick up the files a checkpoint named (``restore.py``); ``outdated``: their parser states
-        were made by other rules or another omkd, and are never unpickled, never folded."""
-        if outdated:
-            saved = [cp for cp in checkpoints if cp.state is not None]
-            self.stats.stream_states_outdated += len(saved)
-            for cp in saved:
-                cp.state = None
-        plan = plan_restore(self.tailer, checkpoints)
-        for path, error in plan.unreadable:
-            self.faults.record("restore", error, path=path)
-        for cp, why in plan.ended:
-            if (processor := load_state(cp.state, cp.stream_id)) is not None:
-                self._hand(processor, closing=True)
-            self.positions.dropped(cp.stream_id)
-            log.info("stream_ended_while_stopped", path=cp.path, reason=why)
-        for file in plan.started:
-            self.start(file)
-        self.stats.restored_files += plan.restored
-        for file in plan.moved:
-            self.stats.files_rotated += 1
-            self.positions.touched(file.stream_id)
 
     def reconfigure(self, new: Config) -> None:
         self.config = new
@@ -144,7 +105,7 @@ class Reader:
             file.counted_to = 0
         if total:
             self._took(file, total)
-            self._hand(processor)
+            self.hand(processor, stream=file.stream_id)
         return total
 
     def adopt(self, file: TrackedFile, read: FirstRead) -> bool:
@@ -164,7 +125,8 @@ class Reader:
         self.tailer.adopt(file, read.consumed, read.head_len, read.head_hash, read.tail)
         self.sink.count(read.counters, 1)
         self._took(file, read.consumed)
-        self.sink.take(read.summaries)
+        self.sink.take(read.summaries, again := file.stream_id in self.streams.again)
+        self.sink.tentative(file.stream_id, read.tentative, {s.key for s in read.summaries}, again)
         self.sink.learn(read.links)
         return True
 
@@ -176,12 +138,22 @@ class Reader:
         self.stats.last_read = self.clock.time()
         self.positions.took(file, total)
 
-    def _hand(self, processor: StreamProcessor, closing: bool = False) -> None:
-        """Hand a stream's changed segments (all of them, closed, when it ends) and its links on."""
+    def hand(self, processor: StreamProcessor, closing: bool = False, stream: str | None = None) -> None:
+        """Hand a stream's changed segments (all of them, closed, when it ends) and its links on.
+
+        Closing may count what the stream could not count before its end (a whole-document chat
+        that never parsed: its lines and its ``invalid_json``): its counters leave and enter again."""
+        again = stream in self.streams.again
         if closing:
-            self.sink.close(processor.close())
+            self.sink.count(processor.counters, -1)
+            summaries = processor.close()
+            self.sink.count(processor.counters, 1)
+            self.sink.close(summaries, again)
         else:
-            self.sink.take(processor.take_changed())
+            changed = processor.take_changed()
+            self.sink.take(changed, again)
+            if stream is not None:  # a launch left unanswered: settled if the stream goes quiet
+                self.sink.tentative(stream, processor.tentative(), {s.key for s in changed}, again)
         self.sink.learn(processor.take_links())
 
     def refined(self, key: str, verdict: HedgeVerdict | None) -> None:
@@ -193,7 +165,8 @@ class Reader:
             if changed := processor.take_changed():
                 self.sink.changed()
                 self.positions.touched(stream_id)
-                self.sink.take(changed)
+                self.sink.take(changed, stream_id in self.streams.again)
+            self.sink.tentative(stream_id, processor.tentative(), {s.key for s in changed})
 
     # --- rescans ----------------------------------------------------------------------------------
 
@@ -203,8 +176,8 @@ class Reader:
         for file in result.started:
             self.start(file)
         self.stats.files_renamed += result.renamed
-        if result.renamed:
-            self.sink.changed()
+        for file, path in result.moved:
+            self.renamed(file, path)
         successors = [f for f in (self.end(ended) for ended in result.ended) if f is not None]
         missing = tuple(str(p) for p in result.missing_roots)
         if missing != self.stats.missing_roots:
@@ -214,6 +187,16 @@ class Reader:
         candidates = self.tailer.files.values() if everything else [*result.started, *result.grown, *successors]
         ready = [f for f in candidates if f.stream_id in self.tailer.files and f.size > f.read_offset]
         return sorted(ready, key=lambda f: f.read_offset)
+
+    def renamed(self, file: TrackedFile, path: str) -> None:
+        """``file`` was at ``path``: its stream and its segments take the name a scan gives them now."""
+        self.sink.changed()
+        old, new = self.streams.name_of(path), self.streams.name_of(file.path)
+        if old != new:
+            processor = self.streams.of(file)
+            self.sink.rename(old, new, processor.stream_key)
+            processor.rename(new)
+            self.positions.touched(file.stream_id)
 
     def rescan(self) -> list[TrackedFile]:
         self.stats.rescans += 1
@@ -227,15 +210,16 @@ class Reader:
         file starts a new stream on the same descriptor, returned for reading."""
         file, reason = ended.file, ended.reason
         if reason is EndReason.TRUNCATED and file.fd is not None:
-            # the descriptor kept: the new content stays readable if the file is deleted before a read
-            successor = self._successor(file)
+            # Keep the descriptor: the new content stays readable even if the file is
+            # deleted before the first read.
+            successor = self._next_version(file)
             log.info("stream_ended", path=file.path, reason=reason.value)
             return successor
         if reason in (EndReason.DELETED, EndReason.ROTATED):
             if file.stream_id not in self.draining and not self._continues(file):
                 # Truncated or rewritten before it went away: what it holds now is not the rest
                 # of the stream. End the old stream, then read the inode again from 0.
-                self.end(Ended(self._successor(file), reason))
+                self.end(Ended(self._next_version(file), reason))
                 return None
             try:
                 read = self.feed(file, DRAIN_STEP)
@@ -268,6 +252,7 @@ class Reader:
             return None
         if (info.st_dev, info.st_ino) == file.identity and file.identity not in self.tailer.identities():
             fresh = self.tailer.new_file(file.path, info)
+            self.streams.again.add(fresh.stream_id)
             self.start(fresh)
             return fresh
         return None
@@ -293,7 +278,9 @@ class Reader:
         if processor is not None:
             if processor.splitter.pending_bytes:
                 self.stats.discarded["partial_at_delete"] += 1
-            self._hand(processor, closing=True)
+            self.hand(processor, closing=True, stream=file.stream_id)
+        self.sink.ended(file.stream_id)
+        self.streams.forget(file.stream_id)
         self.tailer.untrack(file)
         self.positions.dropped(file.stream_id)
 
@@ -305,6 +292,7 @@ class Reader:
         if (old := self.streams.take(file.stream_id)) is not None:
             self.sink.count(old.counters, -1)
         self.sink.count_file(-1)
+        self.sink.ended(file.stream_id)
         self.streams.forget(file.stream_id)
         self.tailer.untrack(file)
         self.positions.dropped(file.stream_id)
@@ -318,6 +306,15 @@ class Reader:
             return os.fstat(file.fd).st_size >= file.read_offset and self.tailer.head_matches(file)
         except OSError:
             return True
+
+    def _next_version(self, file: TrackedFile) -> TrackedFile:
+        """A new stream on the same descriptor, read from 0, after a truncation or a rewrite. A line
+        stream's old content stays counted; a whole-document chat's new version replaces the old one,
+        whose counters leave the pipeline (``restart``), as a scan reads only the version on disk."""
+        if formats.is_document(file.path):
+            self.stats.files_truncated += 1
+            return self.restart(file)
+        return self._successor(file)
 
     def _successor(self, file: TrackedFile) -> TrackedFile:
         """End ``file``'s stream; a new stream on the same open descriptor, from offset 0."""
@@ -336,6 +333,7 @@ class Reader:
                 # the version read now: a rescan that finds the same size and time reads it no more
                 fresh.size, fresh.mtime_ns = info.st_size, info.st_mtime_ns
         self.tailer.track(fresh)
+        self.streams.again.add(fresh.stream_id)  # a new version of the file read before
         self.start(fresh)
         return fresh
 

@@ -1,10 +1,12 @@
 """Pick up the files a checkpoint names: continue each one that is intact, end the others.
 
 A saved file is found by its identity (device, inode) at its saved path or, if it was renamed
-while omkd was down, anywhere below the roots. A file that cannot be read for now (a permission
+while omkd was down, anywhere below the roots (under another name only once something was read
+from it: its head tells it from a new file given its inode number). A file that cannot be read for now (a permission
 changed) keeps its saved place and is read on from there once it can be. A file continues only
 if its first bytes and the bytes before the saved offset are unchanged; otherwise its saved
-stream is closed as it was and the file is read again from 0 as a new stream.
+stream is closed as it was and the file is read again from 0 as a new stream (a new version of
+it at its saved path; under another name, another file, which the next rescan finds).
 
 ``plan_restore`` does the tailer's part (which files it follows, from where) and returns the rest
 as a ``RestorePlan``, which the reader carries out (``Reader.restore``).
@@ -18,7 +20,8 @@ import stat
 from dataclasses import dataclass, field
 
 from omkd.daemon.state.store import FileCheckpoint
-from omkd.daemon.tailer import Tailer, TrackedFile
+from omkd.daemon.tailer import Tailer
+from omkd.daemon.tracked import TrackedFile
 
 
 def locate(cp: FileCheckpoint, elsewhere: dict[tuple[int, int], str]) -> str | None:
@@ -68,9 +71,11 @@ class RestorePlan:
     ended: list[tuple[FileCheckpoint, str]] = field(default_factory=list)
     """Saved streams that cannot be continued, and why: closed as they were saved, then forgotten."""
     started: list[TrackedFile] = field(default_factory=list)
-    """Files read again from 0 as new streams (truncated or replaced while omkd was down)."""
-    moved: list[TrackedFile] = field(default_factory=list)
-    """Continued streams whose file was found under another name (its new path is saved)."""
+    """Files read again from 0 as new versions (truncated or replaced at their saved path while omkd
+    was down)."""
+    moved: list[tuple[TrackedFile, str]] = field(default_factory=list)
+    """Continued streams whose file was found under another name, with the saved path (the new
+    one is saved)."""
     unreadable: list[tuple[str, OSError]] = field(default_factory=list)
     """Files that keep their saved place until they can be read again, with the error."""
     restored: int = 0
@@ -93,6 +98,12 @@ def plan_restore(tailer: Tailer, checkpoints: list[FileCheckpoint]) -> RestorePl
             if elsewhere is None:
                 elsewhere = _identities(tailer)
             path = locate(cp, elsewhere)
+        if path is not None and path != cp.path and cp.head_len == 0:
+            # Nothing was read from it, so nothing proves the file under another name is it: its
+            # inode number was most likely given to a new file (``Tailer._only_inode``), which the
+            # next rescan finds as new; were it the same empty file renamed, reading it from 0
+            # loses nothing.
+            path = None
         if path is None:
             plan.ended.append((cp, "its file is gone"))
             continue
@@ -110,11 +121,13 @@ def plan_restore(tailer: Tailer, checkpoints: list[FileCheckpoint]) -> RestorePl
         if info is None:
             tailer.untrack(file)
             plan.ended.append((cp, "it was truncated or replaced"))
-            if os.path.exists(path):
+            # Under another name it is another file (its inode number reused, or renamed and
+            # rewritten): the next rescan finds it as new, not as a new version of this one.
+            if path == cp.path and os.path.exists(path):
                 plan.started.append(tailer.new_file(path, os.stat(path)))
             continue
         file.size, file.mtime_ns = info.st_size, info.st_mtime_ns
         plan.restored += 1
         if path != cp.path:
-            plan.moved.append(file)
+            plan.moved.append((file, cp.path))
     return plan

@@ -19,7 +19,7 @@ from omkd.daemon.backfill import Backfill
 from omkd.daemon.clock import Clock
 from omkd.daemon.parts import Parts
 from omkd.daemon.reader import FEED_STEP, READ_STEP
-from omkd.daemon.tailer import TrackedFile
+from omkd.daemon.tracked import TrackedFile
 from omkd.daemon.watch import PollingWatch, Watch, start_watch
 
 log = structlog.get_logger("omkd.daemon")

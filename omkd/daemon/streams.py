@@ -17,7 +17,7 @@ import structlog
 
 from omkd import __version__
 from omkd.daemon.state.store import StateStore
-from omkd.daemon.tailer import TrackedFile
+from omkd.daemon.tracked import TrackedFile
 from omkd.engine import stream_state
 from omkd.engine.detect import registry
 from omkd.engine.segmenting import SegmenterRules
@@ -73,6 +73,9 @@ class StreamStates:
         self.max_line_bytes = max_line_bytes
         self.roots = roots
         self.processors: dict[str, StreamProcessor] = {}
+        self.again: set[str] = set()
+        """Streams reading again a file read before (a new version of it, or its parser state lost):
+        their segments replace what the earlier reading gave (``LiveFold.apply``)."""
         self.unsaved: dict[str, bytes] = {}
         """Parser states made elsewhere (a catch-up worker: ``backfill.py``), not in the store yet:
         saved as they are at the next checkpoint, loaded if their file grows first."""
@@ -104,6 +107,7 @@ class StreamStates:
                     log.warning("stream_reread", path=file.path)
                     file.counted_to = max(file.counted_to, file.read_offset)
                     file.read_offset = 0
+                    self.again.add(file.stream_id)
                 processor = StreamProcessor(self.name_of(file.path), self.rules, self.max_line_bytes)
             processor.segmenter.texts.attach(self.refiner)
             self.processors[file.stream_id] = processor
@@ -125,6 +129,7 @@ class StreamStates:
         checkpoint drops the file)."""
         self.processors.pop(stream_id, None)
         self.unsaved.pop(stream_id, None)
+        self.again.discard(stream_id)
 
     def evict(self, file: TrackedFile) -> None:
         """Drop a checkpointed processor from memory; its file reads on from the saved offset."""

@@ -10,7 +10,9 @@ What the tailer reports, the reader (``reader.py``) acts on:
 - a renamed file keeps its identity and stream; one renamed out of the roots, or deleted,
   is drained through its open descriptor, then its stream ends;
 - a file shorter than the saved offset, or whose head or marker changed (replaced,
-  truncated, inode reused), ends its old stream and is read again from 0 as a new one.
+  truncated, inode reused), ends its old stream and is read again from 0 as a new one: a new
+  version of the file when it is at the path known, else another file (of two copies of a
+  stream, the one read further wins).
 """
 
 from __future__ import annotations
@@ -19,76 +21,18 @@ import contextlib
 import errno
 import os
 import stat
-import uuid
 from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 from typing import Final
 
 from omkd.daemon.faults import OnError, ignore, skips_told
 from omkd.daemon.identity import HEAD_BYTES, MARKER_BYTES, digest, head_length, pread_exact
+from omkd.daemon.tracked import Ended, EndReason, ScanResult, TrackedFile, new_stream_id
 from omkd.engine import formats
 from omkd.shell import discovery
 
 READ_AT_LEAST: Final = 65536
-
-
-def new_stream_id() -> str:
-    return uuid.uuid4().hex
-
-
-@dataclass(slots=True)
-class TrackedFile:
-    """One transcript file being followed."""
-
-    stream_id: str
-    path: str
-    dev: int
-    ino: int
-    read_offset: int = 0
-    """Bytes handed to the stream so far (the checkpoint may be behind: a partial line)."""
-    head_len: int = 0
-    head_hash: bytes = field(default=digest(b""))
-    size: int = 0
-    mtime_ns: int = 0
-    fd: int | None = None
-    last_read: float = 0.0
-    """Monotonic time of the last read that returned bytes."""
-    tail: bytes = b""
-    """The last bytes read (up to MARKER_BYTES), ending at ``tail_end``: the offset marker
-    without reading again."""
-    tail_end: int = 0
-    counted_to: int = 0
-    """Bytes whose counts the pipeline holds from a reading whose parser state was lost (it did
-    not load): read again from 0, their counts are taken back out once the reading is there."""
-
-    @property
-    def identity(self) -> tuple[int, int]:
-        return (self.dev, self.ino)
-
-
-class EndReason(Enum):
-    DELETED = "deleted"
-    ROTATED = "rotated"  # renamed out of the roots
-    TRUNCATED = "truncated"  # shorter than what was read, or its head changed
-    VANISHED = "vanished"  # gone while omkd was down or its descriptor was closed
-
-
-@dataclass(frozen=True, slots=True)
-class Ended:
-    file: TrackedFile
-    reason: EndReason
-
-
-@dataclass(slots=True)
-class ScanResult:
-    started: list[TrackedFile] = field(default_factory=list)
-    grown: list[TrackedFile] = field(default_factory=list)
-    ended: list[Ended] = field(default_factory=list)
-    renamed: int = 0
-    missing_roots: list[Path] = field(default_factory=list)
 
 
 class Tailer:
@@ -152,8 +96,7 @@ class Tailer:
         return file.fd
 
     def hold_open(self, file: TrackedFile) -> None:
-        """Open ``file``'s descriptor now (``OSError`` when it cannot be): deleted or replaced
-        later, the file stays readable through it (a catch-up worker reads a file by its path)."""
+        """Open ``file``'s descriptor now (or ``OSError``): deleted or replaced later, it stays readable."""
         self._fd(file)
 
     def _make_room(self) -> None:
@@ -254,12 +197,14 @@ class Tailer:
         return file
 
     def _examine(self, file: TrackedFile, path: str, info: os.stat_result, result: ScanResult) -> None:
-        if path != file.path:
+        was = file.path
+        if path != was:
             self._move(file, path)
             result.renamed += 1
         changed = info.st_size != file.size or info.st_mtime_ns != file.mtime_ns
         file.size, file.mtime_ns = info.st_size, info.st_mtime_ns
         if not changed and info.st_size <= file.read_offset:
+            result.moved += [(file, was)] if path != was else []
             return
         try:
             # A whole-document chat is rewritten, never appended to: any change is a new version.
@@ -275,9 +220,18 @@ class Tailer:
             # Keep what was read and look again at the next rescan.
             self.on_error("read", error, file.path)
             return
-        if replaced:
+        if replaced and path != was:
+            # Another file under its identity, at another path (its inode number reused, or renamed
+            # and rewritten): a new file, not a new version of this one; the old stream ends as it
+            # was, and of two copies of a stream the one read further wins (``kept_copy``).
+            result.ended.append(Ended(file, EndReason.VANISHED))
+            result.started.append(self.new_file(path, info))
+        elif replaced:
             result.ended.append(Ended(file, EndReason.TRUNCATED))
-        elif info.st_size > file.read_offset:
+        if replaced:
+            return
+        result.moved += [(file, was)] if path != was else []  # the same file (its head read) renamed
+        if info.st_size > file.read_offset:
             result.grown.append(file)
 
     def walk(self, missing: list[Path] | None = None) -> Iterator[tuple[str, os.stat_result]]:
@@ -296,6 +250,7 @@ class Tailer:
                 continue
             seen.add(stream_id)
             self._examine(self.files[stream_id], path, info, result)
+            seen.update(file.stream_id for file in result.started)
         for file in list(self.files.values()):
             if file.stream_id not in seen:
                 result.ended.append(Ended(file, self._why_gone(file)))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -113,11 +114,15 @@ class LinkBook:
                 ready.append(self._resolved(summary, found))
         return ready
 
-    def flush(self, before: float | None = None) -> list[SegmentSummary]:
-        """Waiting summaries given up on (all, or those that started before ``before``): ``general``."""
+    def flush(self, before: float | None = None, held_since: Mapping[str, float] | None = None) -> list[SegmentSummary]:
+        """Waiting summaries given up on (all, or those that started before ``before``): ``general``.
+
+        A summary without any timestamp (a stream that carries none) has no start to measure: it
+        counts from when it was first held waiting, ``held_since`` (without it, it waits)."""
         given_up = []
         for key, summary in list(self.pending.items()):
-            if before is None or (summary.first_ts is not None and summary.first_ts < before):
+            start = summary.first_ts if summary.first_ts is not None else (held_since or {}).get(key)
+            if before is None or (start is not None and start < before):
                 del self.pending[key]
                 given_up.append(dataclasses.replace(summary, skill=skills.GENERAL, inherit=()))
         return given_up

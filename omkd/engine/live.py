@@ -12,6 +12,7 @@ Everything per skill is kept per row (``skills.row_key``: a skill, for the agent
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Iterable
 
@@ -28,6 +29,20 @@ from omkd.engine.window import Window
 
 def _signal_counts(summary: SegmentSummary | None) -> Counter[str]:
     return Counter(s.type for s in summary.signals) if summary is not None else Counter()
+
+
+def _stream_key(key: str) -> str:
+    """The stream key in a segment key (``Segment.summary``: session, stream key, ordinal)."""
+    return key.split("|", 1)[1].rsplit("|", 1)[0]
+
+
+def _renamed(summary: SegmentSummary, old: str, new: str) -> SegmentSummary:
+    """``summary`` of a file renamed from ``old`` to ``new``; its key has the new name when the
+    stream is keyed by its name."""
+    session, rest = summary.key.split("|", 1)
+    stream_key, ordinal = rest.rsplit("|", 1)
+    key = f"{session}|{new}|{ordinal}" if stream_key == old else summary.key
+    return dataclasses.replace(summary, stream=new, key=key)
 
 
 class LiveFold:
@@ -72,6 +87,9 @@ class LiveFold:
         measured from, until the new reading passes it."""
         self.settler = Settler(counted)
         """The segments waiting to settle, and what was counted of the settled ones."""
+        self._held_since: dict[str, float] = {}
+        """Waiting sub-agent summaries without any timestamp: the event time they were first seen
+        waiting at (``give_up_waiting``), from which their wait is measured."""
 
     def recount(self, before: float, streams: Iterable[str] = ()) -> None:
         """These streams are about to be read again from their start: do not count twice what was
@@ -135,17 +153,17 @@ class LiveFold:
         self.changed_skills.clear()
         self.settler.book.checkpointed()
 
-    def apply(self, summary: SegmentSummary) -> None:
+    def apply(self, summary: SegmentSummary, again: bool = False) -> None:
         """Fold a segment's latest summary, or hold it while its skill is a link not learnt yet.
 
-        Two files that hold one stream (a session copied, or kept at two moments) give the same
-        segment keys: the copy a scan keeps wins, whichever is read first (``kept_copy``). While
-        the history is read again (``recount``) the new reading replaces: a file renamed since it
-        was first read gives its segments under its new name then."""
-        if self.recount_before is None:
+        Two files that hold one stream (a session copied, or kept at two moments; under one name in
+        two roots, or one after the other) give the same segment keys: the copy a scan keeps wins,
+        read further, whichever is read first (``kept_copy``). A file read ``again`` (a new version
+        of it: truncated, rewritten, replaced; or its parser state lost) gives what the file now
+        says: it replaces, as does the history read again (``recount``)."""
+        if self.recount_before is None and not again:
             held = self.stored(summary.key)
-            # under one name it is the same file read further, or read again: its latest replaces
-            if held is not None and held.stream != summary.stream and kept_copy(held, summary):
+            if held is not None and kept_copy(held, summary):
                 return
         self.changed_segments.add(summary.key)
         if summary.last_ts is not None and (self.last_event_ts is None or summary.last_ts > self.last_event_ts):
@@ -162,12 +180,56 @@ class LiveFold:
 
     def give_up_waiting(self, now: float, timeout: float) -> int:
         """Sub-agent segments that started more than ``timeout`` before ``now`` (event time: the later
-        of the clock and the newest record) without a link count as ``general``."""
+        of the clock and the newest record) without a link count as ``general``. One without any
+        timestamp counts from the first time it is seen waiting here: as in a batch read, where
+        every waiting segment counts as ``general`` at the end, it never waits for ever."""
         latest = max(now, self.last_event_ts or now)
-        given_up = self.fold.links.flush(latest - timeout)
+        pending = self.fold.links.pending
+        held = self._held_since
+        for key in [k for k in held if k not in pending]:
+            del held[key]
+        for key, summary in pending.items():
+            if summary.first_ts is None:
+                held.setdefault(key, latest)
+        given_up = self.fold.links.flush(latest - timeout, held)
         for summary in given_up:
             self._fold(summary)
         return len(given_up)
+
+    def take_back(self, key: str) -> None:
+        """Forget a segment folded before its launch was decided (``quiet.py``), the launch since
+        undone: the window and the roll-ups lose it; the all-time counters, which only rise, keep it."""
+        old = self.fold.forget(key)
+        self.fold.links.pending.pop(key, None)
+        self._rollup(old, -1)
+        self._counted.pop(key, None)
+        self.settler.forget(key)
+        self.changed_segments.add(key)
+
+    def rename(self, old: str, new: str, stream_key: str) -> None:
+        """A file was renamed: the segments of its stream (``stream_key``; another file once under
+        its name keeps it) take its new name, and those keyed by the name (nothing in the stream's
+        content tells it apart) the key a reading of the file now gives them. No figure changes: the
+        window and the counters count them once, under their new key."""
+        fold = self.fold
+
+        def ours(summary: SegmentSummary) -> bool:
+            return summary.stream == old and _stream_key(summary.key) == stream_key
+
+        for summary in [s for s in fold.segments.values() if ours(s)]:
+            renamed = _renamed(summary, old, new)
+            fold.forget(summary.key)
+            fold.upsert(renamed)
+            if summary.key in self._counted:
+                self._counted[renamed.key] = self._counted.pop(summary.key)
+            self.settler.rename(summary.key, renamed.key)
+            self.changed_segments.update((summary.key, renamed.key))
+        pending = fold.links.pending
+        for summary in [s for s in pending.values() if ours(s)]:
+            del pending[summary.key]
+            renamed = _renamed(summary, old, new)
+            pending[renamed.key] = renamed
+            self.changed_segments.update((summary.key, renamed.key))
 
     def stored(self, key: str) -> SegmentSummary | None:
         """The summary to save under ``key``: folded, or still waiting for its link."""

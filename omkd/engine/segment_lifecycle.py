@@ -128,18 +128,35 @@ class SegmentLifecycle:
             if segment.counts:
                 self._changed[segment.ordinal] = segment
 
+    @property
+    def stream_key(self) -> str:
+        """What the segment keys name the stream by: its content's identity, else its name."""
+        return self._context.stream_key or self.stream
+
     def take_changed(self) -> list[SegmentSummary]:
         """Summaries of the counted segments that changed since the last call."""
-        stream_key = self._context.stream_key or self.stream
+        stream_key = self.stream_key
         inherit = self.lineage.inherit_keys(stream_key)
         agent = self._context.agent
         changed = []
         for segment in self._changed.values():
             if segment.counts and not segment.tentative:
                 segment.emitted = True
+                segment.stream = self.stream  # the file's name now (renamed since it was opened)
                 changed.append(segment.summary(stream_key, inherit, agent))
         self._changed = {k: s for k, s in self._changed.items() if s.tentative}
         return changed
+
+    def tentative(self) -> SegmentSummary | None:
+        """The segment whose launch is not answered yet (None: there is none), as the end of the
+        stream would settle it (``close``), without settling it: a live stream gone quiet counts it
+        so (``engine/quiet.py``), and the launch can still be undone if the stream grows."""
+        current = self.current
+        if not current.tentative or not current.counts:
+            return None
+        stream_key = self.stream_key
+        current.stream = self.stream
+        return current.summary(stream_key, self.lineage.inherit_keys(stream_key), self._context.agent)
 
     def take_links(self) -> list[Link]:
         return self.lineage.take_links()

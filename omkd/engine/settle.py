@@ -106,6 +106,15 @@ class Settler:
             del self.waiting[key]
         return keys
 
+    def rename(self, old: str, new: str) -> None:
+        """A segment's key changed (its file was renamed): what waits and what was counted move."""
+        if old in self.waiting:
+            self.waiting[new] = self.waiting.pop(old)
+        held = self.book.get(old)
+        if held is not None:
+            self.book.put(new, held)
+            self.book.put(old, None)
+
     def forget(self, key: str) -> None:
         """The segment is forgotten (pruned, or no longer cut): what was counted of it too."""
         self.waiting.pop(key, None)

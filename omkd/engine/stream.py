@@ -155,6 +155,19 @@ class StreamProcessor:
     def take_links(self) -> list[Link]:
         return self.segmenter.take_links()
 
+    @property
+    def stream_key(self) -> str:
+        """What its segment keys name the stream by: its content's identity, else its name."""
+        return self.segmenter.stream_key
+
+    def rename(self, name: str) -> None:
+        """The file was renamed: what it hands on from now on is named (and keyed) by ``name``."""
+        self.name = self.segmenter.stream = name
+
+    def tentative(self) -> SegmentSummary | None:
+        """The segment whose launch is not answered yet, as ``close`` would settle it (``segment_lifecycle``)."""
+        return self.segmenter.tentative()
+
     def _hold(self, data: bytes) -> None:
         """A whole-document chat: keep its bytes until they form the document, then read it (and
         let the bytes go: a new version of the file is a new stream, read again from 0)."""

@@ -92,6 +92,8 @@ class StoreMeta:
     """The retention the kept segments were pruned by (None: a state written before it was saved)."""
     stream_fingerprint: str | None = None
     """What the saved parser states were made by (``streams.stream_fingerprint``; None: an older omkd)."""
+    again: list[str] = field(default_factory=list)
+    """Saved streams reading a new version of a file read before (``StreamStates.again``)."""
 
 
 @dataclass(slots=True)
@@ -134,6 +136,7 @@ class Checkpoint:
     skill_labels: list[str] | None = None
     retention: float | None = None
     stream_fingerprint: str | None = None
+    again: list[str] | None = None
 
 
 def _counters_json(counters: AllTimeCounts) -> bytes:
@@ -214,6 +217,7 @@ class StateStore(SummaryQueries):
                 skill_labels=[str(x) for x in labels] if isinstance(labels, list) else [],
                 retention=float(retention) if isinstance(retention, int | float) else None,
                 stream_fingerprint=str(meta["stream_fingerprint"]) if "stream_fingerprint" in meta else None,
+                again=[str(x) for x in meta.get("again") or []],
             ),
         )
         for row in db.execute(
@@ -330,6 +334,8 @@ class StateStore(SummaryQueries):
                 meta["retention"] = checkpoint.retention
             if checkpoint.stream_fingerprint is not None:
                 meta["stream_fingerprint"] = checkpoint.stream_fingerprint
+            if checkpoint.again is not None:
+                meta["again"] = checkpoint.again
             db.executemany(
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)", [(k, orjson.dumps(v).decode()) for k, v in meta.items()]
             )
