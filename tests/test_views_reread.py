@@ -140,3 +140,35 @@ def test_a_reading_again_from_0_reads_on_past_what_it_takes_back(tmp_path: Path)
     assert parts.reader.feed(file, FEED_STEP) == 0
     parts.shutdown()
     store.close()
+
+
+def test_a_kill_in_the_middle_of_a_reading_again_does_not_count_its_part_twice(tmp_path: Path) -> None:
+    """A file read again from 0 because its state does not load counts its lines once: the offset to
+    which the pipeline had counted it (``counted_to``) is saved with a checkpoint taken in the middle
+    of that reading, so a kill -9 then and a restart still take back what the new reading counts
+    up to there."""
+    path = tmp_path / "projects" / "-home-dev-shop" / "fresh.jsonl"
+    old = b"".join(cl.jsonl(segment(f"skill-{n}", "miss", iso_ago(2))) for n in range(40))
+    append(path, old)
+    config = config_of(tmp_path)
+    parts, store = opened(config)
+    read_everything(parts)
+    parts.shutdown()
+    store.close()
+    assert damage_parser_states(config.state_dir()) == 1
+    more = cl.jsonl(segment("skill-fresh", "hit", iso_ago(1)))
+    append(path, more)
+    parts, store = opened(config)
+    [file] = parts.reader.tailer.files.values()
+    part = len(old) // 3
+    assert parts.reader.feed(file, part) >= part  # a third of the old lines read again
+    assert parts.keeper.checkpoint()
+    store.close()  # killed: no shutdown, only the checkpoint remains
+    parts, store = opened(config)
+    read_everything(parts)
+    assert (parts.keeper.pipeline.lines, parts.keeper.pipeline.bytes) == (
+        (old + more).count(b"\n"),
+        len(old) + len(more),
+    )
+    parts.shutdown()
+    store.close()

@@ -65,6 +65,9 @@ class FilePositions(Protocol):
     def again(self) -> list[str]:
         """The followed streams reading a new version of a file read before (their segments replace)."""
 
+    def counted_to(self) -> dict[str, int]:
+        """The followed streams read again from 0 mid-way, and the offset they were counted to."""
+
 
 class Keeper:
     """The live fold, the state store, and what of them status and /metrics show."""
@@ -308,6 +311,7 @@ class Keeper:
                 retention=self.pruned_by,
                 stream_fingerprint=self.fingerprint_to_save,
                 again=self.files.again(),
+                counted_to=self.files.counted_to(),
             )
             self.store.save(checkpoint)
         except (Exception, RecursionError) as error:  # a full disk or a broken store must not stop reading

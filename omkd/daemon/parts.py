@@ -60,7 +60,7 @@ class Parts:
         if refiner is not None:
             refiner.deliver = reader.refined
         streams.again.update(restored.meta.again)  # new versions still being read
-        resume(reader, restored.files, keeper.outdated)
+        resume(reader, restored.files, keeper.outdated, restored.meta.counted_to)
         history = History(reader, keeper)
         if keeper.outdated:
             history.reread(OUTDATED)

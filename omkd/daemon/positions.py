@@ -44,6 +44,12 @@ class Positions:
         so that what they read after a restart still replaces (``LiveFold.apply``)."""
         return sorted(self._streams.again & self._tailer.files.keys())
 
+    def counted_to(self) -> dict[str, int]:
+        """The followed streams read again from 0 whose old reading the pipeline counted further than
+        the new one has come (``TrackedFile.counted_to``): saved with a checkpoint, so that after a
+        kill the rest of the reading again still takes back what was counted twice."""
+        return {sid: f.counted_to for sid, f in self._tailer.files.items() if f.counted_to}
+
     def holds_unsaved(self, stream_id: str) -> bool:
         return stream_id in self._dirty
 

@@ -21,9 +21,12 @@ TENTATIVE: Final = b'"tentative":true'
 """In a saved parser state (``engine/stream_state.py``), only where a segment's launch is unanswered."""
 
 
-def resume(reader: Reader, checkpoints: list[FileCheckpoint], outdated: bool = False) -> None:
+def resume(
+    reader: Reader, checkpoints: list[FileCheckpoint], outdated: bool = False, counted_to: dict[str, int] | None = None
+) -> None:
     """Pick up the files a checkpoint named (``restore.py``); ``outdated``: their parser states
-    were made by other rules or another omkd, and are never unpickled, never folded."""
+    were made by other rules or another omkd, and are never unpickled, never folded; ``counted_to``:
+    the files that were being read again from 0, and how far the pipeline had counted them."""
     stats = reader.stats
     if outdated:
         saved = [cp for cp in checkpoints if cp.state is not None]
@@ -39,9 +42,14 @@ def resume(reader: Reader, checkpoints: list[FileCheckpoint], outdated: bool = F
             reader.hand(processor, closing=True, stream=cp.stream_id)  # a new version closes as one
         reader.positions.dropped(cp.stream_id)
         log.info("stream_ended_while_stopped", path=cp.path, reason=why)
+    started = {file.stream_id for file in plan.started}
     for file in plan.started:
         reader.streams.again.add(file.stream_id)  # truncated or replaced while omkd was stopped
         reader.start(file)
+    for stream_id, offset in (counted_to or {}).items():  # a reading again from 0, killed mid-way
+        reading = reader.tailer.files.get(stream_id)
+        if reading is not None and stream_id not in started and offset > reading.read_offset:
+            reading.counted_to = offset
     stats.restored_files += plan.restored
     for file, path in plan.moved:
         stats.files_rotated += 1

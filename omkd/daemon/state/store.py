@@ -94,6 +94,8 @@ class StoreMeta:
     """What the saved parser states were made by (``streams.stream_fingerprint``; None: an older omkd)."""
     again: list[str] = field(default_factory=list)
     """Saved streams reading a new version of a file read before (``StreamStates.again``)."""
+    counted_to: dict[str, int] = field(default_factory=dict)
+    """Saved streams read again from 0 mid-way: the offset the pipeline had counted them to."""
 
 
 @dataclass(slots=True)
@@ -137,6 +139,7 @@ class Checkpoint:
     retention: float | None = None
     stream_fingerprint: str | None = None
     again: list[str] | None = None
+    counted_to: dict[str, int] | None = None
 
 
 def _counters_json(counters: AllTimeCounts) -> bytes:
@@ -218,6 +221,7 @@ class StateStore(SummaryQueries):
                 retention=float(retention) if isinstance(retention, int | float) else None,
                 stream_fingerprint=str(meta["stream_fingerprint"]) if "stream_fingerprint" in meta else None,
                 again=[str(x) for x in meta.get("again") or []],
+                counted_to={str(k): int(v) for k, v in (meta.get("counted_to") or {}).items()},
             ),
         )
         for row in db.execute(
@@ -334,8 +338,9 @@ class StateStore(SummaryQueries):
                 meta["retention"] = checkpoint.retention
             if checkpoint.stream_fingerprint is not None:
                 meta["stream_fingerprint"] = checkpoint.stream_fingerprint
-            if checkpoint.again is not None:
-                meta["again"] = checkpoint.again
+            for key in ("again", "counted_to"):
+                if (value := getattr(checkpoint, key)) is not None:
+                    meta[key] = value
             db.executemany(
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)", [(k, orjson.dumps(v).decode()) for k, v in meta.items()]
             )
