@@ -115,12 +115,10 @@ def opened(config: Config) -> tuple[Parts, StateStore]:
     return Parts.open(config, store, store.open(), ManualClock(wall=time.time())), store
 
 
-def test_a_reading_again_from_0_reads_on_past_what_it_takes_back(tmp_path: Path) -> None:
-    """A feed shorter than asked is a file's end to its callers (the scheduler drops the file until
-    the next rescan; a drain and the shutdown stop there): a grown file read again from 0 because
-    its state does not load reads on past the offset where it takes back what was counted."""
+def grown_after_its_state_broke(tmp_path: Path, old: bytes) -> tuple[Config, bytes]:
+    """A file ``old`` read to its end by a daemon's parts, its saved parser state then damaged and
+    the file grown by ``more``: (the config, ``more``)."""
     path = tmp_path / "projects" / "-home-dev-shop" / "fresh.jsonl"
-    old = cl.jsonl(segment("skill-fresh", "miss", iso_ago(2)))
     append(path, old)
     config = config_of(tmp_path)
     parts, store = opened(config)
@@ -130,6 +128,15 @@ def test_a_reading_again_from_0_reads_on_past_what_it_takes_back(tmp_path: Path)
     assert damage_parser_states(config.state_dir()) == 1
     more = cl.jsonl(segment("skill-fresh", "hit", iso_ago(1)))
     append(path, more)
+    return config, more
+
+
+def test_a_reading_again_from_0_reads_on_past_what_it_takes_back(tmp_path: Path) -> None:
+    """A feed shorter than asked is a file's end to its callers (the scheduler drops the file until
+    the next rescan; a drain and the shutdown stop there): a grown file read again from 0 because
+    its state does not load reads on past the offset where it takes back what was counted."""
+    old = cl.jsonl(segment("skill-fresh", "miss", iso_ago(2)))
+    config, more = grown_after_its_state_broke(tmp_path, old)
     parts, store = opened(config)
     [file] = parts.reader.tailer.files.values()
     assert parts.reader.feed(file, FEED_STEP) == len(old) + len(more)  # the whole file, not its old part
@@ -147,17 +154,8 @@ def test_a_kill_in_the_middle_of_a_reading_again_does_not_count_its_part_twice(t
     which the pipeline had counted it (``counted_to``) is saved with a checkpoint taken in the middle
     of that reading, so a kill -9 then and a restart still take back what the new reading counts
     up to there."""
-    path = tmp_path / "projects" / "-home-dev-shop" / "fresh.jsonl"
     old = b"".join(cl.jsonl(segment(f"skill-{n}", "miss", iso_ago(2))) for n in range(40))
-    append(path, old)
-    config = config_of(tmp_path)
-    parts, store = opened(config)
-    read_everything(parts)
-    parts.shutdown()
-    store.close()
-    assert damage_parser_states(config.state_dir()) == 1
-    more = cl.jsonl(segment("skill-fresh", "hit", iso_ago(1)))
-    append(path, more)
+    config, more = grown_after_its_state_broke(tmp_path, old)
     parts, store = opened(config)
     [file] = parts.reader.tailer.files.values()
     part = len(old) // 3
