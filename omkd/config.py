@@ -169,6 +169,12 @@ class Http(_Section):
     def port(self) -> int:
         return int(self.listen.rpartition(":")[2])
 
+    @property
+    def url(self) -> str:
+        """Where a client on this host reaches the daemon: a wildcard address on loopback."""
+        host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(self.host, self.host)  # noqa: S104 (read, not bound)
+        return f"http://{f'[{host}]' if ':' in host else host}:{self.port}"
+
 
 class Metrics(_Section):
     max_skills: int = Field(default=200, ge=1)

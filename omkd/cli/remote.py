@@ -96,13 +96,11 @@ def daemon_url(url: str | None, config_path: Path | None) -> str:
     from omkd.config import ConfigError, load_config  # deferred: pydantic, only when a config is named
 
     try:
-        http = load_config(config_path).http
+        return load_config(config_path).http.url
     except ConfigError as error:
         for problem in error.problems:
             click.echo(f"omkd: {error.source}: {problem}", err=True)
         sys.exit(EXIT_INPUT)
-    host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(http.host, http.host)  # noqa: S104 (read, not bound)
-    return f"http://{f'[{host}]' if ':' in host else host}:{http.port}"
 
 
 def url_options(command: Callable[..., None]) -> Callable[..., None]:

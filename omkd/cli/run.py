@@ -77,12 +77,12 @@ def check_config_command(path: Path) -> None:
     click.echo(f"{path}: ok (roots: {', '.join(str(r) for r in config.roots())}; listen: {config.http.listen})")
 
 
-def _config_listen(config_path: Path) -> str:
-    """The ``http.listen`` of the config the unit runs with (the default while it does not exist);
+def _config_url(config_path: Path) -> str:
+    """Where the daemon of the config the unit runs with is reached (the default while it does not exist);
     a config that does not load is named, and the unit is not written."""
     path = config_path.expanduser()
     try:
-        return load_config(path if path.exists() else None).http.listen
+        return load_config(path if path.exists() else None).http.url
     except ConfigError as error:
         click.echo(f"omkd install-unit: {error}", err=True)
         sys.exit(EXIT_CONFIG)
@@ -116,7 +116,7 @@ def install_unit_command(user: bool, print_only: bool, config_path: Path | None)
         user,
         unit.systemd_version(),
         getpass.getuser(),
-        _config_listen(config_path),
+        _config_url(config_path),
     )
     text = unit.render(plan)
     if print_only:

@@ -28,17 +28,14 @@ class UnitPlan:
     systemd_version: int | None
     run_as: str | None = None
     """The account a system unit runs as (a system unit reads that person's transcripts)."""
-    listen: str = f"127.0.0.1:{DEFAULT_PORT}"
-    """The config's ``http.listen``: the daemon serves its runbook there (``Documentation=``)."""
+    url: str = f"http://127.0.0.1:{DEFAULT_PORT}"
+    """Where the daemon is reached on this host (the config's ``Http.url``): it serves its runbook
+    there (``Documentation=``)."""
 
     @property
     def documentation(self) -> str:
-        """The runbook this daemon serves (``/runbook``: the README's Runbook), reachable from this
-        host: a wildcard listen address is reached on loopback."""
-        host, _, port = self.listen.rpartition(":")
-        if host in ("", "0.0.0.0", "::", "[::]"):  # noqa: S104 - a wildcard is not reached as itself
-            host = "127.0.0.1"
-        return f"http://{host}:{port}/runbook"
+        """The runbook this daemon serves (``/runbook``: the README's Runbook)."""
+        return f"{self.url}/runbook"
 
     @property
     def service_type(self) -> str:
