@@ -207,3 +207,38 @@ def test_test_path_answers_with_true_or_false() -> None:
     assert bash("Test-Path C:\\tools\\retry.exe", "False") == MISS
     assert bash("Test-Path C:\\tools\\retry.exe", "True") == {}
     assert bash("if (Test-Path build) { Remove-Item build -Recurse -Force }", "") == {}
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "output", "is_error"),
+    [
+        ("Grep", {"pattern": "retryPolicy", "type": "tsx"}, "No files found", False),
+        ("Grep", {"pattern": "retryPolicy", "type": "ts,tsx", "output_mode": "content"}, "No matches found", False),
+        ("Grep", {"pattern": "retryPolicy", "type": "tsx"}, "unrecognized file type: tsx", True),
+        ("Bash", {"command": "rg -t tsx retryPolicy src/ 2>/dev/null"}, "Exit code 2", True),
+        ("Bash", {"command": "rg --type=tsx retryPolicy src/"}, "Exit code 2\nunrecognized file type: tsx", True),
+        ("Bash", {"command": "rg -Ttsx retryPolicy src/ | head"}, "", False),
+    ],
+    ids=["Grep tsx", "Grep list of types", "Grep error", "rg -t hidden", "rg --type=", "rg -T joined"],
+)
+def test_a_file_type_ripgrep_does_not_know_is_a_fault_not_a_miss(
+    tool: str, tool_input: dict[str, Any], output: str, is_error: bool
+) -> None:
+    """ripgrep refuses a type name it does not know (``tsx``: ``ts`` covers ``*.tsx``), so the search never
+    ran; some Claude Code versions answer such a Grep with a plain "No files found"."""
+    assert overall_signals(one_call(tool, tool_input, output, is_error=is_error)) == {}
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("Grep", {"pattern": "retryPolicy", "type": "ts"}),
+        ("Grep", {"pattern": "retryPolicy", "type": "python"}),  # ripgrep 14's alias of py
+        ("Bash", {"command": "rg -tpy retry_policy src/"}),
+        ("Bash", {"command": "rg --type ts retryPolicy src/"}),
+    ],
+    ids=["Grep ts", "Grep python", "rg -tpy", "rg --type ts"],
+)
+def test_a_known_file_type_that_finds_nothing_is_a_miss(tool: str, tool_input: dict[str, Any]) -> None:
+    output = "No files found" if tool == "Grep" else ""
+    assert overall_signals(one_call(tool, tool_input, output)) == MISS

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from omkd.engine import patterns, shell, shell_forms, shell_rules
+from omkd.engine import patterns, ripgrep_types, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.signals import Outcome, Verdict, collapse
 
@@ -100,8 +100,11 @@ def judge(call: ToolCall, result: ToolResult, extra_search_tools: frozenset[str]
 def _judge_search(call: ToolCall, result: ToolResult, name: str, rule: patterns.SearchRule) -> Verdict:
     key = first_input(call, rule.input_keys) if rule.input_keys else collapse(str(call.input), 200)
     given = rule.user_given
-    if patterns.REGEX_FAULT_TEXT in result.text[: patterns.NOT_GAP_SEARCH_CHARS]:
+    head = result.text[: patterns.NOT_GAP_SEARCH_CHARS]
+    if patterns.REGEX_FAULT_TEXT in head:
         return Verdict(Outcome.FAILED, key, rule=f"{name}.regex_fault")
+    if patterns.UNKNOWN_TYPE_TEXT in head:
+        return Verdict(Outcome.FAILED, key, rule=f"{name}.unknown_type")
     if result.is_error:
         if rule.fault_errors and _head_has(result, rule.fault_errors):
             return Verdict(Outcome.FAILED, key, rule=f"{name}.fault")
@@ -109,8 +112,12 @@ def _judge_search(call: ToolCall, result: ToolResult, name: str, rule: patterns.
             return Verdict(Outcome.MISSED, key, given, rule=f"{name}.error")
         return Verdict(Outcome.FAILED, key, rule=f"{name}.fault")
     empty = bool(rule.empty_prefixes and result.text.startswith(rule.empty_prefixes))
-    if (empty or _empty_count(rule, result)) and name == "Grep" and _unrunnable(key):
-        return Verdict(Outcome.FAILED, key, rule="Grep.regex_unsupported")
+    if (empty or _empty_count(rule, result)) and name == "Grep":
+        if _unrunnable(key):
+            return Verdict(Outcome.FAILED, key, rule="Grep.regex_unsupported")
+        if _unknown_type(call.input.get("type")):
+            # ripgrep refused the type; some Claude Code versions answer "No files found"
+            return Verdict(Outcome.FAILED, key, rule="Grep.unknown_type")
     if empty:
         return Verdict(Outcome.MISSED, key, given, rule=f"{name}.empty_text")
     if _empty_count(rule, result):
@@ -134,6 +141,8 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
         return Verdict(Outcome.FAILED, key, rule="shell.syntax_error")
     if patterns.REGEX_FAULT_TEXT in output or any(_stage_unrunnable(stage) for stage in parsed.searches):
         return Verdict(Outcome.FAILED, key, rule="shell.regex_unsupported")
+    if patterns.UNKNOWN_TYPE_TEXT in output or any(_stage_unknown_type(stage) for stage in parsed.searches):
+        return Verdict(Outcome.FAILED, key, rule="shell.unknown_type")
     if any(shell_forms.probe_missed(probe, output) for _, probe in parsed.probes) and not (
         len(parsed.probes) > 1 and shell_forms.answered(parsed.probes, output)
     ):  # probes of alternatives (``powershell --version; pwsh --version``) are one question
@@ -183,6 +192,28 @@ def _stage_unrunnable(stage: shell.Stage) -> bool:
     if stage.program != "rg" or any(a in patterns.PCRE_FLAGS or a.startswith("--engine=pcre") for a in stage.args):
         return False
     return any(_unrunnable(a) for a in stage.args if not a.startswith("-"))
+
+
+def _unknown_type(value: object) -> bool:
+    """A file type ripgrep does not know (``tsx``, ``ts,tsx``): it refuses to search."""
+    return isinstance(value, str) and bool(value) and value not in ripgrep_types.KNOWN
+
+
+def _stage_unknown_type(stage: shell.Stage) -> bool:
+    """An ``rg`` stage naming a file type ripgrep does not know (``-t tsx``, ``--type=tsx``)."""
+    if stage.program != "rg":
+        return False
+    args = stage.args
+    for i, arg in enumerate(args):
+        if arg in patterns.TYPE_FLAGS:
+            if i + 1 < len(args) and _unknown_type(args[i + 1]):
+                return True
+        elif arg.startswith(("--type=", "--type-not=")):
+            if _unknown_type(arg.split("=", 1)[1]):
+                return True
+        elif arg[:2] in ("-t", "-T") and len(arg) > 2 and not arg.startswith("--") and _unknown_type(arg[2:]):
+            return True
+    return False
 
 
 def _stdout_empty(result: ToolResult) -> bool:

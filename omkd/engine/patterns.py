@@ -60,6 +60,11 @@ REFUSED_ANY_CASE: Final = re.compile(r"input ?validation ?error", re.IGNORECASE)
 """Any ``Input validation error`` (any case, any wording after it) is a harness refusal."""
 REGEX_FAULT_TEXT: Final = "regex parse error"
 """ripgrep could not compile the pattern: a fault of the search, in any output, never a miss."""
+UNKNOWN_TYPE_TEXT: Final = "unrecognized file type"
+"""ripgrep did not know the file type it was given (``rg -t tsx``): the search never ran, a fault
+(``ripgrep_types.py``)."""
+TYPE_FLAGS: Final = ("-t", "--type", "-T", "--type-not")
+"""ripgrep's flags that name a file type, as a word of their own or joined (``-tpy``, ``--type=py``)."""
 LOOK_AROUND: Final = re.compile(r"\(\?<?[=!]|\\[1-9]")
 """Look-around (``(?=``, ``(?!``, ``(?<=``, ``(?<!``) and back-references (``\\1``…): ripgrep (behind
 Claude Code's Grep and ``rg`` without ``-P``) cannot run them, and some Claude Code versions answer

@@ -50,7 +50,7 @@ SIGNALS: Final[tuple[SignalKind, ...]] = (
         "failed_search", 1.0, "strong", "A tool call looked for something and found nothing.",
         ("failed_search", "deduplicated", "user_given", "verify_absence", "found", "not_a_search", "tool_fault",
          "cancelled", "harness_refused"),
-        "omkd.engine.calls", ("omkd.engine.patterns", "omkd.engine.shell_rules"),
+        "omkd.engine.calls", ("omkd.engine.patterns", "omkd.engine.shell_rules", "omkd.engine.ripgrep_types"),
     ),
     SignalKind(
         "repeated_failure", 1.0, "strong", "The same kind of search failed three or more times in a row.",
