@@ -297,6 +297,28 @@ def test_a_search_for_a_name_the_person_asked_for_is_user_given() -> None:
     assert health_of(report, "general").user_given_misses == 4
 
 
+@pytest.mark.parametrize(
+    ("prompt", "command"),
+    [
+        ("read docs/retry-policy.md first", "cat docs/retry-policy.md"),
+        ("the spec is in ./Use cases/UC-01.md", "sed -n '1,80p' 'Use cases/UC-01.md'"),
+        ("see /home/dev/shop/docs/retry-policy.md", "head -40 docs/retry-policy.md"),
+    ],
+    ids=["relative path", "path with a space", "absolute path typed, read relative to the cwd"],
+)
+def test_a_shell_read_of_a_path_the_person_gave_is_user_given(prompt: str, command: str) -> None:
+    """``cat``/``sed -n``/``head`` of a path the person typed (absolute, or relative to the cwd) reads
+    as ``Read`` does: the person's file is missing, not the knowledge (spec §3.1)."""
+    t = Transcript()
+    t.prompt(prompt)
+    t.skill("http-client")
+    path = command.rsplit(" ", 1)[-1].strip("'")
+    t.call("Bash", {"command": command}, f"cat: {path}: No such file or directory", detail=bash_detail())
+    report = report_of(t)
+    assert signal_counts(report.overall) == {}
+    assert health_of(report, "http-client").user_given_misses == 1
+
+
 # --- §3.1 failed_search: Bash / PowerShell probes ---------------------------------------------
 
 NO_MATCH = bash_detail(interpretation="No matches found")

@@ -180,7 +180,10 @@ class CallTracker:
         if verdict.user_given == patterns.URL_GIVEN:
             return bool(verdict.search_key) and verdict.search_key in self._typed_text()
         typed = self._typed_text()
-        return any(_mentions(typed, name) for name in judge.search_targets(call))
+        if any(_mentions(typed, name) for name in judge.search_targets(call)):
+            return True
+        # a shell reader (``cat``, ``sed -n``, ``head``) of a path the person typed reads as Read does
+        return any(self._typed_path(path, cwd) for path in judge.read_paths(call))
 
     def _typed_text(self) -> str:
         """The kept prompts as one text, joined by a newline (which no name holds and which stands
@@ -207,7 +210,10 @@ class CallTracker:
             relative = path[len(cwd.rstrip("/\\")) + 1 :]
             forms.update({relative, "./" + relative})
         elif not (path.startswith("/") or _WINDOWS_PATH.match(path)):
-            forms.add(path.removeprefix("./"))  # a relative read: the same relative path typed
+            relative = path.removeprefix("./")  # a relative read: the same relative path typed,
+            forms.update({relative, "./" + relative})
+            if cwd:  # or the path it resolves to
+                forms.add(absolute(path, cwd))
         typed = self._typed_text()
         return any(_mentions(typed, form) for form in forms)
 
