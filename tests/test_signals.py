@@ -319,6 +319,31 @@ def test_a_shell_read_of_a_path_the_person_gave_is_user_given(prompt: str, comma
     assert health_of(report, "http-client").user_given_misses == 1
 
 
+@pytest.mark.parametrize(
+    ("prompt", "pattern", "given"),
+    [
+        ("you forgot to add sitemap.ts", "**/sitemap*", True),
+        ("where is src/RetryPolicy.tsx?", "**/*RetryPolicy*.{ts,tsx}", True),
+        ("add a sitemap to the site", "**/sitemap*", False),  # a plain word, not a name
+        ("fix app.tsx please", "**/*.tsx", False),  # every file of a kind, not one the person named
+        ("you forgot to add sitemap.ts", "**/robots*", False),
+    ],
+    ids=["prefix", "infix and braces", "plain word", "extension only", "another name"],
+)
+def test_a_glob_with_wildcards_for_a_name_the_person_typed_is_user_given(
+    prompt: str, pattern: str, given: bool
+) -> None:
+    """A Glob whose file-name pattern would have found a name the person typed looked for the person's
+    file: its miss is ``user_given``, not a gap (spec §3.1)."""
+    t = Transcript()
+    t.prompt(prompt)
+    t.skill("web")
+    t.glob_miss(pattern)
+    report = report_of(t)
+    assert signal_counts(report.overall) == ({} if given else {"failed_search": 1})
+    assert health_of(report, "web").user_given_misses == int(given)
+
+
 # --- §3.1 failed_search: Bash / PowerShell probes ---------------------------------------------
 
 NO_MATCH = bash_detail(interpretation="No matches found")

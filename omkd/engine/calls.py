@@ -182,6 +182,9 @@ class CallTracker:
         typed = self._typed_text()
         if any(_mentions(typed, name) for name in judge.search_targets(call)):
             return True
+        shape = judge.search_shape(call)
+        if shape is not None and judge.names_a_typed_name(shape, typed):
+            return True
         # a shell reader (``cat``, ``sed -n``, ``head``) of a path the person typed reads as Read does
         return any(self._typed_path(path, cwd) for path in judge.read_paths(call))
 
