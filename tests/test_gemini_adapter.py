@@ -67,6 +67,10 @@ def one_call(call: dict[str, object], prompt: str = "find the thing") -> GeminiC
                      1, 1, id="list-missing"),
         pytest.param(tool_call("list_directory", {"path": "."}, error="Path must be absolute: .", status="error"),
                      0, 1, id="list-bad-path"),
+        pytest.param(tool_call("list_directory", {"dir_path": "/p/app"}, "Directory /p/app is empty."),
+                     0, 0, id="list-empty"),  # a project not yet started: looked at, nothing sought
+        pytest.param(tool_call("list_directory", {"dir_path": "/p/venv"}, "Directory listing for /p/venv:\n[DIR] bin"),
+                     0, 0, id="list-found"),
         pytest.param(tool_call("run_shell_command", {"command": "grep -rn retry_budget src"},
                                "Command: grep -rn retry_budget src\nDirectory: (root)\nOutput: (empty)\nError: (none)\n"
                                "Exit Code: 1\nSignal: 0\nBackground PIDs: (none)\nProcess Group PGID: 42"),

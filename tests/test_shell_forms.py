@@ -242,3 +242,25 @@ def test_a_file_type_ripgrep_does_not_know_is_a_fault_not_a_miss(
 def test_a_known_file_type_that_finds_nothing_is_a_miss(tool: str, tool_input: dict[str, Any]) -> None:
     output = "No files found" if tool == "Grep" else ""
     assert overall_signals(one_call(tool, tool_input, output)) == MISS
+
+
+@pytest.mark.parametrize("is_error", [False, True])
+def test_rg_whose_filter_left_no_file_to_search_missed(is_error: bool) -> None:
+    """``rg -g '*.ps1' retry``: "No files were searched" is ripgrep's own answer that no file of that
+    kind is there, as Glob's "No files found" is."""
+    output = (
+        "No files were searched, which means ripgrep probably applied a filter you didn't expect.\n"
+        "Running with --debug will show why files are being skipped."
+    )
+    assert (
+        bash("rg -n retry_policy -g '*.ps1'", ("Exit code 1\n" if is_error else "") + output, is_error=is_error) == MISS
+    )
+
+
+def test_a_toolsearch_for_tools_that_are_not_there_is_a_miss() -> None:
+    """Claude Code's ToolSearch of its deferred tools answers a guessed tool name it does not have with
+    "No matching deferred tools found"; one that finds a tool answers with its reference."""
+    query = {"query": "select:mcp__seo__getDomainKeywords"}
+    assert overall_signals(one_call("ToolSearch", query, "No matching deferred tools found")) == MISS
+    found = [{"type": "tool_reference", "tool_name": "WebFetch"}]
+    assert overall_signals(one_call("ToolSearch", {"query": "fetch a web page"}, found)) == {}

@@ -143,6 +143,9 @@ SEARCH_RULES: Final[dict[str, SearchRule]] = {
         empty_prefixes=("No search results or information found",),  # Gemini CLI's google_web_search
         empty_result_is_miss=True,
     ),
+    "ToolSearch": SearchRule(  # Claude Code's search of its deferred tools: a guessed tool name not there
+        input_keys=("query",), empty_prefixes=("No matching deferred tools found",)
+    ),
     "WebFetch": SearchRule(
         input_keys=("url",),
         miss_errors=("status code 404", "status code 410"),

@@ -76,7 +76,10 @@ SHELL_RULE: Final = ShellRule(
         r"|.*: cannot access .*: No such file or directory"
         r"|which: no \S+ in \(.*\)"
         r"|(?:.*: )?\S+: not found"
-        r"|.*Cannot find path .* because it does not exist\.?)$"
+        r"|.*Cannot find path .* because it does not exist\.?"
+        # ripgrep when its -g/-t filter left no file to search: nothing of that kind is there
+        r"|No files were searched, which means ripgrep probably applied a filter you didn't expect\."
+        r"|Running with --debug will show why files are being skipped\.)$"
     ),
     exit_code_line=re.compile(r"^Exit code (\d+)$"),
     not_run_codes=frozenset({126, 127}),
