@@ -264,3 +264,15 @@ def test_a_toolsearch_for_tools_that_are_not_there_is_a_miss() -> None:
     assert overall_signals(one_call("ToolSearch", query, "No matching deferred tools found")) == MISS
     found = [{"type": "tool_reference", "tool_name": "WebFetch"}]
     assert overall_signals(one_call("ToolSearch", {"query": "fetch a web page"}, found)) == {}
+
+
+@pytest.mark.parametrize(
+    "command",
+    ['pkill -f litellm; sleep 1; grep -E "Uvicorn running" /tmp/litellm.log', "find / -name 'retry*.yaml'"],
+    ids=["pkill -f killed its own shell", "killed at a timeout"],
+)
+def test_a_search_killed_by_a_signal_never_answered(command: str) -> None:
+    """Exit code 144 or 143 is 128 + a signal: the shell was killed before the search answered (a
+    fault), unlike grep's exit code 1, which is its answer."""
+    assert bash(command, "Exit code 144", is_error=True) == {}
+    assert bash(command, "Exit code 1", is_error=True) == MISS

@@ -163,6 +163,8 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
     if result.is_error:
         if code in rule.not_run_codes:
             return Verdict(Outcome.FAILED, key, rule="shell.not_run")
+        if code is not None and code > rule.killed_above:
+            return Verdict(Outcome.FAILED, key, rule="shell.killed")
         if code in rule.no_lines_codes and _stdout_empty(result) and shell.ends_in(parsed, rule.line_selectors):
             # grep and rg exit 1 when no line matched (errors are 2), and nothing came out on
             # stdout: what the shell printed on stderr (a login profile's complaint) is not a hit

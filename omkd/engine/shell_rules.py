@@ -34,6 +34,8 @@ class ShellRule:
     command prints itself: ``… || echo TEXT`` after a search hides its miss when TEXT is printed,
     and an output made only of the command's own headers means its searches printed nothing.
     ``syntax_errors``: the shell's own complaints (the agent's typo, not a missing thing).
+    ``killed_above``: an exit code above it is 128 + a signal: the command was killed (a timeout,
+    ``pkill -f`` matching its own shell) before it answered — a fault, whatever it printed.
     """
 
     programs: frozenset[str]
@@ -51,6 +53,7 @@ class ShellRule:
     no_lines_codes: frozenset[int]
     fallbacks: frozenset[str]
     syntax_errors: tuple[str, ...]
+    killed_above: int
 
 
 POWERSHELL_ERROR_RECORD: Final = re.compile(
@@ -83,6 +86,7 @@ SHELL_RULE: Final = ShellRule(
     ),
     exit_code_line=re.compile(r"^Exit code (\d+)$"),
     not_run_codes=frozenset({126, 127}),
+    killed_above=128,
     line_selectors=frozenset({"grep", "egrep", "fgrep", "rg"}),
     no_lines_codes=frozenset({1}),
     fallbacks=frozenset({"echo", "printf"}),
