@@ -108,6 +108,24 @@ def test_an_idle_segment_settles_and_counts_only_its_growth_afterwards() -> None
 
 
 @pytest.mark.engine
+def test_an_outcome_revised_after_settling_stays_where_it_was_counted() -> None:
+    """Settled idle as dropped; its file is appended after the pause and the miss is found: recovered.
+    A counter cannot take the dropped back, so the segment (and its anchor) stays counted as dropped:
+    the five outcomes still sum to the lookup-gap segments. A second anchor found later adds itself."""
+    live = live_fold()
+    live.apply(summary(DROPPED, T0 + 10))
+    live.settle_idle(T0 + 11)
+    live.apply(summary(RECOVERED, T0 + 100, open_=False))
+    assert settled_counts(live) == DROPPED
+    two = {**RECOVERED, "episodes_failed_search_recovered": 2}
+    live.apply(summary(two, T0 + 200, open_=False))
+    assert settled_counts(live) == {**DROPPED, "episodes_failed_search_recovered": 1}
+    counters = live.counters[BASE.row]
+    outcomes = sum(counters.figure(f"outcome_{o}") for o in ("recovered", "created", "asked", "dropped", "proceeded"))
+    assert outcomes == counters.figure("lookup_gap_segments") == 1
+
+
+@pytest.mark.engine
 def test_a_restored_fold_does_not_count_twice_and_counts_what_was_never_settled() -> None:
     first = live_fold()
     closed = summary(DROPPED, T0 + 10, open_=False, key="closed")

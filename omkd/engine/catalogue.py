@@ -34,6 +34,10 @@ class Figure:
     settled: bool = False
     """Provisional while its segment is open (an outcome of spec §8, decided as the stream's end where
     it was read to would decide it): its counter counts a segment once it is settled (``settle``)."""
+    partition: bool = False
+    """One member of a partition by ``outcome``: the figures of its counter with the same other labels
+    split one count between them (a segment by its worst outcome, an anchor by its outcome), so an
+    outcome revised after it was counted moves nothing there (``settle``)."""
 
 
 def figure(
@@ -45,9 +49,11 @@ def figure(
     labels: tuple[tuple[str, str], ...] = (),
     default: float = 0,
     settled: bool = False,
+    partition: bool = False,
 ) -> Any:
     """A catalogue field (see ``figures``' docstring)."""
-    return field(default=default, metadata={FIGURE: Figure(of, counter, gauge, report, labels, settled)})
+    spec = Figure(of, counter, gauge, report, labels, settled, partition)
+    return field(default=default, metadata={FIGURE: spec})
 
 
 def tally(name: str) -> Callable[[SegmentSummary], float]:

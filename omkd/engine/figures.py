@@ -60,13 +60,15 @@ def _outcome(outcome: str) -> Any:
     """One outcome's count of the partition of lookup-gap segments (spec §8.6)."""
     counter, gauge = OUTCOME_SEGMENTS
     labels = (("outcome", outcome),)
-    return figure(tally(f"outcome_{outcome}"), counter=counter, gauge=gauge, labels=labels, settled=True)
+    return figure(
+        tally(f"outcome_{outcome}"), counter=counter, gauge=gauge, labels=labels, settled=True, partition=True
+    )
 
 
 def _episodes(anchor: str, outcome: str) -> Any:
     """Anchors of one kind (``failed_search``, ``hedging``) and outcome, counted per anchor."""
     labels = (("anchor", anchor), ("outcome", outcome))
-    return figure(tally(f"episodes_{anchor}_{outcome}"), counter=EPISODES, labels=labels, settled=True)
+    return figure(tally(f"episodes_{anchor}_{outcome}"), counter=EPISODES, labels=labels, settled=True, partition=True)
 
 
 @dataclass(slots=True)

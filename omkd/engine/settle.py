@@ -6,7 +6,8 @@ counter never falls, so the figures an outcome can revise (``Figure.settled``: `
 segment only once it is *settled*: closed (a later segment began in its stream, or the stream ended)
 or idle (its last record older than ``segments.idle_close`` before now: what a report no longer
 calls open). A settled segment that grows again (its file appended after an idle pause; a failed
-launch undone) adds only what exceeds what was counted of it, figure by figure: what was counted is
+launch undone) adds only what exceeds what was counted of it, figure by figure — and within a partition
+by outcome only as far as the partition's total grew (``within_partitions``): what was counted is
 kept by segment key (``CountedBook``), saved with the counters, forgotten with the segment. The
 window gauges show the provisional figures at once.
 """
@@ -20,6 +21,20 @@ from omkd.engine.summary import SegmentSummary
 
 SETTLED = tuple((name, spec) for name, spec in COUNTED if spec.settled)
 """The counter figures counted once a segment is settled."""
+
+
+def _partitions() -> dict[str, tuple[str, ...]]:
+    """Each partition member's figures (``Figure.partition``): same counter, same labels but ``outcome``."""
+    families: dict[tuple[object, ...], list[str]] = {}
+    for name, spec in SETTLED:
+        if spec.partition:
+            others = tuple(label for label in spec.labels if label[0] != "outcome")
+            families.setdefault((spec.counter, others), []).append(name)
+    return {name: tuple(members) for members in families.values() for name in members}
+
+
+PARTITION_OF = _partitions()
+"""A partition member's name -> its partition's members, in the catalogue's order."""
 
 Counted: TypeAlias = tuple[str, tuple[tuple[str, int], ...]]
 """What the counters counted of one segment: its row, and each settled figure's value (not 0)."""
@@ -85,9 +100,14 @@ class Settler:
             return {}
         held = None if new else self.book.get(key)
         before = dict(held[1]) if held is not None and held[0] == row else {}
-        grown = {name: value - before.get(name, 0) for name, value in now.items() if value > before.get(name, 0)}
+        grown = within_partitions(
+            before,
+            now,
+            {name: value - before.get(name, 0) for name, value in now.items() if value > before.get(name, 0)},
+        )
         if grown or (held is not None and held[0] != row):
-            self.book.put(key, (row, tuple(sorted((before | grown_to(before, now)).items()))))
+            counted = before | {name: before.get(name, 0) + more for name, more in grown.items()}
+            self.book.put(key, (row, tuple(sorted(counted.items()))))
         return grown
 
     def assume(self, summary: SegmentSummary) -> None:
@@ -119,6 +139,30 @@ class Settler:
         """The segment is forgotten (pruned, or no longer cut): what was counted of it too."""
         self.waiting.pop(key, None)
         self.book.put(key, None)
+
+
+def within_partitions(before: dict[str, int], now: dict[str, int], grown: dict[str, int]) -> dict[str, int]:
+    """``grown`` with each partition's members growing together only as far as the partition's total
+    grew. A counter cannot take a count back: a segment (an anchor) counted as ``dropped`` whose outcome
+    is revised to ``recovered`` after it settled stays counted as dropped, so the five outcomes still
+    sum to the lookup-gap segments (the window gauges show the revised outcome)."""
+    kept = dict(grown)
+    done: set[tuple[str, ...]] = set()
+    for name in grown:
+        members = PARTITION_OF.get(name)
+        if members is None or members in done:
+            continue
+        done.add(members)
+        allowance = sum(now.get(m, 0) for m in members) - sum(before.get(m, 0) for m in members)
+        for member in members:
+            if member in kept:
+                take = min(kept[member], max(0, allowance))
+                allowance -= take
+                if take:
+                    kept[member] = take
+                else:
+                    del kept[member]
+    return kept
 
 
 def grown_to(before: dict[str, int], now: dict[str, int]) -> dict[str, int]:
