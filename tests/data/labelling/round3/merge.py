@@ -83,6 +83,9 @@ def main() -> None:
     if sys.argv[1] == "--more":
         merge_more(Path(sys.argv[2]))
         return
+    if sys.argv[1] == "--calls-more":
+        merge_calls_more(Path(sys.argv[2]))
+        return
     work = Path(sys.argv[1])
     calls = merge(work, "calls", ["callsA", "callsB", "callsC"], ("label",))
     write(DATA / "real2_tool_calls.jsonl", calls)
@@ -118,6 +121,41 @@ def merge_more(more: Path) -> None:
             added.append({**base, **labels, "stratum": drawn[row["id"]]["stratum"],
                           "weight": drawn[row["id"]]["weight"], "labeller": chunk, "draw": 2})  # fmt: skip
     write(target, first + added)
+
+
+def merge_calls_more(more: Path) -> None:
+    """Add the second draw of Codex and Gemini calls (``sample_calls_more.py``, labelled by one more
+    labeller in the chunks ``out/chunk*.labels.jsonl``) to ``real2_tool_calls.jsonl``, and give every
+    row of a stratum drawn from again its weight over both draws: the stratum's population over the
+    rows of that stratum in the whole set.
+
+        python3 tests/data/labelling/round3/merge.py --calls-more WORK_DIR_OF_THE_SECOND_DRAW
+    """
+    target = DATA / "real2_tool_calls.jsonl"
+    first = load(target)
+    drawn = {row["id"]: row for row in load(more / "calls_more.jsonl")}
+    population = json.loads((more / "call_strata.json").read_text(encoding="utf-8"))
+    added: list[dict[str, Any]] = []
+    for chunk in sorted((more / "out").glob("chunk*.labels.jsonl")):
+        for row in load(chunk):
+            base = {k: v for k, v in drawn[row["id"]].items()
+                    if k not in ("prompts_before", "text_before", "calls_before", "result", "input")}  # fmt: skip
+            labels: dict[str, Any] = {k: row[k] for k in ("label", "reason", "doubt") if k in row}
+            added.append({**base, **labels, "labeller": "calls2", "draw": 2})
+    if {row["id"] for row in added} != set(drawn) or len(added) != len(drawn):
+        raise SystemExit(f"{more}: the labels do not cover the draw one for one")
+    rows = first + added
+    if len({row["id"] for row in rows}) != len(rows):
+        raise SystemExit("duplicate ids after the merge")
+    counts = Counter(row["stratum"] for row in rows)
+    again = {row["stratum"] for row in added}
+    for row in rows:
+        if row["stratum"] in again:
+            row["weight"] = round(population[row["stratum"]] / counts[row["stratum"]], 4)
+    write(target, rows)
+    for stratum in sorted(again):
+        print(f"{stratum}: population {population[stratum]}, rows {counts[stratum]}, weight "
+              f"{population[stratum] / counts[stratum]:.4f}")  # fmt: skip
 
 
 if __name__ == "__main__":
