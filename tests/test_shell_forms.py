@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.transcript_builder import Transcript, bash_detail, health_of, overall_signals, report_of
+from tests.transcript_builder import Transcript, bash_detail, gaps_of, health_of, overall_signals, report_of
 
 pytestmark = pytest.mark.engine
 
@@ -276,3 +276,41 @@ def test_a_search_killed_by_a_signal_never_answered(command: str) -> None:
     fault), unlike grep's exit code 1, which is its answer."""
     assert bash(command, "Exit code 144", is_error=True) == {}
     assert bash(command, "Exit code 1", is_error=True) == MISS
+
+
+def powershell(command: str, output: str, *, is_error: bool = False) -> dict[str, int]:
+    return overall_signals(one_call("PowerShell", {"command": command}, output, is_error=is_error))
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "is_error"),
+    [
+        ("Select-String -Path src\\*.ps1 -Pattern RetryPolicy", "(PowerShell completed with no output)", False),
+        ("Get-ChildItem -Recurse | Select-String RetryPolicy", "(PowerShell completed with no output)", False),
+        ("sls RetryPolicy *.ps1", "", False),
+        ("findstr /s /i RetryPolicy *.cs", "Exit code 1", True),
+        ("Get-ChildItem C:\\tools -Recurse -Filter retry.exe", "(PowerShell completed with no output)", False),
+    ],
+    ids=["Select-String", "piped Select-String", "sls", "findstr", "Get-ChildItem, nothing printed"],
+)  # fmt: skip
+def test_powershell_and_cmd_searches_that_print_nothing_missed(command: str, output: str, is_error: bool) -> None:
+    """PowerShell's ``Select-String`` (``sls``) and cmd's ``findstr`` search content as grep does, and the
+    PowerShell tool's "(PowerShell completed with no output)" is an empty output, as Bash's is. The
+    pattern (spec §6) is what they looked for."""
+    report = report_of(one_call("PowerShell", {"command": command}, output, is_error=is_error))
+    (gap,) = gaps_of(report)
+    assert gap.evidence["pattern"] == ("C:\\tools" if "Get-ChildItem C:" in command else "RetryPolicy")
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ("Select-String -Path src\\*.ps1 -Pattern RetryPolicy", "src\\client.ps1:12:$RetryPolicy = 3"),
+        ("Select-String -Path access.log -Pattern ' 200 ' -NotMatch", "(PowerShell completed with no output)"),
+        ('findstr /v /c:" 200 " access.log', ""),
+        ("git config --local user.name dev", "(PowerShell completed with no output)"),
+    ],
+    ids=["found", "-NotMatch filters", "findstr /v filters", "not a search"],
+)
+def test_powershell_and_cmd_searches_that_found_or_only_filter_are_no_miss(command: str, output: str) -> None:
+    assert powershell(command, output) == {}

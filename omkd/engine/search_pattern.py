@@ -26,6 +26,35 @@ _VALUE_FLAGS: Final = frozenset(
 )  # fmt: skip
 _NAME_FLAGS: Final = frozenset({"-name", "-iname", "-path", "-ipath", "-regex", "-iregex"})
 _TARGET_PROGRAMS: Final = frozenset({"which", "type", "where", "where.exe", "locate"})
+_SELECT_STRING: Final = frozenset({"Select-String", "sls"})
+_SELECT_STRING_VALUES: Final = frozenset(
+    {"-path", "-literalpath", "-include", "-exclude", "-encoding", "-context", "-culture", "-inputobject"}
+)
+"""Select-String's parameters that take a value (PowerShell's names are case-insensitive)."""
+
+
+def _powershell_pattern(args: list[str]) -> str | None:
+    """Select-String's ``-Pattern`` value, or its first positional argument."""
+    for i, arg in enumerate(args[:-1]):
+        if arg.lower() == "-pattern":
+            return args[i + 1]
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg.startswith("-"):
+            skip = arg.lower() in _SELECT_STRING_VALUES
+        else:
+            return arg
+    return None
+
+
+def _findstr_pattern(args: list[str]) -> str | None:
+    """findstr's ``/C:text`` (a literal), or its first argument that is not an option."""
+    for arg in args:
+        if arg[:3].lower() == "/c:":
+            return arg[3:]
+    return next((arg for arg in args if not arg.startswith("/")), None)
 
 
 def normalised(path: str, cwd: str | None) -> str:
@@ -66,6 +95,10 @@ def _stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
                 continue
             return arg
         return None
+    if program in _SELECT_STRING:
+        return _powershell_pattern(args)
+    if program == "findstr":
+        return _findstr_pattern(args)
     if program in ("find", "fd"):
         names = [args[i + 1] for i, a in enumerate(args[:-1]) if a in _NAME_FLAGS]
         if names:

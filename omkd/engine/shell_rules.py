@@ -63,7 +63,8 @@ POWERSHELL_ERROR_RECORD: Final = re.compile(
 wrapped continuations): part of the message it follows, never output of its own."""
 SHELL_TOOLS: Final = frozenset({"Bash", "PowerShell"})
 SHELL_RULE: Final = ShellRule(
-    programs=frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "locate", "which", "type"}),
+    programs=frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "locate", "which", "type"})
+    | frozenset({"Select-String", "sls", "findstr"}),  # PowerShell's and cmd's content searches
     subcommands=frozenset({("git", "grep"), ("command", "-v")}),
     path_programs=frozenset(
         {"ls", "cat", "head", "tail", "sed", "dir", "Get-ChildItem", "Get-Content", "stat", "tree"}
@@ -72,7 +73,7 @@ SHELL_RULE: Final = ShellRule(
     editing_flags=frozenset({"-i", "--in-place"}),
     test_programs=frozenset({"test", "[", "[["}),
     test_flags=frozenset({"-e", "-f", "-d"}),
-    empty_outputs=frozenset({"", "(Bash completed with no output)"}),
+    empty_outputs=frozenset({"", "(Bash completed with no output)", "(PowerShell completed with no output)"}),
     no_match="No matches found",
     not_found_lines=re.compile(
         r"^(?:.*: No such file or directory(?: \(os error 2\))?"
@@ -87,7 +88,7 @@ SHELL_RULE: Final = ShellRule(
     exit_code_line=re.compile(r"^Exit code (\d+)$"),
     not_run_codes=frozenset({126, 127}),
     killed_above=128,
-    line_selectors=frozenset({"grep", "egrep", "fgrep", "rg"}),
+    line_selectors=frozenset({"grep", "egrep", "fgrep", "rg", "findstr"}),
     no_lines_codes=frozenset({1}),
     fallbacks=frozenset({"echo", "printf"}),
     syntax_errors=(
@@ -219,7 +220,7 @@ or wget's wording."""
 NOT_FOUND_BODY: Final = re.compile(r"\bnot[ _]found\b", re.IGNORECASE)
 NOT_FOUND_BODY_CHARS: Final = 400
 """A short body saying "not found" (``{"message":"not found: owner …"}``) is a 404's body too."""
-INVERTED: Final = frozenset({"-v", "--invert-match", "-NotMatch"})
+INVERTED: Final = frozenset({"-v", "--invert-match", "-NotMatch", "/V", "/v"})  # /V: findstr's
 """A search stage with these only filters out ("nothing left that is not 200" is not a miss)."""
 ACTING_PROGRAMS: Final = frozenset(
     {"kill", "pkill", "rm", "rmdir", "unlink", "mv", "cp", "chmod", "chown", "truncate", "tee", "sh", "bash"}
