@@ -314,3 +314,22 @@ def test_powershell_and_cmd_searches_that_print_nothing_missed(command: str, out
 )
 def test_powershell_and_cmd_searches_that_found_or_only_filter_are_no_miss(command: str, output: str) -> None:
     assert powershell(command, output) == {}
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "is_error"),
+    [
+        (
+            'rg -n "" .gitignore',
+            "Exit code 1",
+            True,
+        ),  # Windows PowerShell dropped the "": .gitignore became the pattern
+        ("grep -n '' notes/empty.md", "", False),
+    ],
+    ids=["PowerShell dropped the empty pattern", "an empty file"],
+)
+def test_an_empty_pattern_looks_for_nothing(command: str, output: str, is_error: bool) -> None:
+    """An empty pattern matches every line: an empty answer is no miss; a file that is not there still is."""
+    assert powershell(command, output, is_error=is_error) == {}
+    missing = "rg: .gitignore: No such file or directory (os error 2)"
+    assert powershell('rg -n "" .gitignore', missing, is_error=True) == MISS

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import re
 
-from omkd.engine import patterns, ripgrep_types, shell, shell_forms, shell_rules
+from omkd.engine import patterns, ripgrep_types, search_pattern, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.signals import Outcome, Verdict, collapse
 
@@ -160,6 +160,10 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_own_echoes")
     if shell.only_not_found(own):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.not_found_output")
+    if not parsed.tests and all(_empty_pattern(stage) for stage in parsed.searches):
+        # An empty pattern matches every line: it looked for nothing, so an empty answer is no miss
+        # (Windows PowerShell drops the "" and the file name becomes the pattern: a fault).
+        return Verdict(Outcome.FAILED if result.is_error else Outcome.OK, key, rule="shell.empty_pattern")
     if result.is_error:
         if code in rule.not_run_codes:
             return Verdict(Outcome.FAILED, key, rule="shell.not_run")
@@ -195,6 +199,11 @@ def _stage_unrunnable(stage: shell.Stage) -> bool:
     if stage.program != "rg" or any(a in patterns.PCRE_FLAGS or a.startswith("--engine=pcre") for a in stage.args):
         return False
     return any(_unrunnable(a) for a in stage.args if not a.startswith("-"))
+
+
+def _empty_pattern(stage: shell.Stage) -> bool:
+    """A content search (``grep``, ``rg``…) whose pattern is the empty string."""
+    return stage.program in search_pattern.GREP_FAMILY and search_pattern.stage_pattern(stage, None) == ""
 
 
 def _unknown_type(value: object) -> bool:

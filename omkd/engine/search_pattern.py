@@ -18,7 +18,7 @@ from omkd.engine.events import ToolCall
 
 _HOME: Final = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root|[A-Za-z]:[\\/]Users[\\/][^\\/]+)(?=[\\/]|$)")
 _HOME_WORDS: Final = ("$HOME", "${HOME}")
-_GREP_FAMILY: Final = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack"})
+GREP_FAMILY: Final = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack"})
 _VALUE_FLAGS: Final = frozenset(
     {"-A", "-B", "-C", "-m", "-g", "--glob", "-t", "--type", "-T", "--type-not", "--include", "--exclude",
      "--exclude-dir", "-f", "--max-count", "--context", "--after-context", "--before-context", "--max-depth",
@@ -75,11 +75,12 @@ def normalised(path: str, cwd: str | None) -> str:
     return path.removeprefix("./")
 
 
-def _stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
+def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
+    """What one search or probe stage looked for (None: nothing to say)."""
     program, args = stage.program, stage.args
     if program == "git" and args[:1] == ["grep"]:
         program, args = "grep", args[1:]
-    if program in _GREP_FAMILY:
+    if program in GREP_FAMILY:
         for i, arg in enumerate(args[:-1]):
             if arg in ("-e", "--regexp"):
                 return args[i + 1]
@@ -119,7 +120,7 @@ def shell_pattern(command: str, cwd: str | None) -> str:
     parsed = shell.parse(command)
     found: list[str] = []
     for stage in parsed.searches + parsed.tests:
-        target = _stage_pattern(stage, cwd)
+        target = stage_pattern(stage, cwd)
         if target and target not in found:
             found.append(target)
     for stage, probe in parsed.probes:
