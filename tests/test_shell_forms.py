@@ -333,3 +333,19 @@ def test_an_empty_pattern_looks_for_nothing(command: str, output: str, is_error:
     assert powershell(command, output, is_error=is_error) == {}
     missing = "rg: .gitignore: No such file or directory (os error 2)"
     assert powershell('rg -n "" .gitignore', missing, is_error=True) == MISS
+
+
+def test_a_login_profiles_complaints_are_not_the_commands_output() -> None:
+    """A login shell's profile complaining on stderr (as under Codex's macOS sandbox, where brew's
+    ``shellenv`` may not write) before the command's own not-found line: the command missed. A script the
+    command itself runs is part of the command: its failure is another part failing."""
+    noise = (
+        "/opt/homebrew/Library/Homebrew/brew.sh: line 60: cannot create temp file for here document: "
+        "Operation not permitted\n/opt/homebrew/Library/Homebrew/cmd/shellenv.sh: line 18: /bin/ps: Operation "
+        "not permitted\n"
+    )
+    missing = "sed: ../../packages/utils/retry.ts: No such file or directory"
+    command = "sed -n '1,200p' '../../packages/utils/retry.ts'"
+    assert bash(command, f"Exit code 1\n{noise}{missing}", is_error=True) == MISS
+    own = "Exit code 1\n/home/dev/bin/check.sh: line 3: jq: command not found\n" + missing
+    assert bash(f"/home/dev/bin/check.sh; {command}", own, is_error=True) == {}

@@ -155,7 +155,7 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
     lines = shell.output_lines(output)
     if parsed.fallbacks and any(line in parsed.fallbacks for line in lines):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.fallback")
-    own = [line for line in lines if line not in parsed.echoes]
+    own = [line for line in lines if line not in parsed.echoes and not _profile_noise(line, command)]
     if lines and not own and parsed.searches:
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_own_echoes")
     if shell.only_not_found(own):
@@ -199,6 +199,13 @@ def _stage_unrunnable(stage: shell.Stage) -> bool:
     if stage.program != "rg" or any(a in patterns.PCRE_FLAGS or a.startswith("--engine=pcre") for a in stage.args):
         return False
     return any(_unrunnable(a) for a in stage.args if not a.startswith("-"))
+
+
+def _profile_noise(line: str, command: str) -> bool:
+    """A line a login shell's profile printed (``shell_rules.PROFILE_NOISE``), of a script the command
+    does not name."""
+    noise = shell_rules.PROFILE_NOISE.match(line)
+    return noise is not None and noise.group(1) not in command
 
 
 def _empty_pattern(stage: shell.Stage) -> bool:

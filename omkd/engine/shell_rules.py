@@ -220,6 +220,12 @@ or wget's wording."""
 NOT_FOUND_BODY: Final = re.compile(r"\bnot[ _]found\b", re.IGNORECASE)
 NOT_FOUND_BODY_CHARS: Final = 400
 """A short body saying "not found" (``{"message":"not found: owner …"}``) is a 404's body too."""
+PROFILE_NOISE: Final = re.compile(
+    r"^((?:/|~/)\S*(?:\.sh|/\.(?:bashrc|bash_profile|profile|zshrc|zprofile|zshenv))): line \d+: "
+)
+"""What a login shell's profile printed on stderr (``/opt/homebrew/Library/Homebrew/brew.sh: line 60: cannot
+create temp file…`` under Codex's sandbox): bash's ``FILE: line N:`` of a sourced script the command does
+not name, not the command's own output."""
 INVERTED: Final = frozenset({"-v", "--invert-match", "-NotMatch", "/V", "/v"})  # /V: findstr's
 """A search stage with these only filters out ("nothing left that is not 200" is not a miss)."""
 ACTING_PROGRAMS: Final = frozenset(
