@@ -64,8 +64,10 @@ def test_a_carried_command_that_found_something_is_no_miss() -> None:
         ("brew list retry-cli", "Error: No such keg: /opt/homebrew/Cellar/retry-cli"),
         ("rospack find retry_node", "[rospack] Error: package 'retry_node' not found"),
         ("uv --version", "bash: line 1: uv: command not found"),
+        ("python3 -m pip --version", "/srv/app/venv/bin/python3: No module named pip"),
     ],
-    ids=["pip show", "python import", "npm view", "apt-cache policy", "dpkg -s", "brew list", "rospack", "--version"],
+    ids=["pip show", "python import", "npm view", "apt-cache policy", "dpkg -s", "brew list", "rospack", "--version",
+         "python -m X --version"],
 )  # fmt: skip
 def test_a_probe_answered_not_there_is_a_miss(command: str, output: str) -> None:
     assert bash(command, output) == MISS
@@ -73,6 +75,12 @@ def test_a_probe_answered_not_there_is_a_miss(command: str, output: str) -> None
 
 def test_a_probe_that_found_its_package_is_no_miss() -> None:
     assert bash("pip show httpx", "Name: httpx\nVersion: 0.27.0") == {}
+    assert bash("python3 -m pip --version", "pip 24.0 from /srv/app/venv/lib/python3.11/site-packages/pip") == {}
+
+
+def test_running_a_module_that_is_not_there_is_not_a_probe() -> None:
+    """``python -m pytest`` answered "No module named pytest": a run that failed, not a lookup."""
+    assert bash("python -m pytest -q", "/usr/bin/python: No module named pytest", is_error=True) == {}
 
 
 def test_probes_of_alternatives_are_one_question() -> None:

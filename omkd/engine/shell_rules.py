@@ -182,6 +182,9 @@ PROBES: Final[tuple[ProbeRule, ...]] = (
         frozenset({"python", "python3", "py"}), frozenset({"-c"}),
         re.compile(r"ModuleNotFoundError|No module named"), needs="import",
     ),
+    ProbeRule(  # python -m pip --version: a tool probe of a module
+        frozenset({"python", "python3", "py"}), frozenset({"-m"}), re.compile(r"No module named"), needs="--version",
+    ),
     ProbeRule(frozenset({"npm", "pnpm"}), frozenset({"ls", "list"}), re.compile(r"\(empty\)")),
     ProbeRule(
         frozenset({"npm", "pnpm"}), frozenset({"view", "info", "show"}),
