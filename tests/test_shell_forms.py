@@ -98,8 +98,17 @@ def test_probes_of_alternatives_are_one_question() -> None:
         ("curl -s https://api.acme.dev/v1/retry", '{"retries": 3}', {}),
         ("curl -s https://api.acme.dev/v1/retry", "<html>502 Bad Gateway</html>", {}),
         ("curl -sf http://localhost:4000/health && echo up || echo down", "down", {}),
+        ("curl -s http://localhost:4000/api/retry | jq .", "bash: line 1: jq: command not found", {}),
     ],
-    ids=["status line", "-w http_code", "not-found body", "found", "5xx is a fault", "health check fallback"],
+    ids=[
+        "status line",
+        "-w http_code",
+        "not-found body",
+        "found",
+        "5xx is a fault",
+        "health check fallback",
+        "the shell's 'command not found' is no body",
+    ],
 )
 def test_an_http_client_misses_on_404_or_410_only(command: str, output: str, expected: dict[str, int]) -> None:
     assert bash(command, output) == expected

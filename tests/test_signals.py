@@ -1057,3 +1057,22 @@ def test_collapse_of_a_long_text_reads_its_head_and_cuts_the_same(parts: list[st
     """Whitespace runs and Unicode spaces across the head's cut, heads of nothing but spaces."""
     text = "".join(parts)
     assert collapse(text, limit) == _collapsed_whole(text, limit)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "command", "output"),
+    [
+        ("write it into ./docs/retry-notes.md", "ls docs/retry-notes.md",
+         "ls: cannot access 'docs/retry-notes.md': No such file or directory"),
+        ("is there a config/retry.yaml?", "test -e config/retry.yaml", "Exit code 1"),
+    ],
+    ids=["ls of a typed path", "test -e of a typed path"],
+)  # fmt: skip
+def test_a_shell_probe_of_a_path_the_person_gave_is_user_given(prompt: str, command: str, output: str) -> None:
+    """``ls``/``test -e`` of a path the person typed: the person's file is missing, not the knowledge."""
+    t = Transcript()
+    t.prompt(prompt)
+    t.skill("http-client")
+    t.call("Bash", {"command": command}, output, is_error=output.startswith("Exit"), detail=bash_detail())
+    report = report_of(t)
+    assert (signal_counts(report.overall), health_of(report, "http-client").user_given_misses) == ({}, 1)

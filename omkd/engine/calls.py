@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from omkd.engine import judge, patterns, removals, search_pattern, shell_rules
+from omkd.engine import given, judge, patterns, removals, search_pattern, shell_rules
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.native import mypyc_attr
 from omkd.engine.plain import attributes, set_attributes
@@ -180,13 +180,13 @@ class CallTracker:
         if verdict.user_given == patterns.URL_GIVEN:
             return bool(verdict.search_key) and verdict.search_key in self._typed_text()
         typed = self._typed_text()
-        if any(_mentions(typed, name) for name in judge.search_targets(call)):
+        if any(_mentions(typed, name) for name in given.search_targets(call)):
             return True
-        shape = judge.search_shape(call)
-        if shape is not None and judge.names_a_typed_name(shape, typed):
+        shape = given.search_shape(call)
+        if shape is not None and given.names_a_typed_name(shape, typed):
             return True
-        # a shell reader (``cat``, ``sed -n``, ``head``) of a path the person typed reads as Read does
-        return any(self._typed_path(path, cwd) for path in judge.read_paths(call))
+        # a shell reader or probe (``cat``, ``sed -n``, ``ls``) of a path the person typed reads as Read does
+        return any(self._typed_path(path, cwd) for path in given.probed_paths(call))
 
     def _typed_text(self) -> str:
         """The kept prompts as one text, joined by a newline (which no name holds and which stands

@@ -158,7 +158,8 @@ def http_missed(output: str) -> bool:
     # every form of the status names 404 or 410: an output naming neither is not read through
     if ("404" in output or "410" in output) and shell_rules.HTTP_MISSING.search(output):
         return True
-    body = output.strip()
+    # a short body saying "not found"; the shell's own "jq: command not found" is not a body
+    body = "\n".join(line for line in output.splitlines() if not shell_rules.COMMAND_MISSING.search(line)).strip()
     return len(body) <= shell_rules.NOT_FOUND_BODY_CHARS and bool(shell_rules.NOT_FOUND_BODY.search(body))
 
 

@@ -174,6 +174,11 @@ class ProbeRule:
     needs: str = ""
 
 
+COMMAND_MISSING: Final = re.compile(
+    r"command not found|: not found$|is not recognized as (?:the name of a cmdlet|an internal or external)",
+    re.MULTILINE,
+)
+"""The shell's (or PowerShell's, cmd's) answer that a program it was asked to run is not there."""
 PROBES: Final[tuple[ProbeRule, ...]] = (
     # Test-Path prints True or False; inside ``if (Test-Path …)`` it prints nothing (the condition uses it)
     ProbeRule(frozenset({"Test-Path"}), frozenset(), re.compile(r"^\s*False\s*$", re.MULTILINE)),
@@ -202,13 +207,7 @@ PROBES: Final[tuple[ProbeRule, ...]] = (
         re.compile(r"cannot find package|no required module provides package|is not in (?:GOROOT|std)"),
     ),
     ProbeRule(frozenset({"rospack"}), frozenset({"find"}), re.compile(r"not found|Error: package")),
-    ProbeRule(
-        frozenset(), frozenset({"--version", "-V", "version"}),
-        re.compile(
-            r"command not found|: not found$|is not recognized as (?:the name of a cmdlet|an internal or external)",
-            re.MULTILINE,
-        ),
-    ),
+    ProbeRule(frozenset(), frozenset({"--version", "-V", "version"}), COMMAND_MISSING),
 )  # fmt: skip
 """Package, module and tool probes (spec §3.1): a "not there" answer is a failed lookup."""
 HTTP_CLIENTS: Final = frozenset(

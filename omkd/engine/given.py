@@ -1,0 +1,102 @@
+"""What of a failed call the person may have typed earlier (spec §3.1's ``user_given``).
+
+A miss of something the person named is their thing missing, not the knowledge: the literal names a
+search looked for (a Glob's file name, a plain Grep pattern, ``find -name X``, ``ls X``), a Glob's
+wildcard name matched against the names they typed, and the paths a shell command's readers and
+probes named (``cat``, ``sed -n``, ``ls``, ``test -e``, ``stat``…), compared as ``Read``'s path is.
+``calls.py`` asks these of a miss and searches the stream's typed prompts.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from omkd.engine import judge, shell, shell_rules
+from omkd.engine.events import ToolCall
+
+
+def search_targets(call: ToolCall) -> list[str]:
+    """The literal names a search looked for, for the user-given rule: a Glob's file name, a
+    plain Grep pattern, ``find -name X``, ``ls X``. Patterns with wildcards in the name give none."""
+    tool = judge.unwrapped(call.tool)
+    if tool == "Glob":
+        return _literal(judge.first_input(call, ("pattern",)).replace("\\", "/").rsplit("/", 1)[-1])
+    if tool == "Grep":
+        return _literal(judge.first_input(call, ("pattern",)))
+    if tool in shell_rules.SHELL_TOOLS:
+        command = call.input.get("command")
+        return [t for name in shell.parse(command).targets for t in _literal(name)] if isinstance(command, str) else []
+    return []
+
+
+_NAME_LIKE = re.compile(r"[._\-0-9]|[a-z][A-Z]")
+_GLOB_WILDCARD = re.compile(r"\*+|\?|\{[^{}]*\}")
+_NAME_CHAR = r"[A-Za-z0-9_.\-]"
+
+
+def search_shape(call: ToolCall) -> re.Pattern[str] | None:
+    """A Glob's file name with wildcards (``sitemap*``, ``*RetryPolicy*.ts``) as an expression matching
+    a typed name, for the user-given rule: a name the person typed that the Glob would have found is
+    what it looked for. Only when a literal part of the name, before any dot, has three characters or
+    more: ``*.tsx`` looks for every file of a kind, not for one the person named."""
+    if judge.unwrapped(call.tool) != "Glob":
+        return None
+    name = judge.first_input(call, ("pattern",)).replace("\\", "/").rsplit("/", 1)[-1]
+    if not _GLOB_WILDCARD.search(name) or "[" in name:
+        return None
+    if not any(len(part.split(".", 1)[0]) >= 3 for part in _GLOB_WILDCARD.split(name)):
+        return None
+    return _shape(name)
+
+
+@functools.lru_cache(maxsize=256)
+def _shape(name: str) -> re.Pattern[str]:
+    body: list[str] = []
+    position = 0
+    for wildcard in _GLOB_WILDCARD.finditer(name):
+        body.append(re.escape(name[position : wildcard.start()]))
+        text = wildcard.group()
+        if text.startswith("*"):
+            body.append(f"{_NAME_CHAR}*")
+        elif text == "?":
+            body.append(_NAME_CHAR)
+        else:
+            body.append("(?:" + "|".join(re.escape(choice) for choice in text[1:-1].split(",")) + ")")
+        position = wildcard.end()
+    body.append(re.escape(name[position:]))
+    return re.compile(rf"(?<![A-Za-z0-9_.\-]){''.join(body)}(?![A-Za-z0-9_\-])")
+
+
+def names_a_typed_name(shape: re.Pattern[str], typed: str) -> bool:
+    """``shape`` matches a name in ``typed`` that reads as a name (a file name, an identifier)."""
+    return any(_NAME_LIKE.search(found.group()) for found in shape.finditer(typed))
+
+
+def _literal(name: str) -> list[str]:
+    """The name as a literal, when it reads as a name (a file name, an identifier): a plain word such
+    as ``retry`` is not something a person names as a thing to find. Wildcards at its ends are
+    dropped (``launch_swu*`` looks for ``launch_swu…``)."""
+    name = name.strip().strip("'\"").strip("*")
+    if len(name) < 3 or any(c in name for c in "*?[]{}()|^$\\+ ") or not _NAME_LIKE.search(name):
+        return []
+    return [name]
+
+
+def probed_paths(call: ToolCall) -> list[str]:
+    """The paths a shell command's readers and probes named (``cat``, ``sed -n``, ``ls``, ``test -e``…),
+    as written: a path the person typed reads as ``Read``'s does."""
+    command = call.input.get("command")
+    if judge.unwrapped(call.tool) not in shell_rules.SHELL_TOOLS or not isinstance(command, str):
+        return []
+    rule = shell_rules.SHELL_RULE
+    parsed = shell.parse(command)
+    paths: list[str] = []
+    for stage in parsed.searches + parsed.tests:
+        if stage.program not in rule.path_programs and stage.program not in rule.test_programs:
+            continue
+        found = [a for a in shell.operands(stage.args) if not a.isdigit() and a not in ("]", "]]")]
+        if stage.program == "sed" and found and "-e" not in stage.args:
+            found = found[1:]  # the script
+        paths.extend(found)
+    return paths
