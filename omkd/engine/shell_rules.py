@@ -179,6 +179,7 @@ COMMAND_MISSING: Final = re.compile(
     re.MULTILINE,
 )
 """The shell's (or PowerShell's, cmd's) answer that a program it was asked to run is not there."""
+NO_PIP: Final = re.compile(r"No module named pip\b")
 PROBES: Final[tuple[ProbeRule, ...]] = (
     # Test-Path prints True or False; inside ``if (Test-Path …)`` it prints nothing (the condition uses it)
     ProbeRule(frozenset({"Test-Path"}), frozenset(), re.compile(r"^\s*False\s*$", re.MULTILINE)),
@@ -189,6 +190,10 @@ PROBES: Final[tuple[ProbeRule, ...]] = (
     ),
     ProbeRule(  # python -m pip --version: a tool probe of a module
         frozenset({"python", "python3", "py"}), frozenset({"-m"}), re.compile(r"No module named"), needs="--version",
+    ),
+    *(  # python -m pip list / show: pip's own lookups, with pip not there
+        ProbeRule(frozenset({"python", "python3", "py"}), frozenset({"-m"}), NO_PIP, needs=f" pip {lookup}")
+        for lookup in ("list", "show")
     ),
     ProbeRule(frozenset({"npm", "pnpm"}), frozenset({"ls", "list"}), re.compile(r"\(empty\)")),
     ProbeRule(
