@@ -367,3 +367,17 @@ def test_a_login_profiles_complaints_are_not_the_commands_output() -> None:
     assert bash(command, f"Exit code 1\n{noise}{missing}", is_error=True) == MISS
     own = "Exit code 1\n/home/dev/bin/check.sh: line 3: jq: command not found\n" + missing
     assert bash(f"/home/dev/bin/check.sh; {command}", own, is_error=True) == {}
+
+
+def test_ps_grep_that_finds_only_itself_found_nothing() -> None:
+    """``ps aux | grep main.py`` lists grep's own process (its command line holds the pattern) and the
+    shell running the pipeline: no main.py process was found. A real one is a hit."""
+    itself = (
+        "dev  4242  0.0  0.0  6612  2304 ?  S  10:01  0:00 /bin/bash -c ps aux | grep main.py\n"
+        "dev  4245  0.0  0.0  6480  2176 ?  S  10:01  0:00 grep main.py"
+    )
+    assert bash("ps aux | grep main.py", itself) == MISS
+    running = itself + "\ndev  3001  1.2  0.8 98100 51200 ?  Sl 09:55  0:03 python3 main.py --port 8000"
+    assert bash("ps aux | grep main.py", running) == {}
+    by_pid = "dev  3001  0.0  0.0  6940 1536 ?  Ss 09:55  0:00 bash -c python3 main.py; pgrep -g 0 >/tmp/p.tmp"
+    assert bash("ps aux | grep 3001", by_pid + "\n" + itself.replace("main.py", "3001")) == {}

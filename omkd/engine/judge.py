@@ -6,6 +6,8 @@ looked for, and which rule row decided: ``omkd explain`` shows it for every call
 
 from __future__ import annotations
 
+import re
+
 from omkd.engine import patterns, ripgrep_types, search_pattern, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.signals import Outcome, Verdict, collapse
@@ -155,6 +157,8 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
     own = [line for line in lines if line not in parsed.echoes and not _profile_noise(line, command)]
     if lines and not own and parsed.searches:
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_own_echoes")
+    if own and not [line for line in own if not _found_itself(line, parsed)]:
+        return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_itself")
     if shell.only_not_found(own):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.not_found_output")
     if not parsed.tests and all(_empty_pattern(stage) for stage in parsed.searches):
@@ -196,6 +200,20 @@ def _stage_unrunnable(stage: shell.Stage) -> bool:
     if stage.program != "rg" or any(a in patterns.PCRE_FLAGS or a.startswith("--engine=pcre") for a in stage.args):
         return False
     return any(_unrunnable(a) for a in stage.args if not a.startswith("-"))
+
+
+def _found_itself(line: str, parsed: shell.ParsedCommand) -> bool:
+    """``ps aux | grep X``: a process line of that grep itself (or of the shell running the pipeline),
+    which holds ``grep`` and X because X is on its command line — not a process the search found."""
+    elements = parsed.elements
+    if len(elements) != 1 or len(elements[0]) < 2 or elements[0][0].program != "ps":
+        return False
+    stage = elements[0][1]
+    if stage.program not in search_pattern.GREP_FAMILY or stage.program not in line:
+        return False
+    pattern = search_pattern.stage_pattern(stage, None)
+    # the search's own command line: the program, then (after its flags) the pattern
+    return bool(pattern) and re.search(rf"\b{stage.program}\b[^|;\n]*{re.escape(pattern or '')}", line) is not None
 
 
 def _profile_noise(line: str, command: str) -> bool:
