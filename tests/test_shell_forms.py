@@ -381,3 +381,21 @@ def test_ps_grep_that_finds_only_itself_found_nothing() -> None:
     assert bash("ps aux | grep main.py", running) == {}
     by_pid = "dev  3001  0.0  0.0  6940 1536 ?  Ss 09:55  0:00 bash -c python3 main.py; pgrep -g 0 >/tmp/p.tmp"
     assert bash("ps aux | grep 3001", by_pid + "\n" + itself.replace("main.py", "3001")) == {}
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["rg --files", "rg --files . | head -50", "find . -type f", "find .", "fd"],
+)
+def test_listing_the_current_directory_names_nothing_so_is_no_search(command: str) -> None:
+    """As bare ``ls``: a listing of the current directory that prints nothing (a project not yet
+    started) did not look for anything (spec §3.1's searches name a path, a name or a pattern)."""
+    assert bash(command, "") == {}
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["rg --files src", "rg --files -g '*.retry.yaml'", "find . -name 'retry*.yaml'", "find src -type f", "fd retry"],
+)
+def test_a_listing_that_names_a_path_or_a_name_is_a_search(command: str) -> None:
+    assert bash(command, "") == MISS

@@ -139,10 +139,28 @@ def operands(args: list[str]) -> list[str]:
     return [a for a in args if a and not a.startswith("-") and "<" not in a and ">" not in a and "&" not in a]
 
 
+_CWD: Final = frozenset({".", "./"})
+_NARROWING: Final = frozenset({"-g", "--glob", "--iglob", "-t", "--type", "-T", "--type-not", "-e", "--extension"})
+
+
+def _lists_the_cwd(stage: Stage) -> bool:
+    """``rg --files``, ``fd``, ``find .`` (``-type f`` allowed) naming nothing: a listing of the current
+    directory, as bare ``ls`` is — not a search for something (spec §3.1's ``ls <path>``)."""
+    program, args = stage.program, stage.args
+    if program == "find":
+        return not any(a in _NAME_FLAGS or a in ("-regex", "-iregex") for a in args) and (
+            not args or args[0] in _CWD or args[0].startswith("-")
+        )
+    if (program == "rg" and "--files" in args) or program == "fd":
+        narrowed = any(a in _NARROWING or a.startswith(("--glob=", "--type=", "-g", "-t")) for a in args)
+        return not narrowed and all(a in _CWD for a in operands(args))
+    return False
+
+
 def _is_search(stage: Stage) -> bool:
     rule = shell_rules.SHELL_RULE
     if stage.program in rule.programs:
-        return True
+        return not _lists_the_cwd(stage)
     if stage.args and (stage.program, stage.args[0]) in rule.subcommands:
         return True
     if stage.program not in rule.path_programs:
