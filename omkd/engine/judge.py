@@ -157,7 +157,8 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
     own = [line for line in lines if line not in parsed.echoes and not _profile_noise(line, command)]
     if lines and not own and parsed.searches:
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_own_echoes")
-    if own and not [line for line in own if not _found_itself(line, parsed)]:
+    itself = _itself(parsed) if own else None
+    if itself is not None and all(itself.search(line) for line in own):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_itself")
     if shell.only_not_found(own):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.not_found_output")
@@ -202,18 +203,16 @@ def _stage_unrunnable(stage: shell.Stage) -> bool:
     return any(_unrunnable(a) for a in stage.args if not a.startswith("-"))
 
 
-def _found_itself(line: str, parsed: shell.ParsedCommand) -> bool:
-    """``ps aux | grep X``: a process line of that grep itself (or of the shell running the pipeline),
-    which holds ``grep`` and X because X is on its command line — not a process the search found."""
+def _itself(parsed: shell.ParsedCommand) -> re.Pattern[str] | None:
+    """``ps aux | grep X``: what a process line of that grep itself (or of the shell running the
+    pipeline) holds — the program, then after its flags X, because X is on its command line. Such a
+    line is not a process the search found. None for any other command."""
     elements = parsed.elements
     if len(elements) != 1 or len(elements[0]) < 2 or elements[0][0].program != "ps":
-        return False
+        return None
     stage = elements[0][1]
-    if stage.program not in search_pattern.GREP_FAMILY or stage.program not in line:
-        return False
-    pattern = search_pattern.stage_pattern(stage, None)
-    # the search's own command line: the program, then (after its flags) the pattern
-    return bool(pattern) and re.search(rf"\b{stage.program}\b[^|;\n]*{re.escape(pattern or '')}", line) is not None
+    pattern = search_pattern.stage_pattern(stage, None) if stage.program in search_pattern.GREP_FAMILY else None
+    return re.compile(rf"\b{stage.program}\b[^|;\n]*{re.escape(pattern)}") if pattern else None
 
 
 def _profile_noise(line: str, command: str) -> bool:
