@@ -154,7 +154,8 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
     lines = shell.output_lines(output)
     if parsed.fallbacks and any(line in parsed.fallbacks for line in lines):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.fallback")
-    own = [line for line in lines if line not in parsed.echoes and not _profile_noise(line, command)]
+    noisy = ": line " in output  # a login profile's complaint holds it (``shell_rules.PROFILE_NOISE``)
+    own = [line for line in lines if line not in parsed.echoes and not (noisy and _profile_noise(line, command))]
     if lines and not own and parsed.searches:
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_own_echoes")
     itself = _itself(parsed) if own else None
