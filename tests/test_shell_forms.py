@@ -399,3 +399,35 @@ def test_listing_the_current_directory_names_nothing_so_is_no_search(command: st
 )
 def test_a_listing_that_names_a_path_or_a_name_is_a_search(command: str) -> None:
     assert bash(command, "") == MISS
+
+
+@pytest.mark.parametrize(
+    ("removal", "glob", "root"),
+    [
+        ("git rm -r src/legacy", "src/legacy/**", None),
+        ("rm -rf src/legacy", "**/legacy/*.py", None),
+        ("mv src/legacy_client.py src/client.py", "**/legacy_client*", None),
+        ("rm -rf src/legacy", "**/*.py", "/home/dev/shop/src/legacy"),
+    ],
+    ids=["a removed directory's files", "a removed directory deeper", "a moved file's name", "the glob's path"],
+)
+def test_a_glob_for_what_was_removed_confirms_the_removal(removal: str, glob: str, root: str | None) -> None:
+    """A Glob targets the files its pattern matches: one for a file the agent deleted or moved, or in a
+    directory it removed, that finds nothing confirms the removal (spec §3.1 ``verify_absence``)."""
+    t = Transcript()
+    t.prompt("remove the legacy client")
+    t.skill("http-client")
+    t.call("Bash", {"command": removal}, "", detail=bash_detail())
+    t.call("Glob", {"pattern": glob, **({"path": root} if root else {})}, "No files found")
+    report = report_of(t)
+    assert (overall_signals(t), health_of(report, "http-client").verified_absent) == ({}, 1)
+
+
+@pytest.mark.parametrize(("removal", "glob"), [("rm src/other.py", "**/legacy_client*"), ("rm src/a.py", "**/*.py")])
+def test_a_glob_for_something_else_or_any_file_of_a_kind_is_still_a_miss(removal: str, glob: str) -> None:
+    t = Transcript()
+    t.prompt("remove the legacy client")
+    t.skill("http-client")
+    t.call("Bash", {"command": removal}, "", detail=bash_detail())
+    t.call("Glob", {"pattern": glob}, "No files found")
+    assert overall_signals(t) == MISS

@@ -132,8 +132,11 @@ class CallTracker:
             if result.is_error:
                 segment.tool_failures += 1
             if outcome is Outcome.MISSED:
-                if (segment.removed_texts or segment.removed_paths) and removals.confirms_removal(
-                    removals.search_literals(call), segment.removed_texts, segment.removed_paths
+                if (segment.removed_texts or segment.removed_paths) and (
+                    removals.confirms_removal(
+                        removals.search_literals(call), segment.removed_texts, segment.removed_paths
+                    )
+                    or removals.glob_confirms(call, segment.removed_paths)
                 ):
                     segment.tallies[VERIFY_ABSENCE] += 1
                     name = VERIFY_ABSENCE

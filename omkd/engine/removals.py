@@ -9,6 +9,7 @@ it.
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 import re
 from typing import Final
@@ -153,6 +154,30 @@ def search_literals(call: ToolCall) -> list[str]:
             found.extend(literals(pattern) if pattern else [])
     found.extend(t.strip("*") for t in parsed.targets if len(t.strip("*")) >= MIN_TARGET)
     return found
+
+
+_WILDCARDS: Final = re.compile(r"[*?\[\]{}]")
+
+
+def glob_confirms(call: ToolCall, paths: list[str]) -> bool:
+    """A Glob that targets a removed path: its file-name pattern (holding a literal of ``MIN_TARGET``
+    characters or more) matches a removed file's name (``**/legacy_client*`` after ``mv
+    legacy_client.py client.py``), or one of its fixed directories, or its ``path``, is a removed
+    directory (``src/legacy/**`` after ``git rm -r src/legacy``)."""
+    pattern, root = call.input.get("pattern"), call.input.get("path")
+    if not paths or _name(call.tool) != "Glob" or not isinstance(pattern, str):
+        return False
+    parts = pattern.replace("\\", "/").split("/")
+    name = parts[-1]
+    folders = {p for p in parts[:-1] if len(p) >= MIN_TARGET and not _WILDCARDS.search(p)}
+    if isinstance(root, str) and root:
+        folders.add(posixpath.basename(root.replace("\\", "/").rstrip("/")))
+    named = any(len(piece) >= MIN_TARGET for piece in _WILDCARDS.split(name))
+    for path in paths:
+        gone = posixpath.basename(path.replace("\\", "/").rstrip("/"))
+        if (named and fnmatch.fnmatchcase(gone, name)) or (len(gone) >= MIN_TARGET and gone in folders):
+            return True
+    return False
 
 
 def confirms_removal(targets: list[str], edits: list[tuple[str, str]], paths: list[str]) -> bool:
