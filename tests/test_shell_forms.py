@@ -431,3 +431,26 @@ def test_a_glob_for_something_else_or_any_file_of_a_kind_is_still_a_miss(removal
     t.call("Bash", {"command": removal}, "", detail=bash_detail())
     t.call("Glob", {"pattern": glob}, "No files found")
     assert overall_signals(t) == MISS
+
+
+@pytest.mark.parametrize(
+    ("removal", "command"),
+    [
+        ("rm -rf src/legacy", "find src/legacy -name '*.py'"),
+        ("git mv src/legacy_client.py src/client.py", "find . -name 'legacy_client*'"),
+    ],
+    ids=["find in a removed directory", "find -name of a moved file"],
+)
+def test_a_find_for_what_was_removed_confirms_the_removal(removal: str, command: str) -> None:
+    t = Transcript()
+    t.prompt("remove the legacy client")
+    t.skill("http-client")
+    t.call("Bash", {"command": removal}, "", detail=bash_detail())
+    t.call("Bash", {"command": command}, "", detail=bash_detail())
+    assert overall_signals(t) == {}
+    other = Transcript()
+    other.prompt("remove the legacy client")
+    other.skill("http-client")
+    other.call("Bash", {"command": "rm src/unrelated.py"}, "", detail=bash_detail())
+    other.call("Bash", {"command": command}, "", detail=bash_detail())
+    assert overall_signals(other) == MISS

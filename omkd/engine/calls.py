@@ -136,7 +136,7 @@ class CallTracker:
                     removals.confirms_removal(
                         removals.search_literals(call), segment.removed_texts, segment.removed_paths
                     )
-                    or removals.glob_confirms(call, segment.removed_paths)
+                    or removals.targets_removed(call, segment.removed_paths)
                 ):
                     segment.tallies[VERIFY_ABSENCE] += 1
                     name = VERIFY_ABSENCE

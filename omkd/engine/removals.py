@@ -159,25 +159,52 @@ def search_literals(call: ToolCall) -> list[str]:
 _WILDCARDS: Final = re.compile(r"[*?\[\]{}]")
 
 
-def glob_confirms(call: ToolCall, paths: list[str]) -> bool:
-    """A Glob that targets a removed path: its file-name pattern (holding a literal of ``MIN_TARGET``
-    characters or more) matches a removed file's name (``**/legacy_client*`` after ``mv
-    legacy_client.py client.py``), or one of its fixed directories, or its ``path``, is a removed
-    directory (``src/legacy/**`` after ``git rm -r src/legacy``)."""
-    pattern, root = call.input.get("pattern"), call.input.get("path")
-    if not paths or _name(call.tool) != "Glob" or not isinstance(pattern, str):
+def targets_removed(call: ToolCall, paths: list[str]) -> bool:
+    """A Glob or ``find`` that targets a removed path: a file-name pattern of it (holding a literal of
+    ``MIN_TARGET`` characters or more) matches a removed file's name (``**/legacy_client*`` after ``mv
+    legacy_client.py client.py``), or a directory it searches in is a removed directory
+    (``src/legacy/**`` after ``git rm -r src/legacy``; ``find src/legacy -name '*.py'``)."""
+    if not paths:
         return False
-    parts = pattern.replace("\\", "/").split("/")
-    name = parts[-1]
-    folders = {p for p in parts[:-1] if len(p) >= MIN_TARGET and not _WILDCARDS.search(p)}
-    if isinstance(root, str) and root:
-        folders.add(posixpath.basename(root.replace("\\", "/").rstrip("/")))
-    named = any(len(piece) >= MIN_TARGET for piece in _WILDCARDS.split(name))
+    names, folders = _searched(call)
+    names = [n for n in names if any(len(piece) >= MIN_TARGET for piece in _WILDCARDS.split(n))]
     for path in paths:
         gone = posixpath.basename(path.replace("\\", "/").rstrip("/"))
-        if (named and fnmatch.fnmatchcase(gone, name)) or (len(gone) >= MIN_TARGET and gone in folders):
+        if any(fnmatch.fnmatchcase(gone, name) for name in names) or (len(gone) >= MIN_TARGET and gone in folders):
             return True
     return False
+
+
+def _searched(call: ToolCall) -> tuple[list[str], set[str]]:
+    """A Glob's or ``find``'s file-name patterns, and the last components of the directories it
+    searches in (wildcard-free, ``MIN_TARGET`` characters or more)."""
+    tool = _name(call.tool)
+    if tool == "Glob":
+        pattern, root = call.input.get("pattern"), call.input.get("path")
+        if not isinstance(pattern, str):
+            return [], set()
+        parts = pattern.replace("\\", "/").split("/")
+        folders = {p for p in parts[:-1] if len(p) >= MIN_TARGET and not _WILDCARDS.search(p)}
+        if isinstance(root, str) and root:
+            folders.add(posixpath.basename(root.replace("\\", "/").rstrip("/")))
+        return [parts[-1]], folders
+    command = call.input.get("command")
+    if tool not in shell_rules.SHELL_TOOLS or not isinstance(command, str) or "find" not in command:
+        return [], set()
+    names: list[str] = []
+    folders = set()
+    for stage in shell.parse(command).searches:
+        if stage.program != "find":
+            continue
+        args = stage.args
+        names += [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-name", "-iname")]
+        for root in args:
+            if root.startswith(("-", "(", "!")):
+                break
+            folder = posixpath.basename(root.replace("\\", "/").rstrip("/"))
+            if len(folder) >= MIN_TARGET and not _WILDCARDS.search(folder):
+                folders.add(folder)
+    return names, folders
 
 
 def confirms_removal(targets: list[str], edits: list[tuple[str, str]], paths: list[str]) -> bool:
