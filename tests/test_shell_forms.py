@@ -395,7 +395,14 @@ def test_listing_the_current_directory_names_nothing_so_is_no_search(command: st
 
 @pytest.mark.parametrize(
     "command",
-    ["rg --files src", "rg --files -g '*.retry.yaml'", "find . -name 'retry*.yaml'", "find src -type f", "fd retry"],
+    [
+        "rg --files src",
+        "rg --files -g '*.retry.yaml'",
+        "find . -name 'retry*.yaml'",
+        "find src -type f",
+        "fd retry",
+        "find . -type f -exec grep -l retry_policy {} +",
+    ],
 )
 def test_a_listing_that_names_a_path_or_a_name_is_a_search(command: str) -> None:
     assert bash(command, "") == MISS

@@ -140,6 +140,7 @@ def operands(args: list[str]) -> list[str]:
 
 
 _CWD: Final = frozenset({".", "./"})
+_FIND_LOOKING: Final = frozenset({"-regex", "-iregex", "-exec", "-execdir", "-ok", "-okdir", "-newer", "-size"})
 _NARROWING: Final = frozenset({"-g", "--glob", "--iglob", "-t", "--type", "-T", "--type-not", "-e", "--extension"})
 
 
@@ -147,8 +148,8 @@ def _lists_the_cwd(stage: Stage) -> bool:
     """``rg --files``, ``fd``, ``find .`` (``-type f`` allowed) naming nothing: a listing of the current
     directory, as bare ``ls`` is — not a search for something (spec §3.1's ``ls <path>``)."""
     program, args = stage.program, stage.args
-    if program == "find":
-        return not any(a in _NAME_FLAGS or a in ("-regex", "-iregex") for a in args) and (
+    if program == "find":  # ``-exec grep …`` searches the files' content
+        return not any(a in _NAME_FLAGS or a in _FIND_LOOKING for a in args) and (
             not args or args[0] in _CWD or args[0].startswith("-")
         )
     if (program == "rg" and "--files" in args) or program == "fd":
