@@ -21,7 +21,7 @@ def search_targets(call: ToolCall) -> list[str]:
     plain Grep pattern, ``find -name X``, ``ls X``. Patterns with wildcards in the name give none."""
     tool = judge.unwrapped(call.tool)
     if tool == "Glob":
-        return _literal(judge.first_input(call, ("pattern",)).replace("\\", "/").rsplit("/", 1)[-1])
+        return _literal(_glob_name(call))
     if tool == "Grep":
         return _literal(judge.first_input(call, ("pattern",)))
     if tool in shell_rules.SHELL_TOOLS:
@@ -42,12 +42,17 @@ def search_shape(call: ToolCall) -> re.Pattern[str] | None:
     more: ``*.tsx`` looks for every file of a kind, not for one the person named."""
     if judge.unwrapped(call.tool) != "Glob":
         return None
-    name = judge.first_input(call, ("pattern",)).replace("\\", "/").rsplit("/", 1)[-1]
+    name = _glob_name(call)
     if not _GLOB_WILDCARD.search(name) or "[" in name:
         return None
     if not any(len(part.split(".", 1)[0]) >= 3 for part in _GLOB_WILDCARD.split(name)):
         return None
     return _shape(name)
+
+
+def _glob_name(call: ToolCall) -> str:
+    """The file-name part of a Glob's pattern (its last component)."""
+    return judge.first_input(call, ("pattern",)).replace("\\", "/").rsplit("/", 1)[-1]
 
 
 @functools.lru_cache(maxsize=256)
@@ -90,13 +95,11 @@ def probed_paths(call: ToolCall) -> list[str]:
     if judge.unwrapped(call.tool) not in shell_rules.SHELL_TOOLS or not isinstance(command, str):
         return []
     rule = shell_rules.SHELL_RULE
+    paths = shell.reads(command)  # the readers' files (a sed script, a head -n count left out)
     parsed = shell.parse(command)
-    paths: list[str] = []
     for stage in parsed.searches + parsed.tests:
-        if stage.program not in rule.path_programs and stage.program not in rule.test_programs:
-            continue
-        found = [a for a in shell.operands(stage.args) if not a.isdigit() and a not in ("]", "]]")]
-        if stage.program == "sed" and found and "-e" not in stage.args:
-            found = found[1:]  # the script
-        paths.extend(found)
+        if stage.program in rule.test_programs or (
+            stage.program in rule.path_programs and stage.program not in shell_rules.SHELL_READERS
+        ):
+            paths.extend(a for a in shell.operands(stage.args) if not a.isdigit() and a not in ("]", "]]"))
     return paths
