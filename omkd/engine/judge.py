@@ -212,7 +212,7 @@ def _itself(parsed: shell.ParsedCommand) -> re.Pattern[str] | None:
     if len(elements) != 1 or len(elements[0]) < 2 or elements[0][0].program != "ps":
         return None
     stage = elements[0][1]
-    pattern = search_pattern.stage_pattern(stage, None) if stage.program in search_pattern.GREP_FAMILY else None
+    pattern = search_pattern.stage_pattern(stage, None) if stage.program in shell_rules.GREP_FAMILY else None
     return re.compile(rf"\b{stage.program}\b[^|;\n]*{re.escape(pattern)}") if pattern else None
 
 
@@ -225,7 +225,7 @@ def _profile_noise(line: str, command: str) -> bool:
 
 def _empty_pattern(stage: shell.Stage) -> bool:
     """A content search (``grep``, ``rg``…) whose pattern is the empty string."""
-    return stage.program in search_pattern.GREP_FAMILY and search_pattern.stage_pattern(stage, None) == ""
+    return stage.program in shell_rules.GREP_FAMILY and search_pattern.stage_pattern(stage, None) == ""
 
 
 def _unknown_type(value: object) -> bool:

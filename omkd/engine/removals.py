@@ -29,7 +29,7 @@ MOVING: Final = frozenset({"mv", "Move-Item", "ren", "Rename-Item"})
 _REGEX_SYNTAX: Final = re.compile(r"[\\^$.*+?()\[\]{}|]")
 _ALTERNATION: Final = re.compile(r"\\?\|")
 _SED_SUBSTITUTION: Final = re.compile(r"^s(.)(.+?)\1(.*?)\1[gI0-9]*$")
-_GREP_FAMILY: Final = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "git"})
+_GREP_FAMILY: Final = shell_rules.GREP_FAMILY | {"git"}  # git grep
 
 
 def _name(tool: str) -> str:

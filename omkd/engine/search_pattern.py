@@ -18,7 +18,6 @@ from omkd.engine.events import ToolCall
 
 _HOME: Final = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root|[A-Za-z]:[\\/]Users[\\/][^\\/]+)(?=[\\/]|$)")
 _HOME_WORDS: Final = ("$HOME", "${HOME}")
-GREP_FAMILY: Final = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack"})
 _VALUE_FLAGS: Final = frozenset(
     {"-A", "-B", "-C", "-m", "-g", "--glob", "-t", "--type", "-T", "--type-not", "--include", "--exclude",
      "--exclude-dir", "-f", "--max-count", "--context", "--after-context", "--before-context", "--max-depth",
@@ -80,7 +79,7 @@ def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
     program, args = stage.program, stage.args
     if program == "git" and args[:1] == ["grep"]:
         program, args = "grep", args[1:]
-    if program in GREP_FAMILY:
+    if program in shell_rules.GREP_FAMILY:
         for i, arg in enumerate(args[:-1]):
             if arg in ("-e", "--regexp"):
                 return args[i + 1]

@@ -19,7 +19,7 @@ from omkd.engine import shell_rules
 _RAW_WORD: Final = re.compile(r"""(?:[^\s'"]+|'[^']*'|"(?:\\.|[^"\\])*")+""")
 _FILE_REDIRECT: Final = re.compile(r"""^(?:&|1)?>>?(.*)$""")
 _NOT_FILES: Final = frozenset({"/dev/null", "NUL", "$null", "nul", "/dev/stdout", "/dev/stderr"})
-_SEARCH_FAMILY: Final = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "Select-String", "sls", "findstr"})
+_SEARCH_FAMILY: Final = shell_rules.GREP_FAMILY | {"Select-String", "sls", "findstr"}
 
 
 def _unquoted(word: str) -> str:

@@ -62,6 +62,8 @@ POWERSHELL_ERROR_RECORD: Final = re.compile(
 """What PowerShell prints under an error (``At line:1 char:1``, ``+ ~~~``, ``+ CategoryInfo …`` and their
 wrapped continuations): part of the message it follows, never output of its own."""
 SHELL_TOOLS: Final = frozenset({"Bash", "PowerShell"})
+GREP_FAMILY: Final = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack"})
+"""The content searches of a shell (a pattern, then files): ``search_pattern``, ``removals``, ``shell_forms``."""
 SHELL_RULE: Final = ShellRule(
     programs=frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "locate", "which", "type"})
     | frozenset({"Select-String", "sls", "findstr"}),  # PowerShell's and cmd's content searches
