@@ -128,7 +128,8 @@ def stage_of(text: str) -> Stage:
     while found and (found[0] in shell_rules.SHELL_WRAPPERS or ("=" in found[0] and _ENV_ASSIGNMENT.match(found[0]))):
         if found[0] == "command" and len(found) > 1 and found[1] == "-v":
             break
-        found = found[1:]
+        flags = shell_rules.WRAPPER_VALUE_FLAGS.get(found[0])
+        found = found[1:] if flags is None else shell_forms.past_options(found[1:], flags)
     if not found:
         return Stage("", [])
     return Stage(found[0].lstrip("(").rpartition("/")[2], found[1:])  # posixpath.basename, inlined

@@ -76,6 +76,17 @@ def carried(program: str, raw_args: list[str]) -> str | None:
     return " ".join(rest) or None
 
 
+def past_options(found: list[str], value_flags: frozenset[str]) -> list[str]:
+    """The words after a wrapper's own options (``sudo -u postgres``, ``xargs -0``): the values of
+    ``value_flags`` skipped with them; ``--`` ends them."""
+    at = 0
+    while at < len(found) and found[at].startswith("-") and found[at] != "-":
+        if found[at] == "--":
+            return found[at + 1 :]
+        at += 2 if found[at] in value_flags else 1
+    return found[at:]
+
+
 def raw_words(text: str) -> list[str]:
     if "'" not in text and '"' not in text:
         return text.split()  # no quote: a word is a run of non-whitespace (``\s`` is ``str.isspace``)

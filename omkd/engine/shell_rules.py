@@ -104,6 +104,16 @@ SHELL_WRAPPERS: Final = frozenset(
     | {"do", "then", "else", "if", "elif", "while", "until", "!", "{"}  # a command inside a loop or branch
 )
 """Words before the program that run it: skipped to find the program (``command -v`` aside)."""
+WRAPPER_VALUE_FLAGS: Final[dict[str, frozenset[str]]] = {
+    "sudo": frozenset({"-u", "--user", "-g", "--group", "-C", "-D", "--chdir", "-h", "-p", "-r", "-t", "-U", "-T"}),
+    "doas": frozenset({"-u", "-C"}),
+    "env": frozenset({"-u", "--unset", "-C", "--chdir"}),
+    "nice": frozenset({"-n", "--adjustment"}),
+    "time": frozenset({"-f", "--format", "-o", "--output"}),
+    "xargs": frozenset({"-I", "-n", "-P", "-d", "-L", "-s", "-E", "-a", "--max-args", "--max-procs", "--delimiter"}),
+}
+"""Wrappers that take options of their own (``sudo -u postgres ls …``, ``nice -n 10 find …``, ``xargs -0
+rm``): skipped with them (and the value of these) to find the program they run."""
 SHELL_READERS: Final = frozenset({"cat", "head", "tail", "sed", "less"})
 """Programs that read a file, for coverage: a successful run accesses its operands."""
 
