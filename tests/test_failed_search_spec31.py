@@ -100,3 +100,57 @@ def test_a_pipeline_ending_in_xargs_with_options_acts_and_is_no_search(agent: Ag
     """Spec §3.1: not a search when the pipeline's last stage acts (``xargs kill``/``rm``), with or
     without xargs' own options."""
     assert misses(agent(command, "", 0)) == 0
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "code", "pattern"),
+    [
+        ("file bin/retryctl", "bin/retryctl: cannot open `bin/retryctl' (No such file or directory)", 0,
+         "bin/retryctl"),
+        ("where.exe retryctl", "INFO: Could not find files for the given pattern(s).", 1, "retryctl"),
+        ("cmd /c where retryctl", "INFO: Could not find files for the given pattern(s).", 1, "retryctl"),
+        ("cmd /c dir C:\\shop\\retry.yaml",
+         " Volume in drive C has no label.\n Volume Serial Number is 6A3B-1C2D\n\n Directory of C:\\shop\n\n"
+         "File Not Found", 1, "C:\\shop\\retry.yaml"),
+        ("cmd /c dir C:\\shop\\retry", "The system cannot find the path specified.", 1, "C:\\shop\\retry"),
+    ],
+    ids=["file", "where.exe", "cmd where", "cmd dir file", "cmd dir path"],
+)  # fmt: skip
+def test_the_not_found_message_of_more_readers_and_probes_is_a_miss(
+    agent: Agent, command: str, output: str, code: int, pattern: str
+) -> None:
+    """Spec §3.1: ``file``, ``where``/``where.exe`` and ``dir`` are readers and probes; an output made
+    only of their not-found message is a miss."""
+    report = agent(command, output, code)
+    assert (misses(report), patterns(report)) == (1, [pattern])
+
+
+def test_a_dir_that_lists_files_found_them() -> None:
+    output = " Volume in drive C has no label.\n\n Directory of C:\\shop\n\n03/12/2026  10:00  120 retry.yaml"
+    assert misses(claude("cmd /c dir C:\\shop\\retry.yaml", output, 0)) == 0
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "code", "expected"),
+    [
+        ("curl -fsSL https://docs.acme.dev/retry.md", "curl: (22) The requested URL returned error: 404", 22, 1),
+        ("curl -fsS https://docs.acme.dev/retry.md", "curl: (22) The requested URL returned error: 410 Gone", 22, 1),
+        ("curl -fsSL https://docs.acme.dev/retry.md", "curl: (22) The requested URL returned error: 503", 22, 0),
+    ],
+    ids=["-f 404", "-f 410", "-f 503 is a fault"],
+)  # fmt: skip
+def test_curl_fail_reports_the_status_it_got(agent: Agent, command: str, output: str, code: int, expected: int) -> None:
+    """Spec §3.1: a 404 or 410 of an HTTP client is a failed lookup, other failures are faults;
+    ``curl -f`` says the status in its own error line."""
+    report = agent(command, output, code)
+    assert (misses(report), patterns(report)) == (expected, ["https://docs.acme.dev/retry.md"] * expected)
+
+
+@AGENTS
+def test_go_list_of_a_module_that_is_no_dependency_is_a_miss(agent: Agent) -> None:
+    """Spec §3.1: ``go list X`` answered "not there" is a failed lookup."""
+    output = "go: module github.com/acme/retry: not a known dependency"
+    report = agent("go list -m github.com/acme/retry", output, 1)
+    assert (misses(report), patterns(report)) == (1, ["github.com/acme/retry"])

@@ -83,6 +83,11 @@ SHELL_RULE: Final = ShellRule(
         r"|which: no \S+ in \(.*\)"
         r"|(?:.*: )?\S+: not found"
         r"|.*Cannot find path .* because it does not exist\.?"
+        r"|.*: cannot open .*\(No such file or directory\)"  # file
+        r"|INFO: Could not find files for the given pattern\(s\)\."  # where, where.exe
+        # cmd's dir, under its headers (the volume, the directory it looked in)
+        r"|File Not Found|The system cannot find the (?:file|path) specified\."
+        r"|Volume in drive \S+ (?:is \S.*|has no label\.)|Volume Serial Number is \S+|Directory of \S.*"
         # ripgrep when its -g/-t filter left no file to search: nothing of that kind is there
         r"|No files were searched, which means ripgrep probably applied a filter you didn't expect\."
         r"|Running with --debug will show why files are being skipped\.)$"
@@ -221,7 +226,10 @@ PROBES: Final[tuple[ProbeRule, ...]] = (
     ProbeRule(frozenset({"brew"}), frozenset({"list", "info"}), re.compile(r"No such keg|No available formula")),
     ProbeRule(
         frozenset({"go"}), frozenset({"list"}),
-        re.compile(r"cannot find package|no required module provides package|is not in (?:GOROOT|std)"),
+        re.compile(
+            r"cannot find (?:package|module providing package)|no required module provides package"
+            r"|is not in (?:GOROOT|std)|not a known dependency"
+        ),
     ),
     ProbeRule(frozenset({"rospack"}), frozenset({"find"}), re.compile(r"not found|Error: package")),
     ProbeRule(frozenset(), frozenset({"--version", "-V", "version"}), COMMAND_MISSING),
@@ -232,10 +240,12 @@ HTTP_CLIENTS: Final = frozenset(
 )
 """HTTP clients on a URL the agent chose: a 404 or 410 is a failed lookup, other failures are faults."""
 HTTP_MISSING: Final = re.compile(
-    r"^HTTP/\S+\s+(?:404|410)\b|^\s*(?:404|410)\s*$|\b(?:404|410):? Not Found\b|ERROR 404\b", re.MULTILINE
+    r"^HTTP/\S+\s+(?:404|410)\b|^\s*(?:404|410)\s*$|\b(?:404|410):? Not Found\b|ERROR 404\b"
+    r"|The requested URL returned error: (?:404|410)\b",
+    re.MULTILINE,
 )
 """A 404 or 410 in an HTTP client's output: a status line, ``-w '%{http_code}'`` printing it, a server's
-or wget's wording."""
+or wget's wording, ``curl -f``'s error line."""
 NOT_FOUND_BODY: Final = re.compile(r"\bnot[ _]found\b", re.IGNORECASE)
 NOT_FOUND_BODY_CHARS: Final = 400
 """A short body saying "not found" (``{"message":"not found: owner …"}``) is a 404's body too."""
