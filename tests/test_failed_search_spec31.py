@@ -15,7 +15,7 @@ import pytest
 from omkd.engine.report.schema import Report
 from tests import test_codex_adapter, test_gemini_adapter
 from tests.agent_lines import GeminiChat, Rollout, tool_call
-from tests.transcript_builder import Transcript, bash_detail, gaps_of, report_of
+from tests.transcript_builder import Transcript, bash_detail, gaps_of, health_of, report_of, signal_counts
 
 pytestmark = pytest.mark.engine
 
@@ -154,3 +154,53 @@ def test_go_list_of_a_module_that_is_no_dependency_is_a_miss(agent: Agent) -> No
     output = "go: module github.com/acme/retry: not a known dependency"
     report = agent("go list -m github.com/acme/retry", output, 1)
     assert (misses(report), patterns(report)) == (1, ["github.com/acme/retry"])
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ("cat deploy/retry.yaml", "cat: deploy/retry.yaml: No such file or directory"),
+        ("head -40 deploy/retry.yaml", "head: cannot open 'deploy/retry.yaml' for reading: No such file or directory"),
+        ("sed -n '1,80p' deploy/retry.yaml", "sed: can't read deploy/retry.yaml: No such file or directory"),
+        ("wc -l deploy/retry.yaml", "wc: deploy/retry.yaml: No such file or directory"),
+        ("stat deploy/retry.yaml", "stat: cannot statx 'deploy/retry.yaml': No such file or directory"),
+    ],
+    ids=["cat", "head", "sed -n", "wc", "stat"],
+)
+def test_a_bare_file_name_a_shell_reader_read_in_a_guessed_directory_is_a_gap(command: str, output: str) -> None:
+    """Spec §3.1: a bare file name the person typed, read in a directory the agent guessed, is a gap
+    (a shell reader is judged as Read is)."""
+    t = Transcript()
+    t.prompt("look at retry.yaml please")
+    t.skill("http-client")
+    t.call("Bash", {"command": command}, output, detail=bash_detail(stdout=output))
+    report = report_of(t)
+    assert signal_counts(report.overall) == {"failed_search": 1}
+    assert health_of(report, "http-client").user_given_misses == 0
+
+
+def test_listing_a_name_the_person_typed_stays_user_given() -> None:
+    """Spec §3.1: ``ls`` of a name the person typed and asked for is ``user_given``."""
+    t = Transcript()
+    t.prompt("where did launch_swu.sh go?")
+    t.call("Bash", {"command": "ls scripts/launch_swu.sh"},
+           "ls: cannot access 'scripts/launch_swu.sh': No such file or directory", detail=bash_detail())  # fmt: skip
+    assert health_of(report_of(t), "general").user_given_misses == 1
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sed -n '1,200p' app/\\(admin\\)/hooks/useRetry.ts",
+        "cat app/\\(admin\\)/hooks/useRetry.ts",
+    ],
+    ids=["sed -n", "cat"],
+)
+def test_a_shell_path_written_with_backslash_escapes_is_the_path_the_person_typed(command: str) -> None:
+    """Spec §3.1: the path a command reads is the word the shell makes of it (``\\(`` is ``(``): typed
+    earlier (relative to the cwd), its miss is ``user_given``."""
+    t = Transcript()
+    t.prompt("open app/(admin)/hooks/useRetry.ts")
+    t.call("Bash", {"command": command}, "cat: No such file or directory", detail=bash_detail())
+    report = report_of(t)
+    assert (misses(report), health_of(report, "general").user_given_misses) == (0, 1)

@@ -119,6 +119,12 @@ WRAPPER_VALUE_FLAGS: Final[dict[str, frozenset[str]]] = {
 }
 """Wrappers that take options of their own (``sudo -u postgres ls …``, ``nice -n 10 find …``, ``xargs -0
 rm``): skipped with them (and the value of these) to find the program they run."""
+FILE_READERS: Final = frozenset(
+    {"cat", "head", "tail", "sed", "nl", "less", "more", "wc", "file", "stat", "Get-Content", "gc"}
+)
+"""Path programs that read one file, judged as ``Read`` is for the user-given rule: the path the person
+typed excuses their miss, a bare file name of it does not (the agent guessed the directory). The
+listings (``ls``, ``dir``, ``Get-ChildItem``) search for a name."""
 SHELL_READERS: Final = frozenset({"cat", "head", "tail", "sed", "less"})
 """Programs that read a file, for coverage: a successful run accesses its operands."""
 
@@ -181,7 +187,8 @@ class ProbeRule:
     ``programs`` run with a first argument in ``first`` (any program when ``programs`` is empty, any
     first argument when ``first`` is) probe;
     ``needs``: a text the stage must hold (``python -c`` only when it imports). The probe missed when
-    its output matches ``not_found``, or, with ``empty_is_miss``, when it printed nothing.
+    its output matches ``not_found``, or, with ``empty_is_miss``, when it printed nothing. ``paths``: what
+    it probes is a path (``Test-Path``), written in a pattern as a read path is (spec §6).
     """
 
     programs: frozenset[str]
@@ -189,6 +196,7 @@ class ProbeRule:
     not_found: re.Pattern[str] | None
     empty_is_miss: bool = False
     needs: str = ""
+    paths: bool = False
 
 
 COMMAND_MISSING: Final = re.compile(
@@ -199,7 +207,7 @@ COMMAND_MISSING: Final = re.compile(
 NO_PIP: Final = re.compile(r"No module named pip\b")
 PROBES: Final[tuple[ProbeRule, ...]] = (
     # Test-Path prints True or False; inside ``if (Test-Path …)`` it prints nothing (the condition uses it)
-    ProbeRule(frozenset({"Test-Path"}), frozenset(), re.compile(r"^\s*False\s*$", re.MULTILINE)),
+    ProbeRule(frozenset({"Test-Path"}), frozenset(), re.compile(r"^\s*False\s*$", re.MULTILINE), paths=True),
     ProbeRule(frozenset({"pip", "pip3"}), frozenset({"show"}), re.compile(r"Package\(s\) not found")),
     ProbeRule(
         frozenset({"python", "python3", "py"}), frozenset({"-c"}),
