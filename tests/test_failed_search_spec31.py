@@ -189,6 +189,44 @@ def test_listing_a_name_the_person_typed_stays_user_given() -> None:
 
 
 @pytest.mark.parametrize(
+    ("command", "pattern"),
+    [
+        ("Test-Path C:\\Users\\dev\\shop\\config\\retry.yaml", "config\\retry.yaml"),
+        ('powershell.exe -NoProfile -Command "Test-Path -Path C:\\opt\\retry.yaml"', "C:\\opt\\retry.yaml"),
+    ],
+    ids=["Test-Path", "powershell -Command Test-Path -Path"],
+)
+def test_the_pattern_of_a_test_path_is_its_path(command: str, pattern: str) -> None:
+    """Spec §6: the pattern is what was looked for, never the whole command: Test-Path's path, the cwd
+    removed as for ``test -e``."""
+    t = Transcript(cwd="C:\\Users\\dev\\shop")
+    t.prompt(PROMPT)
+    t.call("PowerShell", {"command": command}, "False", detail=bash_detail(stdout="False"))
+    report = report_of(t)
+    assert patterns(report) == [pattern]
+    assert gaps_of(report)[0].evidence["command"] == command
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "pattern"),
+    [
+        ("mcp__cocoindex__search", {"query": "retry budget", "limit": 10}, "retry budget"),
+        ("mcp__catalog__product_search", {"site": "US", "searchName": "retry relay"}, "retry relay"),
+        ("mcp__kb__lookup", {"limit": 5, "text": "retry budget"}, "retry budget"),
+    ],
+    ids=["query", "a key naming a search", "the one text"],
+)
+def test_the_pattern_of_an_mcp_search_tool_is_its_query(tool: str, tool_input: dict[str, object], pattern: str) -> None:
+    """Spec §6: ``WebSearch``/MCP search tools: the pattern is the query, not the call's whole input."""
+    t = Transcript()
+    t.prompt(PROMPT)
+    t.call(tool, tool_input, "")
+    report = report_of(t)
+    assert patterns(report) == [pattern]
+    assert misses(report) == 1
+
+
+@pytest.mark.parametrize(
     "command",
     [
         "sed -n '1,200p' app/\\(admin\\)/hooks/useRetry.ts",

@@ -47,6 +47,18 @@ def first_input(call: ToolCall, keys: tuple[str, ...]) -> str:
     return ""
 
 
+def query_of(call: ToolCall) -> str:
+    """A search tool's query (``patterns.QUERY_KEYS``), else its whole input in short."""
+    found = first_input(call, patterns.QUERY_KEYS)
+    if found:
+        return collapse(found, 200)
+    texts = {key: value for key, value in call.input.items() if isinstance(value, str) and value.strip()}
+    named = [value for key, value in texts.items() if any(w in key.lower() for w in patterns.QUERY_KEY_WORDS)]
+    if named or len(texts) == 1:
+        return collapse((named or list(texts.values()))[0], 200)
+    return collapse(str(call.input), 200)
+
+
 def _empty_count(rule: patterns.SearchRule, result: ToolResult) -> bool:
     detail = result.detail
     if not isinstance(detail, dict):
@@ -98,7 +110,7 @@ def judge(call: ToolCall, result: ToolResult, extra_search_tools: frozenset[str]
 
 
 def _judge_search(call: ToolCall, result: ToolResult, name: str, rule: patterns.SearchRule) -> Verdict:
-    key = first_input(call, rule.input_keys) if rule.input_keys else collapse(str(call.input), 200)
+    key = first_input(call, rule.input_keys) if rule.input_keys else query_of(call)
     given = rule.user_given
     head = result.text[: patterns.NOT_GAP_SEARCH_CHARS]
     if patterns.REGEX_FAULT_TEXT in head:

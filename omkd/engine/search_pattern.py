@@ -123,7 +123,8 @@ def shell_pattern(command: str, cwd: str | None) -> str:
         if target and target not in found:
             found.append(target)
     for stage, probe in parsed.probes:
-        for target in shell_forms.probed(stage.program, stage.args, probe):
+        for probed in shell_forms.probed(stage.program, stage.args, probe):
+            target = normalised(probed, cwd) if probe.paths else probed
             if target not in found:
                 found.append(target)
     for stage in parsed.http:
@@ -132,7 +133,8 @@ def shell_pattern(command: str, cwd: str | None) -> str:
             found.append(url.split("?", 1)[0])
     if found:
         return " | ".join(found)
-    first = next(iter(parsed.searches + parsed.tests), None)
+    # the target cannot be told: the first search program and its first operand, never the command line
+    first = next(iter(parsed.searches + parsed.tests + [stage for stage, _ in parsed.probes] + parsed.http), None)
     if first is not None:
         return " ".join([first.program, *shell.operands(first.args)[:1]])
     return command.strip()[:80]

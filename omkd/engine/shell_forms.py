@@ -117,7 +117,7 @@ def probed(program: str, args: list[str], rule: shell_rules.ProbeRule) -> list[s
         return [program]
     if rule.needs == "import":
         return [m.group(1) for arg in args for m in _IMPORTED.finditer(arg)]
-    return [a for a in args[1:] if not a.startswith("-")][:3]
+    return [a for a in (args[1:] if rule.first else args) if not a.startswith("-")][:3]
 
 
 def is_http_client(program: str) -> bool:
