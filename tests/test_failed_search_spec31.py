@@ -242,3 +242,86 @@ def test_a_shell_path_written_with_backslash_escapes_is_the_path_the_person_type
     t.call("Bash", {"command": command}, "cat: No such file or directory", detail=bash_detail())
     report = report_of(t)
     assert (misses(report), health_of(report, "general").user_given_misses) == (0, 1)
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "code", "pattern"),
+    [
+        ("zsh -c 'ls ~/retry/config.yaml'",
+         "ls: cannot access '/home/dev/retry/config.yaml': No such file or directory", 2, "~/retry/config.yaml"),
+        ("sh -c \"grep -rn retry_budget src/\"", "", 1, "retry_budget"),
+        ('powershell -Command "Get-Content C:\\shop\\retry.yaml"',
+         "Get-Content : Cannot find path 'C:\\shop\\retry.yaml' because it does not exist.", 1, "C:\\shop\\retry.yaml"),
+        ('cmd /c "findstr /s /c:RetryBudget *.cs"', "", 1, "RetryBudget"),
+        ("wsl -d Ubuntu -- cat /etc/retry.conf", "cat: /etc/retry.conf: No such file or directory", 1,
+         "/etc/retry.conf"),
+        ("timeout 5 ssh web1 'which retryctl'", "", 1, "retryctl"),
+    ],
+    ids=["zsh -c", "sh -c", "powershell -Command", "cmd /c", "wsl", "timeout ssh"],
+)  # fmt: skip
+def test_each_wrapped_form_is_judged_by_the_command_it_carries(
+    agent: Agent, command: str, output: str, code: int, pattern: str
+) -> None:
+    """Spec §3.1's list of wrapped commands, on each agent's shell tool; the pattern (§6) is the carried
+    search's target."""
+    report = agent(command, output, code)
+    assert (misses(report), patterns(report)) == (1, [pattern])
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "code", "pattern"),
+    [
+        ("nl -ba src/retry.py", "nl: src/retry.py: No such file or directory", 1, "src/retry.py"),
+        ("less docs/retry.md", "docs/retry.md: No such file or directory", 1, "docs/retry.md"),
+        ("more docs/retry.md", "more: cannot open docs/retry.md: No such file or directory", 1, "docs/retry.md"),
+        ("npm ls retry-axios", "shop@1.0.0 /home/dev/shop\n└── (empty)", 1, "retry-axios"),
+        ("go list github.com/acme/retry", "no required module provides package github.com/acme/retry; to add it:",
+         1, "github.com/acme/retry"),
+        ("wget https://docs.acme.dev/retry.html",
+         "HTTP request sent, awaiting response... 404 Not Found\n2026-04-08 13:27:20 ERROR 404: Not Found.", 8,
+         "https://docs.acme.dev/retry.html"),
+        ("Invoke-WebRequest -Uri https://docs.acme.dev/retry?v=2",
+         "Invoke-WebRequest : The remote server returned an error: (404) Not Found.", 1, "https://docs.acme.dev/retry"),
+        ("http GET https://api.acme.dev/v1/retry", "HTTP/1.1 410 Gone\nContent-Type: text/plain", 0,
+         "https://api.acme.dev/v1/retry"),
+    ],
+    ids=["nl", "less", "more", "npm ls (empty)", "go list", "wget 404", "Invoke-WebRequest 404", "http 410"],
+)  # fmt: skip
+def test_more_readers_probes_and_http_clients_answered_not_there_are_misses(
+    agent: Agent, command: str, output: str, code: int, pattern: str
+) -> None:
+    """Spec §3.1's more readers and probes, and HTTP clients' 404/410; the pattern is the path, the
+    package, or the URL without its query (§6)."""
+    report = agent(command, output, code)
+    assert (misses(report), patterns(report)) == (1, [pattern])
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "code"),
+    [
+        ("curl -sI https://docs.acme.dev/retry", "HTTP/2 403\ncontent-type: text/html", 0),
+        ("wget https://docs.acme.dev/retry", "HTTP request sent, awaiting response... 503 Service Unavailable", 8),
+        ("curl https://docs.acme.dev/retry", "curl: (28) Operation timed out after 10001 milliseconds", 28),
+        ("Get-ChildItem -Recurse | Select-String RetryBudget | Out-File hits.txt", "", 0),
+        ("grep -rn RetryBudget src | tee hits.txt", "", 1),
+        ("cat /tmp/claude-1000/-home-dev-shop/5f1e/scratchpad/retry-notes.md",
+         "cat: /tmp/claude-1000/-home-dev-shop/5f1e/scratchpad/retry-notes.md: No such file or directory", 1),
+    ],
+    ids=["403 is a fault", "5xx is a fault", "timeout is a fault", "Out-File acts", "tee acts", "scratchpad"],
+)  # fmt: skip
+def test_faults_and_commands_that_are_no_search_are_never_misses(
+    agent: Agent, command: str, output: str, code: int
+) -> None:
+    """Spec §3.1: an HTTP client's failure other than 404/410 is a fault; a pipeline whose last stage acts
+    (``Out-File``, ``tee``) and a read of the harness's own scratchpad are not searches."""
+    assert misses(agent(command, output, code)) == 0
+
+
+def test_a_probe_whose_target_cannot_be_told_gives_its_program_and_first_operand() -> None:
+    """Spec §6: never the full command line: the probe's program and its first operand."""
+    output = "Traceback (most recent call last):\nModuleNotFoundError: No module named 'tenacity'"
+    report = claude("""cd /home/dev/shop && python3 -c "__import__('tenacity')" """, output, 1)
+    assert patterns(report) == ["python3 __import__(tenacity)"]
