@@ -325,3 +325,22 @@ def test_a_probe_whose_target_cannot_be_told_gives_its_program_and_first_operand
     output = "Traceback (most recent call last):\nModuleNotFoundError: No module named 'tenacity'"
     report = claude("""cd /home/dev/shop && python3 -c "__import__('tenacity')" """, output, 1)
     assert patterns(report) == ["python3 __import__(tenacity)"]
+
+
+@pytest.mark.parametrize(
+    ("tool_input", "evidence"),
+    [
+        ({"pattern": "**/retry*.yaml", "path": "/home/dev/shop/deploy"},
+         {"tool": "Glob", "pattern": "**/retry*.yaml", "path": "/home/dev/shop/deploy"}),
+        ({"pattern": "**/retry*.yaml"}, {"tool": "Glob", "pattern": "**/retry*.yaml"}),
+    ],
+    ids=["with a path", "without"],
+)  # fmt: skip
+def test_a_glob_s_pattern_is_its_pattern_with_its_path_kept_as_evidence(
+    tool_input: dict[str, object], evidence: dict[str, object]
+) -> None:
+    """Spec §6: ``Glob``: its ``pattern`` (with ``path`` kept as evidence)."""
+    t = Transcript()
+    t.prompt(PROMPT)
+    t.call("Glob", tool_input, "No files found")
+    assert [gap.evidence for gap in gaps_of(report_of(t), "failed_search")] == [evidence]
