@@ -344,3 +344,30 @@ def test_a_glob_s_pattern_is_its_pattern_with_its_path_kept_as_evidence(
     t.prompt(PROMPT)
     t.call("Glob", tool_input, "No files found")
     assert [gap.evidence for gap in gaps_of(report_of(t), "failed_search")] == [evidence]
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "pattern"),
+    [
+        ("tail -n +20 src/retry.py", "tail: cannot open 'src/retry.py' for reading: No such file or directory",
+         "src/retry.py"),
+        ("stat -c %s src/retry.py", "stat: cannot statx 'src/retry.py': No such file or directory", "src/retry.py"),
+        ("fd retry_budget src", "", "retry_budget"),
+        ("fd -e py -d 3 retry_budget src", "", "retry_budget"),
+        ("fd . src/legacy", "[fd error]: Search path 'src/legacy' is not a directory.", "src/legacy"),
+    ],
+    ids=["tail -n +N", "stat -c FORMAT", "fd PATTERN PATH", "fd with option values", "fd . PATH"],
+)  # fmt: skip
+def test_the_pattern_is_the_target_not_an_option_s_value(command: str, output: str, pattern: str) -> None:
+    """Spec §6: the path of a reader (not ``+20``, not stat's format); fd's pattern is its first operand
+    (the path it searches in only when the pattern matches everything)."""
+    report = claude(command, output, 1)
+    assert (misses(report), patterns(report)) == (1, [pattern])
+
+
+def test_a_type_the_command_added_is_known_to_ripgrep() -> None:
+    """``rg --type-add 'web:*.{html,css}' -t web X`` runs (the type is added), so its empty answer is a miss;
+    a type nobody added is ripgrep's refusal, a fault."""
+    added = claude("rg --type-add 'web2:*.{html,css}' -t web2 retry_budget", "", 1)
+    assert (misses(added), patterns(added)) == (1, ["retry_budget"])
+    assert misses(claude("rg -t web2 retry_budget", "", 1)) == 0

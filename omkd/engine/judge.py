@@ -6,6 +6,7 @@ looked for, and which rule row decided: ``omkd explain`` shows it for every call
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from omkd.engine import patterns, ripgrep_types, search_pattern, shell, shell_forms, shell_rules
@@ -250,14 +251,21 @@ def _stage_unknown_type(stage: shell.Stage) -> bool:
     if stage.program != "rg":
         return False
     args = stage.args
+    added = {v.split(":", 1)[0] for a, v in itertools.pairwise(args) if a == "--type-add"} | {
+        a.split("=", 1)[1].split(":", 1)[0] for a in args if a.startswith("--type-add=")
+    }  # ``--type-add 'web:*.html'``: a name the command gave ripgrep
+
+    def unknown(value: str) -> bool:
+        return value not in added and _unknown_type(value)
+
     for i, arg in enumerate(args):
         if arg in patterns.TYPE_FLAGS:
-            if i + 1 < len(args) and _unknown_type(args[i + 1]):
+            if i + 1 < len(args) and unknown(args[i + 1]):
                 return True
         elif arg.startswith(("--type=", "--type-not=")):
-            if _unknown_type(arg.split("=", 1)[1]):
+            if unknown(arg.split("=", 1)[1]):
                 return True
-        elif arg[:2] in ("-t", "-T") and len(arg) > 2 and not arg.startswith("--") and _unknown_type(arg[2:]):
+        elif arg[:2] in ("-t", "-T") and len(arg) > 2 and not arg.startswith("--") and unknown(arg[2:]):
             return True
     return False
 

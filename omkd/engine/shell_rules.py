@@ -84,6 +84,7 @@ SHELL_RULE: Final = ShellRule(
         r"|(?:.*: )?\S+: not found"
         r"|.*Cannot find path .* because it does not exist\.?"
         r"|.*: cannot open .*\(No such file or directory\)"  # file
+        r"|\[fd error\]: Search path '.*' is not a directory\."
         r"|INFO: Could not find files for the given pattern\(s\)\."  # where, where.exe
         # cmd's dir, under its headers (the volume, the directory it looked in)
         r"|File Not Found|The system cannot find the (?:file|path) specified\."
