@@ -371,3 +371,24 @@ def test_a_type_the_command_added_is_known_to_ripgrep() -> None:
     added = claude("rg --type-add 'web2:*.{html,css}' -t web2 retry_budget", "", 1)
     assert (misses(added), patterns(added)) == (1, ["retry_budget"])
     assert misses(claude("rg -t web2 retry_budget", "", 1)) == 0
+
+
+@pytest.mark.parametrize(
+    ("command", "given"),
+    [
+        ("grep -rn retry_policy src/", True),
+        ("rg -l 'retry_policy' src", True),
+        ("git grep -n retry_policy", True),
+        ("Select-String -Path src\\*.ps1 -Pattern retry_policy", True),
+        ("rg -n retry src", False),  # a plain word of the prompt, not a name
+    ],
+    ids=["grep", "rg", "git grep", "Select-String", "a plain word"],
+)
+def test_a_shell_content_search_for_a_name_the_person_typed_is_user_given(command: str, given: bool) -> None:
+    """Spec §3.1: a shell ``grep``/``rg`` of a name the person typed and asked for is ``user_given``, as a
+    Grep of it is."""
+    t = Transcript()
+    t.prompt("find where retry_policy is defined")
+    t.call("Bash", {"command": command}, "", detail=bash_detail(interpretation="No matches found"))
+    report = report_of(t)
+    assert (misses(report), health_of(report, "general").user_given_misses) == (int(not given), int(given))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 
-from omkd.engine import judge, shell, shell_forms, shell_rules
+from omkd.engine import judge, search_pattern, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall
 
 
@@ -40,6 +40,10 @@ def _shell_names(command: str) -> list[str]:
         if stage.program not in shell_rules.FILE_READERS
         for name in shell.targets_of(stage)
     ]
+    for stage in parsed.searches:  # a grep/rg of a name, as a Grep of it
+        if stage.program in shell_rules.CONTENT_SEARCHES or (stage.program == "git" and stage.args[:1] == ["grep"]):
+            pattern = search_pattern.stage_pattern(stage, None)
+            names += [pattern] if pattern else []
     for stage, probe in parsed.probes:  # a probe of a path (``Test-Path``) is judged as ``test -e`` is
         names += [] if probe.paths else shell_forms.probed(stage.program, stage.args, probe)
     return names

@@ -19,7 +19,6 @@ from omkd.engine import shell_rules
 _RAW_WORD: Final = re.compile(r"""(?:[^\s'"]+|'[^']*'|"(?:\\.|[^"\\])*")+""")
 _FILE_REDIRECT: Final = re.compile(r"""^(?:&|1)?>>?(.*)$""")
 _NOT_FILES: Final = frozenset({"/dev/null", "NUL", "$null", "nul", "/dev/stdout", "/dev/stderr"})
-_SEARCH_FAMILY: Final = shell_rules.GREP_FAMILY | {"Select-String", "sls", "findstr"}
 
 
 def _unquoted(word: str) -> str:
@@ -102,7 +101,7 @@ def probe_of(program: str, args: list[str], text: str) -> shell_rules.ProbeRule 
             continue
         if (rule.first and args[0] not in rule.first) or (rule.needs and rule.needs not in text):
             continue
-        if not rule.programs and program in _SEARCH_FAMILY:
+        if not rule.programs and program in shell_rules.CONTENT_SEARCHES:
             continue
         return rule
     return None
@@ -126,7 +125,7 @@ def is_http_client(program: str) -> bool:
 
 def filters_out(program: str, args: list[str]) -> bool:
     """A search stage that only filters out (``grep -v``, ``Select-String -NotMatch``)."""
-    if program not in _SEARCH_FAMILY:
+    if program not in shell_rules.CONTENT_SEARCHES:
         return False
     for arg in args:
         if arg in shell_rules.INVERTED:

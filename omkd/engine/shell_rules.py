@@ -64,6 +64,8 @@ wrapped continuations): part of the message it follows, never output of its own.
 SHELL_TOOLS: Final = frozenset({"Bash", "PowerShell"})
 GREP_FAMILY: Final = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack"})
 """The content searches of a shell (a pattern, then files): ``search_pattern``, ``removals``, ``shell_forms``."""
+CONTENT_SEARCHES: Final = GREP_FAMILY | {"Select-String", "sls", "findstr"}
+"""With PowerShell's and cmd's (``shell_forms``, the user-given rule of ``given``)."""
 SHELL_RULE: Final = ShellRule(
     programs=frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "locate", "which", "type"})
     | frozenset({"Select-String", "sls", "findstr"}),  # PowerShell's and cmd's content searches
