@@ -392,3 +392,11 @@ def test_a_shell_content_search_for_a_name_the_person_typed_is_user_given(comman
     t.call("Bash", {"command": command}, "", detail=bash_detail(interpretation="No matches found"))
     report = report_of(t)
     assert (misses(report), health_of(report, "general").user_given_misses) == (int(not given), int(given))
+
+
+def test_a_loop_variable_is_no_target_the_pattern_is_the_program_and_its_operand() -> None:
+    """Spec §6: a target that cannot be told (a loop's ``$f``) gives the first search program and its first
+    operand."""
+    command = 'for f in docs/retry.md docs/backoff.md; do cat "$f" || echo "(missing)"; done'
+    report = claude(command, "# Retry\n(missing)", 0)
+    assert (misses(report), patterns(report)) == (1, ["cat $f"])

@@ -44,6 +44,7 @@ _READER_VALUES: Final = {
 }
 """Options of readers that take a value (a count, a format): never the path."""
 _COUNT: Final = re.compile(r"^[+-]?\d+$")
+_VARIABLE: Final = re.compile(r"^\$\{?\w+\}?$")
 
 
 def _without_values(args: list[str], value_flags: frozenset[str]) -> list[str]:
@@ -157,7 +158,7 @@ def shell_pattern(command: str, cwd: str | None) -> str:
     found: list[str] = []
     for stage in parsed.searches + parsed.tests:
         target = stage_pattern(stage, cwd)
-        if target and target not in found:
+        if target and target not in found and not _VARIABLE.match(target):  # a loop's ``$f`` is not told
             found.append(target)
     for stage, probe in parsed.probes:
         for probed in shell_forms.probed(stage.program, stage.args, probe):
