@@ -168,7 +168,7 @@ class CallTracker:
                 pending.turn,
                 result.timestamp,
                 collapse(f"{call.tool} {key} -> {answer}"),
-                _evidence(call.tool, pattern, key),
+                _evidence(call, pattern, key),
                 line,
             )
         )
@@ -229,11 +229,17 @@ _JOINS_BEFORE: Final = _ASCII_WORD | frozenset("./\\")
 """What continues a name on its left (the tail of a longer path or word) or on its right."""
 
 
-def _evidence(tool: str, pattern: str, key: str) -> dict[str, str]:
+def _evidence(call: ToolCall, pattern: str, key: str) -> dict[str, str]:
     """A failed search's evidence: its pattern (§6) and, where that is not all of it, the full command
-    or path it came from."""
+    or path it came from (a Glob's ``path``, where it looked)."""
+    tool = call.tool
     if pattern == key:
-        return {"tool": tool, "pattern": pattern}
+        root = call.input.get("path") if judge.unwrapped(tool) == "Glob" else None
+        return (
+            {"tool": tool, "pattern": pattern, "path": root}
+            if isinstance(root, str) and root
+            else {"tool": tool, "pattern": pattern}
+        )
     whole = "command" if judge.unwrapped(tool) in shell_rules.SHELL_TOOLS else "path"
     return {"tool": tool, "pattern": pattern, whole: key}
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 
-from omkd.engine import judge, shell, shell_rules
+from omkd.engine import judge, search_pattern, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall
 
 
@@ -26,8 +26,27 @@ def search_targets(call: ToolCall) -> list[str]:
         return _literal(judge.first_input(call, ("pattern",)))
     if tool in shell_rules.SHELL_TOOLS:
         command = call.input.get("command")
-        return [t for name in shell.parse(command).targets for t in _literal(name)] if isinstance(command, str) else []
+        return [t for name in _shell_names(command) for t in _literal(name)] if isinstance(command, str) else []
     return []
+
+
+def _shell_names(command: str) -> list[str]:
+    """The names a shell command's searches and probes looked for; a reader's file is not one (a bare file
+    name the person typed, read in a directory the agent guessed, is a gap: ``probed_paths`` has its path)."""
+    parsed = shell.parse(command)
+    names = [
+        name
+        for stage in parsed.searches
+        if stage.program not in shell_rules.FILE_READERS
+        for name in shell.targets_of(stage)
+    ]
+    for stage in parsed.searches:  # a grep/rg of a name, as a Grep of it
+        if stage.program in shell_rules.CONTENT_SEARCHES or (stage.program == "git" and stage.args[:1] == ["grep"]):
+            pattern = search_pattern.stage_pattern(stage, None)
+            names += [pattern] if pattern else []
+    for stage, probe in parsed.probes:  # a probe of a path (``Test-Path``) is judged as ``test -e`` is
+        names += [] if probe.paths else shell_forms.probed(stage.program, stage.args, probe)
+    return names
 
 
 _NAME_LIKE = re.compile(r"[._\-0-9]|[a-z][A-Z]")
@@ -102,4 +121,9 @@ def probed_paths(call: ToolCall) -> list[str]:
             stage.program in rule.path_programs and stage.program not in shell_rules.SHELL_READERS
         ):
             paths.extend(a for a in shell.operands(stage.args) if not a.isdigit() and a not in ("]", "]]"))
-    return paths
+    return [_SHELL_ESCAPE.sub(r"\1", path) if "\\" in path else path for path in paths]
+
+
+_SHELL_ESCAPE = re.compile(r"""\\([()\[\]{}'"&;|<>*?$!#~=,@ ])""")
+"""A backslash before a character the shell would read (``app/\\(admin\\)/x.ts``): the path is the
+character itself. Only these: a Windows path's backslashes separate its parts."""

@@ -6,6 +6,7 @@ looked for, and which rule row decided: ``omkd explain`` shows it for every call
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from omkd.engine import patterns, ripgrep_types, search_pattern, shell, shell_forms, shell_rules
@@ -45,6 +46,18 @@ def first_input(call: ToolCall, keys: tuple[str, ...]) -> str:
         if isinstance(value, str) and value:
             return value
     return ""
+
+
+def query_of(call: ToolCall) -> str:
+    """A search tool's query (``patterns.QUERY_KEYS``), else its whole input in short."""
+    found = first_input(call, patterns.QUERY_KEYS)
+    if found:
+        return collapse(found, 200)
+    texts = {key: value for key, value in call.input.items() if isinstance(value, str) and value.strip()}
+    named = [value for key, value in texts.items() if any(w in key.lower() for w in patterns.QUERY_KEY_WORDS)]
+    if named or len(texts) == 1:
+        return collapse((named or list(texts.values()))[0], 200)
+    return collapse(str(call.input), 200)
 
 
 def _empty_count(rule: patterns.SearchRule, result: ToolResult) -> bool:
@@ -98,7 +111,7 @@ def judge(call: ToolCall, result: ToolResult, extra_search_tools: frozenset[str]
 
 
 def _judge_search(call: ToolCall, result: ToolResult, name: str, rule: patterns.SearchRule) -> Verdict:
-    key = first_input(call, rule.input_keys) if rule.input_keys else collapse(str(call.input), 200)
+    key = first_input(call, rule.input_keys) if rule.input_keys else query_of(call)
     given = rule.user_given
     head = result.text[: patterns.NOT_GAP_SEARCH_CHARS]
     if patterns.REGEX_FAULT_TEXT in head:
@@ -238,14 +251,21 @@ def _stage_unknown_type(stage: shell.Stage) -> bool:
     if stage.program != "rg":
         return False
     args = stage.args
+    added = {v.split(":", 1)[0] for a, v in itertools.pairwise(args) if a == "--type-add"} | {
+        a.split("=", 1)[1].split(":", 1)[0] for a in args if a.startswith("--type-add=")
+    }  # ``--type-add 'web:*.html'``: a name the command gave ripgrep
+
+    def unknown(value: str) -> bool:
+        return value not in added and _unknown_type(value)
+
     for i, arg in enumerate(args):
         if arg in patterns.TYPE_FLAGS:
-            if i + 1 < len(args) and _unknown_type(args[i + 1]):
+            if i + 1 < len(args) and unknown(args[i + 1]):
                 return True
         elif arg.startswith(("--type=", "--type-not=")):
-            if _unknown_type(arg.split("=", 1)[1]):
+            if unknown(arg.split("=", 1)[1]):
                 return True
-        elif arg[:2] in ("-t", "-T") and len(arg) > 2 and not arg.startswith("--") and _unknown_type(arg[2:]):
+        elif arg[:2] in ("-t", "-T") and len(arg) > 2 and not arg.startswith("--") and unknown(arg[2:]):
             return True
     return False
 

@@ -188,6 +188,10 @@ MCP_SEARCH_WORDS: Final = ("search", "query", "retriev", "lookup", "find")
 """MCP tools (``mcp__<server>__<tool>``) whose tool name says they search."""
 MCP_SEARCH_RULE: Final = SearchRule(input_keys=(), empty_result_is_miss=True)
 """Configured search tools and MCP search tools: an error, or an empty result, is a miss."""
+QUERY_KEYS: Final = ("query", "q")
+QUERY_KEY_WORDS: Final = ("query", "search", "keyword", "term", "pattern", "question")
+"""Where a search tool of unknown shape holds its query (spec §6: its pattern is the query): these keys,
+else the first key naming one of these words (``searchName``), else its only text."""
 
 # --- explicit_marker ---------------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ _HOME_WORDS: Final = ("$HOME", "${HOME}")
 _VALUE_FLAGS: Final = frozenset(
     {"-A", "-B", "-C", "-m", "-g", "--glob", "-t", "--type", "-T", "--type-not", "--include", "--exclude",
      "--exclude-dir", "-f", "--max-count", "--context", "--after-context", "--before-context", "--max-depth",
-     "-d", "--color", "--colour", "-M", "--max-columns", "-j", "--threads", "--sort", "--iglob"}
+     "-d", "--color", "--colour", "-M", "--max-columns", "-j", "--threads", "--sort", "--iglob", "--type-add"}
 )  # fmt: skip
 _NAME_FLAGS: Final = frozenset({"-name", "-iname", "-path", "-ipath", "-regex", "-iregex"})
 _TARGET_PROGRAMS: Final = frozenset({"which", "type", "where", "where.exe", "locate"})
@@ -30,6 +30,35 @@ _SELECT_STRING_VALUES: Final = frozenset(
     {"-path", "-literalpath", "-include", "-exclude", "-encoding", "-context", "-culture", "-inputobject"}
 )
 """Select-String's parameters that take a value (PowerShell's names are case-insensitive)."""
+
+
+_FD_VALUES: Final = frozenset(
+    {"-e", "--extension", "-t", "--type", "-d", "--max-depth", "--min-depth", "-E", "--exclude", "-S", "--size",
+     "-x", "--exec", "-X", "--exec-batch", "-c", "--color", "-j", "--threads", "--changed-within", "--owner"}
+)  # fmt: skip
+_ANY_NAME: Final = frozenset({".", "^", ".*", ""})
+_READER_VALUES: Final = {
+    "head": frozenset({"-n", "-c", "--lines", "--bytes"}),
+    "tail": frozenset({"-n", "-c", "--lines", "--bytes"}),
+    "stat": frozenset({"-c", "--format", "--printf"}),
+}
+"""Options of readers that take a value (a count, a format): never the path."""
+_COUNT: Final = re.compile(r"^[+-]?\d+$")
+_VARIABLE: Final = re.compile(r"^\$\{?\w+\}?$")
+
+
+def _without_values(args: list[str], value_flags: frozenset[str]) -> list[str]:
+    """The arguments without the values of ``value_flags`` (``-n +20``, ``-c %s``, ``-e py``)."""
+    kept: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in value_flags:
+            skip = True
+        else:
+            kept.append(arg)
+    return kept
 
 
 def _powershell_pattern(args: list[str]) -> str | None:
@@ -103,12 +132,21 @@ def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
         names = [args[i + 1] for i, a in enumerate(args[:-1]) if a in _NAME_FLAGS]
         if names:
             return " ".join(names)
-        operands = shell.operands(args)
-        return normalised(operands[-1], cwd) if program == "fd" and operands else None
+        if program == "find":
+            return None
+        # fd PATTERN [PATH…]: the pattern, or the path searched in when the pattern matches everything
+        operands = shell.operands(_without_values(args, _FD_VALUES))
+        if not operands:
+            return None
+        return operands[0] if operands[0] not in _ANY_NAME or len(operands) == 1 else normalised(operands[1], cwd)
     if program in _TARGET_PROGRAMS or (program == "command" and args[:1] == ["-v"]):
         operands = [a for a in shell.operands(args) if a != "-v"]
         return operands[0] if operands else None
-    operands = [a for a in shell.operands(args) if not a.isdigit() and a not in ("]", "]]")]
+    operands = [
+        a
+        for a in shell.operands(_without_values(args, _READER_VALUES.get(program, frozenset())))
+        if not _COUNT.match(a) and a not in ("]", "]]")
+    ]
     if program == "sed" and operands:
         operands = operands[1:]  # the script
     return normalised(operands[0], cwd) if operands else None
@@ -120,10 +158,11 @@ def shell_pattern(command: str, cwd: str | None) -> str:
     found: list[str] = []
     for stage in parsed.searches + parsed.tests:
         target = stage_pattern(stage, cwd)
-        if target and target not in found:
+        if target and target not in found and not _VARIABLE.match(target):  # a loop's ``$f`` is not told
             found.append(target)
     for stage, probe in parsed.probes:
-        for target in shell_forms.probed(stage.program, stage.args, probe):
+        for probed in shell_forms.probed(stage.program, stage.args, probe):
+            target = normalised(probed, cwd) if probe.paths else probed
             if target not in found:
                 found.append(target)
     for stage in parsed.http:
@@ -132,7 +171,8 @@ def shell_pattern(command: str, cwd: str | None) -> str:
             found.append(url.split("?", 1)[0])
     if found:
         return " | ".join(found)
-    first = next(iter(parsed.searches + parsed.tests), None)
+    # the target cannot be told: the first search program and its first operand, never the command line
+    first = next(iter(parsed.searches + parsed.tests + [stage for stage, _ in parsed.probes] + parsed.http), None)
     if first is not None:
         return " ".join([first.program, *shell.operands(first.args)[:1]])
     return command.strip()[:80]

@@ -128,7 +128,8 @@ def stage_of(text: str) -> Stage:
     while found and (found[0] in shell_rules.SHELL_WRAPPERS or ("=" in found[0] and _ENV_ASSIGNMENT.match(found[0]))):
         if found[0] == "command" and len(found) > 1 and found[1] == "-v":
             break
-        found = found[1:]
+        flags = shell_rules.WRAPPER_VALUE_FLAGS.get(found[0])
+        found = found[1:] if flags is None else shell_forms.past_options(found[1:], flags)
     if not found:
         return Stage("", [])
     return Stage(found[0].lstrip("(").rpartition("/")[2], found[1:])  # posixpath.basename, inlined
@@ -177,7 +178,8 @@ def _is_test(stage: Stage) -> bool:
     return stage.program in rule.test_programs and any(a in rule.test_flags for a in stage.args)
 
 
-def _targets(stage: Stage) -> list[str]:
+def targets_of(stage: Stage) -> list[str]:
+    """The names a search stage looked for: ``find -name X``, ``ls X``'s last component, ``which X``."""
     args = stage.args
     if stage.program == "find":
         return [args[i + 1] for i, a in enumerate(args[:-1]) if a in _NAME_FLAGS]
@@ -260,7 +262,7 @@ def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> bool:
             continue
         if _is_search(stage):
             parsed.searches.append(stage)
-            parsed.targets.extend(_targets(stage))
+            parsed.targets.extend(targets_of(stage))
             found = True
         elif _is_test(stage):
             parsed.tests.append(stage)

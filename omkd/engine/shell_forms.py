@@ -19,7 +19,6 @@ from omkd.engine import shell_rules
 _RAW_WORD: Final = re.compile(r"""(?:[^\s'"]+|'[^']*'|"(?:\\.|[^"\\])*")+""")
 _FILE_REDIRECT: Final = re.compile(r"""^(?:&|1)?>>?(.*)$""")
 _NOT_FILES: Final = frozenset({"/dev/null", "NUL", "$null", "nul", "/dev/stdout", "/dev/stderr"})
-_SEARCH_FAMILY: Final = shell_rules.GREP_FAMILY | {"Select-String", "sls", "findstr"}
 
 
 def _unquoted(word: str) -> str:
@@ -76,6 +75,17 @@ def carried(program: str, raw_args: list[str]) -> str | None:
     return " ".join(rest) or None
 
 
+def past_options(found: list[str], value_flags: frozenset[str]) -> list[str]:
+    """The words after a wrapper's own options (``sudo -u postgres``, ``xargs -0``): the values of
+    ``value_flags`` skipped with them; ``--`` ends them."""
+    at = 0
+    while at < len(found) and found[at].startswith("-") and found[at] != "-":
+        if found[at] == "--":
+            return found[at + 1 :]
+        at += 2 if found[at] in value_flags else 1
+    return found[at:]
+
+
 def raw_words(text: str) -> list[str]:
     if "'" not in text and '"' not in text:
         return text.split()  # no quote: a word is a run of non-whitespace (``\s`` is ``str.isspace``)
@@ -91,7 +101,7 @@ def probe_of(program: str, args: list[str], text: str) -> shell_rules.ProbeRule 
             continue
         if (rule.first and args[0] not in rule.first) or (rule.needs and rule.needs not in text):
             continue
-        if not rule.programs and program in _SEARCH_FAMILY:
+        if not rule.programs and program in shell_rules.CONTENT_SEARCHES:
             continue
         return rule
     return None
@@ -106,7 +116,7 @@ def probed(program: str, args: list[str], rule: shell_rules.ProbeRule) -> list[s
         return [program]
     if rule.needs == "import":
         return [m.group(1) for arg in args for m in _IMPORTED.finditer(arg)]
-    return [a for a in args[1:] if not a.startswith("-")][:3]
+    return [a for a in (args[1:] if rule.first else args) if not a.startswith("-")][:3]
 
 
 def is_http_client(program: str) -> bool:
@@ -115,7 +125,7 @@ def is_http_client(program: str) -> bool:
 
 def filters_out(program: str, args: list[str]) -> bool:
     """A search stage that only filters out (``grep -v``, ``Select-String -NotMatch``)."""
-    if program not in _SEARCH_FAMILY:
+    if program not in shell_rules.CONTENT_SEARCHES:
         return False
     for arg in args:
         if arg in shell_rules.INVERTED:

@@ -64,6 +64,8 @@ wrapped continuations): part of the message it follows, never output of its own.
 SHELL_TOOLS: Final = frozenset({"Bash", "PowerShell"})
 GREP_FAMILY: Final = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack"})
 """The content searches of a shell (a pattern, then files): ``search_pattern``, ``removals``, ``shell_forms``."""
+CONTENT_SEARCHES: Final = GREP_FAMILY | {"Select-String", "sls", "findstr"}
+"""With PowerShell's and cmd's (``shell_forms``, the user-given rule of ``given``)."""
 SHELL_RULE: Final = ShellRule(
     programs=frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "locate", "which", "type"})
     | frozenset({"Select-String", "sls", "findstr"}),  # PowerShell's and cmd's content searches
@@ -83,6 +85,12 @@ SHELL_RULE: Final = ShellRule(
         r"|which: no \S+ in \(.*\)"
         r"|(?:.*: )?\S+: not found"
         r"|.*Cannot find path .* because it does not exist\.?"
+        r"|.*: cannot open .*\(No such file or directory\)"  # file
+        r"|\[fd error\]: Search path '.*' is not a directory\."
+        r"|INFO: Could not find files for the given pattern\(s\)\."  # where, where.exe
+        # cmd's dir, under its headers (the volume, the directory it looked in)
+        r"|File Not Found|The system cannot find the (?:file|path) specified\."
+        r"|Volume in drive \S+ (?:is \S.*|has no label\.)|Volume Serial Number is \S+|Directory of \S.*"
         # ripgrep when its -g/-t filter left no file to search: nothing of that kind is there
         r"|No files were searched, which means ripgrep probably applied a filter you didn't expect\."
         r"|Running with --debug will show why files are being skipped\.)$"
@@ -104,6 +112,22 @@ SHELL_WRAPPERS: Final = frozenset(
     | {"do", "then", "else", "if", "elif", "while", "until", "!", "{"}  # a command inside a loop or branch
 )
 """Words before the program that run it: skipped to find the program (``command -v`` aside)."""
+WRAPPER_VALUE_FLAGS: Final[dict[str, frozenset[str]]] = {
+    "sudo": frozenset({"-u", "--user", "-g", "--group", "-C", "-D", "--chdir", "-h", "-p", "-r", "-t", "-U", "-T"}),
+    "doas": frozenset({"-u", "-C"}),
+    "env": frozenset({"-u", "--unset", "-C", "--chdir"}),
+    "nice": frozenset({"-n", "--adjustment"}),
+    "time": frozenset({"-f", "--format", "-o", "--output"}),
+    "xargs": frozenset({"-I", "-n", "-P", "-d", "-L", "-s", "-E", "-a", "--max-args", "--max-procs", "--delimiter"}),
+}
+"""Wrappers that take options of their own (``sudo -u postgres ls …``, ``nice -n 10 find …``, ``xargs -0
+rm``): skipped with them (and the value of these) to find the program they run."""
+FILE_READERS: Final = frozenset(
+    {"cat", "head", "tail", "sed", "nl", "less", "more", "wc", "file", "stat", "Get-Content", "gc"}
+)
+"""Path programs that read one file, judged as ``Read`` is for the user-given rule: the path the person
+typed excuses their miss, a bare file name of it does not (the agent guessed the directory). The
+listings (``ls``, ``dir``, ``Get-ChildItem``) search for a name."""
 SHELL_READERS: Final = frozenset({"cat", "head", "tail", "sed", "less"})
 """Programs that read a file, for coverage: a successful run accesses its operands."""
 
@@ -166,7 +190,8 @@ class ProbeRule:
     ``programs`` run with a first argument in ``first`` (any program when ``programs`` is empty, any
     first argument when ``first`` is) probe;
     ``needs``: a text the stage must hold (``python -c`` only when it imports). The probe missed when
-    its output matches ``not_found``, or, with ``empty_is_miss``, when it printed nothing.
+    its output matches ``not_found``, or, with ``empty_is_miss``, when it printed nothing. ``paths``: what
+    it probes is a path (``Test-Path``), written in a pattern as a read path is (spec §6).
     """
 
     programs: frozenset[str]
@@ -174,6 +199,7 @@ class ProbeRule:
     not_found: re.Pattern[str] | None
     empty_is_miss: bool = False
     needs: str = ""
+    paths: bool = False
 
 
 COMMAND_MISSING: Final = re.compile(
@@ -184,7 +210,7 @@ COMMAND_MISSING: Final = re.compile(
 NO_PIP: Final = re.compile(r"No module named pip\b")
 PROBES: Final[tuple[ProbeRule, ...]] = (
     # Test-Path prints True or False; inside ``if (Test-Path …)`` it prints nothing (the condition uses it)
-    ProbeRule(frozenset({"Test-Path"}), frozenset(), re.compile(r"^\s*False\s*$", re.MULTILINE)),
+    ProbeRule(frozenset({"Test-Path"}), frozenset(), re.compile(r"^\s*False\s*$", re.MULTILINE), paths=True),
     ProbeRule(frozenset({"pip", "pip3"}), frozenset({"show"}), re.compile(r"Package\(s\) not found")),
     ProbeRule(
         frozenset({"python", "python3", "py"}), frozenset({"-c"}),
@@ -211,7 +237,10 @@ PROBES: Final[tuple[ProbeRule, ...]] = (
     ProbeRule(frozenset({"brew"}), frozenset({"list", "info"}), re.compile(r"No such keg|No available formula")),
     ProbeRule(
         frozenset({"go"}), frozenset({"list"}),
-        re.compile(r"cannot find package|no required module provides package|is not in (?:GOROOT|std)"),
+        re.compile(
+            r"cannot find (?:package|module providing package)|no required module provides package"
+            r"|is not in (?:GOROOT|std)|not a known dependency"
+        ),
     ),
     ProbeRule(frozenset({"rospack"}), frozenset({"find"}), re.compile(r"not found|Error: package")),
     ProbeRule(frozenset(), frozenset({"--version", "-V", "version"}), COMMAND_MISSING),
@@ -222,10 +251,12 @@ HTTP_CLIENTS: Final = frozenset(
 )
 """HTTP clients on a URL the agent chose: a 404 or 410 is a failed lookup, other failures are faults."""
 HTTP_MISSING: Final = re.compile(
-    r"^HTTP/\S+\s+(?:404|410)\b|^\s*(?:404|410)\s*$|\b(?:404|410):? Not Found\b|ERROR 404\b", re.MULTILINE
+    r"^HTTP/\S+\s+(?:404|410)\b|^\s*(?:404|410)\s*$|\b(?:404|410):? Not Found\b|ERROR 404\b"
+    r"|The requested URL returned error: (?:404|410)\b",
+    re.MULTILINE,
 )
 """A 404 or 410 in an HTTP client's output: a status line, ``-w '%{http_code}'`` printing it, a server's
-or wget's wording."""
+or wget's wording, ``curl -f``'s error line."""
 NOT_FOUND_BODY: Final = re.compile(r"\bnot[ _]found\b", re.IGNORECASE)
 NOT_FOUND_BODY_CHARS: Final = 400
 """A short body saying "not found" (``{"message":"not found: owner …"}``) is a 404's body too."""

@@ -1,0 +1,402 @@
+"""Spec §3.1 and §6, clause by clause, where an audit found the engine departing from the words: a
+wrapper with its own options (``sudo -u``, ``env -i``, ``nice -n``, ``xargs -0``), the not-found
+messages of ``file``, ``where`` and cmd's ``dir``, ``curl -f``'s 404, ``go list``'s "not a known
+dependency", a bare file name a shell reader looked for in a guessed directory, and the pattern (§6)
+of ``Test-Path`` and of an MCP search tool. The same command on Claude Code's Bash, Codex's
+``exec_command`` and ``shell``, and Gemini's ``run_shell_command``. Hand-made transcripts, figures
+by hand from the spec's words."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from omkd.engine.report.schema import Report
+from tests import test_codex_adapter, test_gemini_adapter
+from tests.agent_lines import GeminiChat, Rollout, tool_call
+from tests.transcript_builder import Transcript, bash_detail, gaps_of, health_of, report_of, signal_counts
+
+pytestmark = pytest.mark.engine
+
+PROMPT = "make the client retry on 503"
+Agent = Callable[[str, str, int], Report]
+
+
+def claude(command: str, output: str, code: int) -> Report:
+    t = Transcript()
+    t.prompt(PROMPT)
+    if code:
+        t.bash_error(command, output, code)
+    else:
+        t.call("Bash", {"command": command}, output, detail=bash_detail(stdout=output))
+    return report_of(t)
+
+
+def codex_exec(command: str, output: str, code: int) -> Report:
+    r = Rollout()
+    r.prompt(PROMPT)
+    r.exec(command, output, code)
+    return test_codex_adapter.report_of(r.data())
+
+
+def codex_shell(command: str, output: str, code: int) -> Report:
+    r = Rollout()
+    r.prompt(PROMPT)
+    r.shell_040(command, output, code)
+    return test_codex_adapter.report_of(r.data())
+
+
+def gemini(command: str, output: str, code: int) -> Report:
+    chat = GeminiChat()
+    chat.prompt(PROMPT)
+    text = f"Command: {command}\nDirectory: (root)\nOutput: {output or '(empty)'}\nError: (none)\nExit Code: {code}"
+    chat.reply("", [tool_call("run_shell_command", {"command": command}, text)])
+    return test_gemini_adapter.report_of(chat.data())
+
+
+AGENTS = pytest.mark.parametrize("agent", [claude, codex_exec, codex_shell, gemini],
+                                 ids=["claude", "codex exec", "codex 0.40 shell", "gemini"])  # fmt: skip
+
+
+def misses(report: Report) -> int:
+    return report.overall.by_type["failed_search"]
+
+
+def patterns(report: Report) -> list[object]:
+    return [gap.evidence["pattern"] for gap in gaps_of(report, "failed_search")]
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "code", "pattern"),
+    [
+        ("sudo -u postgres ls /var/lib/pg/retry.conf",
+         "ls: cannot access '/var/lib/pg/retry.conf': No such file or directory", 2, "/var/lib/pg/retry.conf"),
+        ("sudo -E env PATH=/opt/bin which retryctl", "", 1, "retryctl"),
+        ("env -i PATH=/usr/bin cat /etc/retry.conf", "cat: /etc/retry.conf: No such file or directory", 1,
+         "/etc/retry.conf"),
+        ("nice -n 10 find /srv -name retry.yaml", "", 0, "retry.yaml"),
+    ],
+    ids=["sudo -u", "sudo -E env", "env -i", "nice -n"],
+)  # fmt: skip
+def test_a_wrapper_with_options_is_judged_by_the_command_it_runs(
+    agent: Agent, command: str, output: str, code: int, pattern: str
+) -> None:
+    """Spec §3.1: ``sudo``, ``env``, ``nice`` are wrapped commands judged by the command they carry,
+    whatever options the wrapper itself takes."""
+    report = agent(command, output, code)
+    assert (misses(report), patterns(report)) == (1, [pattern])
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    "command",
+    ["find . -name '*.pyc' -print0 | xargs -0 rm", "find . -name '*.orig' | xargs -r rm -f",
+     "ps aux | grep retry-worker | awk '{print $2}' | xargs -n 1 kill"],
+    ids=["xargs -0 rm", "xargs -r rm -f", "xargs -n 1 kill"],
+)  # fmt: skip
+def test_a_pipeline_ending_in_xargs_with_options_acts_and_is_no_search(agent: Agent, command: str) -> None:
+    """Spec §3.1: not a search when the pipeline's last stage acts (``xargs kill``/``rm``), with or
+    without xargs' own options."""
+    assert misses(agent(command, "", 0)) == 0
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "code", "pattern"),
+    [
+        ("file bin/retryctl", "bin/retryctl: cannot open `bin/retryctl' (No such file or directory)", 0,
+         "bin/retryctl"),
+        ("where.exe retryctl", "INFO: Could not find files for the given pattern(s).", 1, "retryctl"),
+        ("cmd /c where retryctl", "INFO: Could not find files for the given pattern(s).", 1, "retryctl"),
+        ("cmd /c dir C:\\shop\\retry.yaml",
+         " Volume in drive C has no label.\n Volume Serial Number is 6A3B-1C2D\n\n Directory of C:\\shop\n\n"
+         "File Not Found", 1, "C:\\shop\\retry.yaml"),
+        ("cmd /c dir C:\\shop\\retry", "The system cannot find the path specified.", 1, "C:\\shop\\retry"),
+    ],
+    ids=["file", "where.exe", "cmd where", "cmd dir file", "cmd dir path"],
+)  # fmt: skip
+def test_the_not_found_message_of_more_readers_and_probes_is_a_miss(
+    agent: Agent, command: str, output: str, code: int, pattern: str
+) -> None:
+    """Spec §3.1: ``file``, ``where``/``where.exe`` and ``dir`` are readers and probes; an output made
+    only of their not-found message is a miss."""
+    report = agent(command, output, code)
+    assert (misses(report), patterns(report)) == (1, [pattern])
+
+
+def test_a_dir_that_lists_files_found_them() -> None:
+    output = " Volume in drive C has no label.\n\n Directory of C:\\shop\n\n03/12/2026  10:00  120 retry.yaml"
+    assert misses(claude("cmd /c dir C:\\shop\\retry.yaml", output, 0)) == 0
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "code", "expected"),
+    [
+        ("curl -fsSL https://docs.acme.dev/retry.md", "curl: (22) The requested URL returned error: 404", 22, 1),
+        ("curl -fsS https://docs.acme.dev/retry.md", "curl: (22) The requested URL returned error: 410 Gone", 22, 1),
+        ("curl -fsSL https://docs.acme.dev/retry.md", "curl: (22) The requested URL returned error: 503", 22, 0),
+    ],
+    ids=["-f 404", "-f 410", "-f 503 is a fault"],
+)  # fmt: skip
+def test_curl_fail_reports_the_status_it_got(agent: Agent, command: str, output: str, code: int, expected: int) -> None:
+    """Spec §3.1: a 404 or 410 of an HTTP client is a failed lookup, other failures are faults;
+    ``curl -f`` says the status in its own error line."""
+    report = agent(command, output, code)
+    assert (misses(report), patterns(report)) == (expected, ["https://docs.acme.dev/retry.md"] * expected)
+
+
+@AGENTS
+def test_go_list_of_a_module_that_is_no_dependency_is_a_miss(agent: Agent) -> None:
+    """Spec §3.1: ``go list X`` answered "not there" is a failed lookup."""
+    output = "go: module github.com/acme/retry: not a known dependency"
+    report = agent("go list -m github.com/acme/retry", output, 1)
+    assert (misses(report), patterns(report)) == (1, ["github.com/acme/retry"])
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ("cat deploy/retry.yaml", "cat: deploy/retry.yaml: No such file or directory"),
+        ("head -40 deploy/retry.yaml", "head: cannot open 'deploy/retry.yaml' for reading: No such file or directory"),
+        ("sed -n '1,80p' deploy/retry.yaml", "sed: can't read deploy/retry.yaml: No such file or directory"),
+        ("wc -l deploy/retry.yaml", "wc: deploy/retry.yaml: No such file or directory"),
+        ("stat deploy/retry.yaml", "stat: cannot statx 'deploy/retry.yaml': No such file or directory"),
+    ],
+    ids=["cat", "head", "sed -n", "wc", "stat"],
+)
+def test_a_bare_file_name_a_shell_reader_read_in_a_guessed_directory_is_a_gap(command: str, output: str) -> None:
+    """Spec §3.1: a bare file name the person typed, read in a directory the agent guessed, is a gap
+    (a shell reader is judged as Read is)."""
+    t = Transcript()
+    t.prompt("look at retry.yaml please")
+    t.skill("http-client")
+    t.call("Bash", {"command": command}, output, detail=bash_detail(stdout=output))
+    report = report_of(t)
+    assert signal_counts(report.overall) == {"failed_search": 1}
+    assert health_of(report, "http-client").user_given_misses == 0
+
+
+def test_listing_a_name_the_person_typed_stays_user_given() -> None:
+    """Spec §3.1: ``ls`` of a name the person typed and asked for is ``user_given``."""
+    t = Transcript()
+    t.prompt("where did launch_swu.sh go?")
+    t.call("Bash", {"command": "ls scripts/launch_swu.sh"},
+           "ls: cannot access 'scripts/launch_swu.sh': No such file or directory", detail=bash_detail())  # fmt: skip
+    assert health_of(report_of(t), "general").user_given_misses == 1
+
+
+@pytest.mark.parametrize(
+    ("command", "pattern"),
+    [
+        ("Test-Path C:\\Users\\dev\\shop\\config\\retry.yaml", "config\\retry.yaml"),
+        ('powershell.exe -NoProfile -Command "Test-Path -Path C:\\opt\\retry.yaml"', "C:\\opt\\retry.yaml"),
+    ],
+    ids=["Test-Path", "powershell -Command Test-Path -Path"],
+)
+def test_the_pattern_of_a_test_path_is_its_path(command: str, pattern: str) -> None:
+    """Spec §6: the pattern is what was looked for, never the whole command: Test-Path's path, the cwd
+    removed as for ``test -e``."""
+    t = Transcript(cwd="C:\\Users\\dev\\shop")
+    t.prompt(PROMPT)
+    t.call("PowerShell", {"command": command}, "False", detail=bash_detail(stdout="False"))
+    report = report_of(t)
+    assert patterns(report) == [pattern]
+    assert gaps_of(report)[0].evidence["command"] == command
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "pattern"),
+    [
+        ("mcp__cocoindex__search", {"query": "retry budget", "limit": 10}, "retry budget"),
+        ("mcp__catalog__product_search", {"site": "US", "searchName": "retry relay"}, "retry relay"),
+        ("mcp__kb__lookup", {"limit": 5, "text": "retry budget"}, "retry budget"),
+    ],
+    ids=["query", "a key naming a search", "the one text"],
+)
+def test_the_pattern_of_an_mcp_search_tool_is_its_query(tool: str, tool_input: dict[str, object], pattern: str) -> None:
+    """Spec §6: ``WebSearch``/MCP search tools: the pattern is the query, not the call's whole input."""
+    t = Transcript()
+    t.prompt(PROMPT)
+    t.call(tool, tool_input, "")
+    report = report_of(t)
+    assert patterns(report) == [pattern]
+    assert misses(report) == 1
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sed -n '1,200p' app/\\(admin\\)/hooks/useRetry.ts",
+        "cat app/\\(admin\\)/hooks/useRetry.ts",
+    ],
+    ids=["sed -n", "cat"],
+)
+def test_a_shell_path_written_with_backslash_escapes_is_the_path_the_person_typed(command: str) -> None:
+    """Spec §3.1: the path a command reads is the word the shell makes of it (``\\(`` is ``(``): typed
+    earlier (relative to the cwd), its miss is ``user_given``."""
+    t = Transcript()
+    t.prompt("open app/(admin)/hooks/useRetry.ts")
+    t.call("Bash", {"command": command}, "cat: No such file or directory", detail=bash_detail())
+    report = report_of(t)
+    assert (misses(report), health_of(report, "general").user_given_misses) == (0, 1)
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "code", "pattern"),
+    [
+        ("zsh -c 'ls ~/retry/config.yaml'",
+         "ls: cannot access '/home/dev/retry/config.yaml': No such file or directory", 2, "~/retry/config.yaml"),
+        ("sh -c \"grep -rn retry_budget src/\"", "", 1, "retry_budget"),
+        ('powershell -Command "Get-Content C:\\shop\\retry.yaml"',
+         "Get-Content : Cannot find path 'C:\\shop\\retry.yaml' because it does not exist.", 1, "C:\\shop\\retry.yaml"),
+        ('cmd /c "findstr /s /c:RetryBudget *.cs"', "", 1, "RetryBudget"),
+        ("wsl -d Ubuntu -- cat /etc/retry.conf", "cat: /etc/retry.conf: No such file or directory", 1,
+         "/etc/retry.conf"),
+        ("timeout 5 ssh web1 'which retryctl'", "", 1, "retryctl"),
+    ],
+    ids=["zsh -c", "sh -c", "powershell -Command", "cmd /c", "wsl", "timeout ssh"],
+)  # fmt: skip
+def test_each_wrapped_form_is_judged_by_the_command_it_carries(
+    agent: Agent, command: str, output: str, code: int, pattern: str
+) -> None:
+    """Spec §3.1's list of wrapped commands, on each agent's shell tool; the pattern (§6) is the carried
+    search's target."""
+    report = agent(command, output, code)
+    assert (misses(report), patterns(report)) == (1, [pattern])
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "code", "pattern"),
+    [
+        ("nl -ba src/retry.py", "nl: src/retry.py: No such file or directory", 1, "src/retry.py"),
+        ("less docs/retry.md", "docs/retry.md: No such file or directory", 1, "docs/retry.md"),
+        ("more docs/retry.md", "more: cannot open docs/retry.md: No such file or directory", 1, "docs/retry.md"),
+        ("npm ls retry-axios", "shop@1.0.0 /home/dev/shop\n└── (empty)", 1, "retry-axios"),
+        ("go list github.com/acme/retry", "no required module provides package github.com/acme/retry; to add it:",
+         1, "github.com/acme/retry"),
+        ("wget https://docs.acme.dev/retry.html",
+         "HTTP request sent, awaiting response... 404 Not Found\n2026-04-08 13:27:20 ERROR 404: Not Found.", 8,
+         "https://docs.acme.dev/retry.html"),
+        ("Invoke-WebRequest -Uri https://docs.acme.dev/retry?v=2",
+         "Invoke-WebRequest : The remote server returned an error: (404) Not Found.", 1, "https://docs.acme.dev/retry"),
+        ("http GET https://api.acme.dev/v1/retry", "HTTP/1.1 410 Gone\nContent-Type: text/plain", 0,
+         "https://api.acme.dev/v1/retry"),
+    ],
+    ids=["nl", "less", "more", "npm ls (empty)", "go list", "wget 404", "Invoke-WebRequest 404", "http 410"],
+)  # fmt: skip
+def test_more_readers_probes_and_http_clients_answered_not_there_are_misses(
+    agent: Agent, command: str, output: str, code: int, pattern: str
+) -> None:
+    """Spec §3.1's more readers and probes, and HTTP clients' 404/410; the pattern is the path, the
+    package, or the URL without its query (§6)."""
+    report = agent(command, output, code)
+    assert (misses(report), patterns(report)) == (1, [pattern])
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "code"),
+    [
+        ("curl -sI https://docs.acme.dev/retry", "HTTP/2 403\ncontent-type: text/html", 0),
+        ("wget https://docs.acme.dev/retry", "HTTP request sent, awaiting response... 503 Service Unavailable", 8),
+        ("curl https://docs.acme.dev/retry", "curl: (28) Operation timed out after 10001 milliseconds", 28),
+        ("Get-ChildItem -Recurse | Select-String RetryBudget | Out-File hits.txt", "", 0),
+        ("grep -rn RetryBudget src | tee hits.txt", "", 1),
+        ("cat /tmp/claude-1000/-home-dev-shop/5f1e/scratchpad/retry-notes.md",
+         "cat: /tmp/claude-1000/-home-dev-shop/5f1e/scratchpad/retry-notes.md: No such file or directory", 1),
+    ],
+    ids=["403 is a fault", "5xx is a fault", "timeout is a fault", "Out-File acts", "tee acts", "scratchpad"],
+)  # fmt: skip
+def test_faults_and_commands_that_are_no_search_are_never_misses(
+    agent: Agent, command: str, output: str, code: int
+) -> None:
+    """Spec §3.1: an HTTP client's failure other than 404/410 is a fault; a pipeline whose last stage acts
+    (``Out-File``, ``tee``) and a read of the harness's own scratchpad are not searches."""
+    assert misses(agent(command, output, code)) == 0
+
+
+def test_a_probe_whose_target_cannot_be_told_gives_its_program_and_first_operand() -> None:
+    """Spec §6: never the full command line: the probe's program and its first operand."""
+    output = "Traceback (most recent call last):\nModuleNotFoundError: No module named 'tenacity'"
+    report = claude("""cd /home/dev/shop && python3 -c "__import__('tenacity')" """, output, 1)
+    assert patterns(report) == ["python3 __import__(tenacity)"]
+
+
+@pytest.mark.parametrize(
+    ("tool_input", "evidence"),
+    [
+        ({"pattern": "**/retry*.yaml", "path": "/home/dev/shop/deploy"},
+         {"tool": "Glob", "pattern": "**/retry*.yaml", "path": "/home/dev/shop/deploy"}),
+        ({"pattern": "**/retry*.yaml"}, {"tool": "Glob", "pattern": "**/retry*.yaml"}),
+    ],
+    ids=["with a path", "without"],
+)  # fmt: skip
+def test_a_glob_s_pattern_is_its_pattern_with_its_path_kept_as_evidence(
+    tool_input: dict[str, object], evidence: dict[str, object]
+) -> None:
+    """Spec §6: ``Glob``: its ``pattern`` (with ``path`` kept as evidence)."""
+    t = Transcript()
+    t.prompt(PROMPT)
+    t.call("Glob", tool_input, "No files found")
+    assert [gap.evidence for gap in gaps_of(report_of(t), "failed_search")] == [evidence]
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "pattern"),
+    [
+        ("tail -n +20 src/retry.py", "tail: cannot open 'src/retry.py' for reading: No such file or directory",
+         "src/retry.py"),
+        ("stat -c %s src/retry.py", "stat: cannot statx 'src/retry.py': No such file or directory", "src/retry.py"),
+        ("fd retry_budget src", "", "retry_budget"),
+        ("fd -e py -d 3 retry_budget src", "", "retry_budget"),
+        ("fd . src/legacy", "[fd error]: Search path 'src/legacy' is not a directory.", "src/legacy"),
+    ],
+    ids=["tail -n +N", "stat -c FORMAT", "fd PATTERN PATH", "fd with option values", "fd . PATH"],
+)  # fmt: skip
+def test_the_pattern_is_the_target_not_an_option_s_value(command: str, output: str, pattern: str) -> None:
+    """Spec §6: the path of a reader (not ``+20``, not stat's format); fd's pattern is its first operand
+    (the path it searches in only when the pattern matches everything)."""
+    report = claude(command, output, 1)
+    assert (misses(report), patterns(report)) == (1, [pattern])
+
+
+def test_a_type_the_command_added_is_known_to_ripgrep() -> None:
+    """``rg --type-add 'web:*.{html,css}' -t web X`` runs (the type is added), so its empty answer is a miss;
+    a type nobody added is ripgrep's refusal, a fault."""
+    added = claude("rg --type-add 'web2:*.{html,css}' -t web2 retry_budget", "", 1)
+    assert (misses(added), patterns(added)) == (1, ["retry_budget"])
+    assert misses(claude("rg -t web2 retry_budget", "", 1)) == 0
+
+
+@pytest.mark.parametrize(
+    ("command", "given"),
+    [
+        ("grep -rn retry_policy src/", True),
+        ("rg -l 'retry_policy' src", True),
+        ("git grep -n retry_policy", True),
+        ("Select-String -Path src\\*.ps1 -Pattern retry_policy", True),
+        ("rg -n retry src", False),  # a plain word of the prompt, not a name
+    ],
+    ids=["grep", "rg", "git grep", "Select-String", "a plain word"],
+)
+def test_a_shell_content_search_for_a_name_the_person_typed_is_user_given(command: str, given: bool) -> None:
+    """Spec §3.1: a shell ``grep``/``rg`` of a name the person typed and asked for is ``user_given``, as a
+    Grep of it is."""
+    t = Transcript()
+    t.prompt("find where retry_policy is defined")
+    t.call("Bash", {"command": command}, "", detail=bash_detail(interpretation="No matches found"))
+    report = report_of(t)
+    assert (misses(report), health_of(report, "general").user_given_misses) == (int(not given), int(given))
+
+
+def test_a_loop_variable_is_no_target_the_pattern_is_the_program_and_its_operand() -> None:
+    """Spec §6: a target that cannot be told (a loop's ``$f``) gives the first search program and its first
+    operand."""
+    command = 'for f in docs/retry.md docs/backoff.md; do cat "$f" || echo "(missing)"; done'
+    report = claude(command, "# Retry\n(missing)", 0)
+    assert (misses(report), patterns(report)) == (1, ["cat $f"])
