@@ -172,9 +172,11 @@ class MetaTracker:
     # --- results --------------------------------------------------------------------------------
 
     def result(
-        self, meta: SegmentMeta, call: ToolCall, result: ToolResult, verdict: str, call_line: int, line: int
-    ) -> Anchor | None:
-        """A result for a call of this segment; the anchor it makes when it is a kept miss."""
+        self, meta: SegmentMeta, call: ToolCall, result: ToolResult, verdict: str, call_line: int, line: int,
+        cwd: str | None = None,
+    ) -> Anchor | None:  # fmt: skip
+        """A result for a call of this segment; the anchor it makes when it is a kept miss (``cwd``:
+        the stream's working directory, which no Glob targets)."""
         self.seq += 1
         seq = self.seq
         call_seq = meta.call_seqs.pop(call.call_id, 0)
@@ -196,10 +198,10 @@ class MetaTracker:
                     anchor.answered = True
         waiting = [a for a in (*meta.open, *meta.capped) if a.miss and a.outcome is None and a.seq < call_seq]
         if waiting:
-            self._recover(meta, waiting, call, result, verdict, call_seq, seq, line)
+            self._recover(meta, waiting, call, result, verdict, (call_seq, seq, line), cwd)
         if verdict != MISS or meta.ended:
             return None
-        target = targets.target_of(call)
+        target = targets.target_of(call, cwd)
         anchor = Anchor(MISS, seq, call_line, line, call.call_id, call.message_id, target)
         anchor.answered = call.message_id in meta.found_messages
         meta.anchors.append(anchor)
@@ -208,8 +210,9 @@ class MetaTracker:
 
     def _recover(
         self, meta: SegmentMeta, waiting: list[Anchor], call: ToolCall, result: ToolResult, verdict: str,
-        call_seq: int, seq: int, line: int,
+        where: tuple[int, int, int], cwd: str | None,
     ) -> None:  # fmt: skip
+        call_seq, seq, line = where
         later: Target | None = None
         lookup: bool | None = None
         for anchor in waiting:
@@ -219,7 +222,7 @@ class MetaTracker:
             if miss is None:
                 continue
             if verdict == FOUND:
-                later = later or targets.target_of(call)
+                later = later or targets.target_of(call, cwd)
                 if targets.same_target(miss, later):
                     anchor.decide("recovered", seq, line, f"{call.tool} found the same target{looked_at(call)}")
                     continue

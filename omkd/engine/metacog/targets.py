@@ -150,8 +150,9 @@ def _names(names: list[str], paths: list[str], probe: bool = False) -> Target:
     )  # fmt: skip
 
 
-def target_of(call: ToolCall) -> Target:
-    """The target of a search call (``NOTHING`` for a call that names nothing)."""
+def target_of(call: ToolCall, cwd: str | None = None) -> Target:
+    """The target of a search call (``NOTHING`` for a call that names nothing); ``cwd``, the
+    stream's working directory, is no Glob's directory target (§8.2.1)."""
     tool = judge.unwrapped(call.tool)
     data = call.input
     if tool in ("Read", "list_directory", "LS"):
@@ -160,7 +161,8 @@ def target_of(call: ToolCall) -> Target:
     if tool == "Glob":
         pattern = judge.first_input(call, ("pattern",))
         base = judge.first_input(call, ("path",))
-        return _names([_last(pattern) or pattern], [base] if base else [])
+        inside = base and not (cwd and normal_path(base) == normal_path(cwd))
+        return _names([_last(pattern) or pattern], [base] if inside else [])
     if tool == "Grep":
         pattern = judge.first_input(call, ("pattern", "query"))
         base = judge.first_input(call, ("path",))

@@ -1,0 +1,61 @@
+"""Spec §8 clauses found departing in the conformance audit, each on a small hand-made transcript.
+
+Expected outcomes are worked out by hand from the spec's words and the records each test writes,
+never by running omkd.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from omkd.engine.events import ToolCall
+from tests import claude_lines as cl
+from tests.metacog_helpers import episodes, only, write
+
+pytestmark = pytest.mark.engine
+ROOT = cl.CWD
+GEMINI = "chats/session-2026-04-08T13-27-55b29702.jsonl"
+
+
+def run(*records: dict[str, Any] | list[dict[str, Any]]) -> bytes:
+    flat: list[dict[str, Any]] = [cl.user("please fix the build")]
+    for item in records:
+        flat.extend(item if isinstance(item, list) else [item])
+    return cl.jsonl(flat)
+
+
+def _call(tool: str, tool_input: dict[str, Any]) -> ToolCall:
+    return ToolCall(None, "m1", "c1", tool, tool_input, None, None)  # type: ignore[arg-type]
+
+
+def _glob_in(call_id: str, pattern: str, path: str, message: str, found: str | None = None) -> list[dict[str, Any]]:
+    result = (
+        cl.tool_result(call_id, found, cl.glob_hit(found))
+        if found
+        else cl.tool_result(call_id, "No files found", cl.GLOB_EMPTY)
+    )
+    return [cl.tool_use(call_id, "Glob", {"pattern": pattern, "path": path}, message), result]
+
+
+# --- §8.2.1: a Glob's `path`, when it is not the cwd, is a directory target ------------------------
+
+
+def test_a_glob_in_the_cwd_has_no_directory_target_so_a_write_there_proceeds() -> None:
+    data = run(_glob_in("t1", "**/deploy.toml", ROOT, "m1"), write("w1", f"{ROOT}/src/app.py", "m2"))
+    episode = only(episodes(data))
+    assert (episode.eligible, episode.outcome) == (True, "proceeded")
+
+
+def test_a_glob_in_the_cwd_is_not_recovered_by_another_glob_there() -> None:
+    data = run(
+        _glob_in("t1", "**/deploy.toml", ROOT, "m1"),
+        _glob_in("t2", "**/*.py", ROOT, "m2", found=f"{ROOT}/src/app.py"),
+    )
+    assert only(episodes(data)).outcome == "dropped"
+
+
+def test_a_glob_in_another_directory_keeps_it_as_a_target() -> None:
+    data = run(_glob_in("t1", "**/deploy.toml", f"{ROOT}/ops", "m1"), write("w1", f"{ROOT}/ops/app.toml", "m2"))
+    assert only(episodes(data)).outcome == "created"
