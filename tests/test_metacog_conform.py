@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from omkd.engine.events import ToolCall
+from omkd.engine.metacog.targets import target_of
 from tests import claude_lines as cl
 from tests.metacog_helpers import episodes, only, write
 
@@ -59,3 +60,20 @@ def test_a_glob_in_the_cwd_is_not_recovered_by_another_glob_there() -> None:
 def test_a_glob_in_another_directory_keeps_it_as_a_target() -> None:
     data = run(_glob_in("t1", "**/deploy.toml", f"{ROOT}/ops", "m1"), write("w1", f"{ROOT}/ops/app.toml", "m2"))
     assert only(episodes(data)).outcome == "created"
+
+
+# --- §8.1.2: a dotfile's name is a literal, not an extension ----------------------------------------
+
+
+@pytest.mark.parametrize("pattern", ["**/.bashrc", "**/.npmrc", "**/.env", "**/.env*", ".zshrc"])
+def test_a_glob_for_a_dotfile_is_specific(pattern: str) -> None:
+    assert target_of(_call("Glob", {"pattern": pattern})).specific is True
+
+
+@pytest.mark.parametrize("pattern", ["**/*.json", "**/*.ts", "*", ".*", "**/*", "**/*.yaml"])
+def test_an_extension_after_a_wildcard_is_still_no_literal(pattern: str) -> None:
+    assert target_of(_call("Glob", {"pattern": pattern})).specific is False
+
+
+def test_find_name_of_a_dotfile_is_specific() -> None:
+    assert target_of(_call("Bash", {"command": "find ~ -maxdepth 2 -name .bashrc"})).specific is True

@@ -95,11 +95,10 @@ def tokens_of(text: str) -> list[str]:
 
 
 def _name_literal(name: str) -> bool:
-    """A file-name pattern with a literal of ≥ 3 characters besides its extension."""
-    for piece in _WILDCARDS.split(name):
-        if sum(c.isalnum() for c in _EXTENSION.sub("", piece)) >= rules.MIN_GLOB_LITERAL:
-            return True
-    return False
+    """A file-name pattern with a literal of ≥ 3 characters besides its extension (a dotfile's
+    name, ``.bashrc``, ``.env*``, is no extension: nothing stands before its dot)."""
+    stem = name if _BARE_EXTENSION.match(name.rstrip("*?")) else _EXTENSION.sub("", name)
+    return any(sum(c.isalnum() for c in piece) >= rules.MIN_GLOB_LITERAL for piece in _WILDCARDS.split(stem))
 
 
 def specific_name(name: str) -> bool:
