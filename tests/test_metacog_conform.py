@@ -12,8 +12,9 @@ import pytest
 
 from omkd.engine.events import ToolCall
 from omkd.engine.metacog.targets import target_of
+from omkd.engine.metacog.writes import shell_write
 from tests import claude_lines as cl
-from tests.metacog_helpers import episodes, only, write
+from tests.metacog_helpers import bash, episodes, glob_miss, only, write
 
 pytestmark = pytest.mark.engine
 ROOT = cl.CWD
@@ -77,3 +78,33 @@ def test_an_extension_after_a_wildcard_is_still_no_literal(pattern: str) -> None
 
 def test_find_name_of_a_dotfile_is_specific() -> None:
     assert target_of(_call("Bash", {"command": "find ~ -maxdepth 2 -name .bashrc"})).specific is True
+
+
+# --- §8.3.2: a copy writes only its destination -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["cp src/app.py /tmp/app.py.bak", "cp -r ./src /tmp/src-copy", "install -m 644 lib/x.so /tmp/x.so"],
+)
+def test_a_copy_into_scratch_space_is_a_scratch_write(command: str) -> None:
+    found = shell_write(command)
+    assert found is not None
+    assert found.scratch is True
+
+
+def test_a_copy_out_of_scratch_space_is_a_project_write() -> None:
+    found = shell_write("cp /tmp/app.py src/app.py")
+    assert found is not None
+    assert (found.scratch, found.created) == (False, ("src/app.py",))
+
+
+def test_a_miss_then_a_backup_copy_to_tmp_is_dropped() -> None:
+    data = run(glob_miss("t1", "**/deploy.toml", "m1"), bash("b1", "cp app.py /tmp/app.py.bak", "", "m2"))
+    assert only(episodes(data)).outcome == "dropped"
+
+
+def test_dd_writes_its_output_file() -> None:
+    found = shell_write("dd if=/dev/zero of=/tmp/blank.img bs=1M count=1")
+    assert found is not None
+    assert (found.paths, found.scratch) == (("/tmp/blank.img",), True)

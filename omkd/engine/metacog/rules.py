@@ -83,6 +83,8 @@ IN_PLACE_PROGRAMS: Final = frozenset({"sed", "perl"})
 """Writers only with ``-i`` (``sed -i``, ``perl -i``/``-pi``)."""
 DESTINATION_PROGRAMS: Final = frozenset({"cp", "mv", "ln", "install", "Copy-Item", "Move-Item"})
 """Their last operand is a created path."""
+COPYING_PROGRAMS: Final = frozenset({"cp", "ln", "install", "Copy-Item"})
+"""They write only their destination, the last operand (the sources are read); ``mv`` writes both."""
 CREATING_PROGRAMS: Final = frozenset({"New-Item", "Set-Content", "Out-File"})
 VCS_WRITES: Final = frozenset(
     {"commit", "push", "apply", "am", "reset", "rm", "mv", "restore", "merge", "rebase", "cherry-pick", "revert",

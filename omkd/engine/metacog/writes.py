@@ -227,7 +227,10 @@ def _stage_kind(program: str, args: list[str], paths: list[str], created: list[s
         return None
     if program in rules.SHELL_WRITE_PROGRAMS:
         files = operands[1:] if program in ("chmod", "chown") else operands
-        paths += files
+        if program == "dd":
+            files = [a[3:] for a in args if a.startswith("of=")]
+        copying = program in rules.COPYING_PROGRAMS and len(files) >= 2
+        paths += files[-1:] if copying else files
         if program in rules.DESTINATION_PROGRAMS and len(files) >= 2:
             created.append(files[-1])
         if program in rules.CREATING_PROGRAMS:
