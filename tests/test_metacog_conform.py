@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from omkd.engine.events import ToolCall
+from omkd.engine.metacog.outcomes import is_lookup
 from omkd.engine.metacog.targets import target_of
 from omkd.engine.metacog.writes import shell_write
 from tests import claude_lines as cl
@@ -108,3 +109,16 @@ def test_dd_writes_its_output_file() -> None:
     found = shell_write("dd if=/dev/zero of=/tmp/blank.img bs=1M count=1")
     assert found is not None
     assert (found.paths, found.scratch) == (("/tmp/blank.img",), True)
+
+
+# --- §8.2.4: `git log|show|diff…` is a lookup with git's global options too ---------------------------
+
+
+@pytest.mark.parametrize("command", ["git --no-pager log -3", "git -C ../lib show HEAD", "git --no-pager diff"])
+def test_git_read_subcommands_after_global_options_are_lookups(command: str) -> None:
+    assert is_lookup(_call("Bash", {"command": command})) is True
+
+
+@pytest.mark.parametrize("command", ["git --no-pager commit -m x", "sed -i s/old/new/ app.py", "ls > listing.txt"])
+def test_a_write_is_no_lookup(command: str) -> None:
+    assert is_lookup(_call("Bash", {"command": command})) is False

@@ -17,7 +17,7 @@ from omkd.engine import judge
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.metacog import loads, measures, rules, targets
 from omkd.engine.metacog.anchor import MISS, Anchor, WriteRow
-from omkd.engine.metacog.outcomes import asks, creates, looked_at, related, states_gap
+from omkd.engine.metacog.outcomes import asks, creates, is_lookup, looked_at, related, states_gap
 from omkd.engine.metacog.targets import Target
 from omkd.engine.metacog.view import Episode
 from omkd.engine.metacog.writes import Write, write_of
@@ -227,7 +227,7 @@ class MetaTracker:
                     anchor.decide("recovered", seq, line, f"{call.tool} found the same target{looked_at(call)}")
                     continue
             if lookup is None:  # §8.2.4: any call judged found reads the world
-                lookup = verdict == FOUND or (verdict == "not_a_search" and targets.is_lookup(call))
+                lookup = verdict == FOUND or (verdict == "not_a_search" and is_lookup(call))
             if lookup:
                 word = targets.names(result.text, targets.naming_words(miss))
                 if word is not None:

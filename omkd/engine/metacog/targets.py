@@ -326,21 +326,3 @@ def names(output: str, words: tuple[str, ...]) -> str | None:
                 return word
             start = output.find(word, start + 1)
     return None
-
-
-def is_lookup(call: ToolCall) -> bool:
-    """§8.2.4: a call that reads the world (its verdict aside)."""
-    tool = judge.unwrapped(call.tool)
-    if tool in rules.LOOKUP_TOOLS or judge.is_mcp_search(call.tool):
-        return True
-    if tool not in shell_rules.SHELL_TOOLS:
-        return False
-    command = call.input.get("command")
-    if not isinstance(command, str) or not command.strip():
-        return False
-    parsed = shell.parse(command)
-    stages = [s for pipeline in parsed.elements for s in pipeline if s.program]
-    return bool(stages) and all(
-        s.program in rules.LOOKUP_PROGRAMS or (s.program, (s.args or [""])[0]) in rules.LOOKUP_SUBCOMMANDS
-        for s in stages
-    )

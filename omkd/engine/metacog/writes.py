@@ -237,7 +237,7 @@ def _stage_kind(program: str, args: list[str], paths: list[str], created: list[s
             created += files
         return SHELL_WRITE
     if program == "git":
-        sub = _git_subcommand(args)
+        sub = git_subcommand(args)
         if sub is None or sub[0] not in rules.VCS_WRITES:
             return None
         if sub[0] == "stash" and sub[1][:1] and sub[1][0] in rules.VCS_READ_STASH:
@@ -262,7 +262,8 @@ def _stage_kind(program: str, args: list[str], paths: list[str], created: list[s
     return None
 
 
-def _git_subcommand(args: list[str]) -> tuple[str, list[str]] | None:
+def git_subcommand(args: list[str]) -> tuple[str, list[str]] | None:
+    """``git``'s subcommand and its arguments, after git's own options (``--no-pager``, ``-C DIR``)."""
     skip = False
     for i, arg in enumerate(args):
         if skip:
