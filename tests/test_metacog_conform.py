@@ -12,7 +12,7 @@ import pytest
 
 from omkd.engine.events import ToolCall
 from omkd.engine.metacog.outcomes import is_lookup
-from omkd.engine.metacog.targets import target_of
+from omkd.engine.metacog.targets import normal_path, target_of
 from omkd.engine.metacog.writes import shell_write
 from tests import claude_lines as cl
 from tests.metacog_helpers import bash, episodes, glob_miss, only, write
@@ -122,3 +122,19 @@ def test_git_read_subcommands_after_global_options_are_lookups(command: str) -> 
 @pytest.mark.parametrize("command", ["git --no-pager commit -m x", "sed -i s/old/new/ app.py", "ls > listing.txt"])
 def test_a_write_is_no_lookup(command: str) -> None:
     assert is_lookup(_call("Bash", {"command": command})) is False
+
+
+# --- §8.2.1: WebFetch's target is the URL's path components --------------------------------------------
+
+
+def test_a_web_fetch_targets_only_its_path_components() -> None:
+    url = "https://docs.example.com/guide/install?version=latest#troubleshooting"
+    assert target_of(_call("WebFetch", {"url": url, "prompt": "how"})).tokens == ("guide", "install")
+
+
+# --- §8.2.1: `$HOME` and `${HOME}` normalise like `~` ---------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["$HOME", "${HOME}", "~", "$HOME/", "./~"])
+def test_a_bare_home_normalises_to_tilde(path: str) -> None:
+    assert normal_path(path) == "~"

@@ -24,6 +24,7 @@ _MARKED: Final = re.compile(r"[._\-0-9]")
 _NAME_LIKE: Final = re.compile(r"[._\-0-9]|[a-z][A-Z]")
 _WORD_CHARS: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _HOME_PREFIXES: Final = ("$HOME/", "${HOME}/", "~/")
+_HOMES: Final = frozenset({"$HOME", "${HOME}", "$HOME/", "${HOME}/"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +76,8 @@ def strong(token: str) -> bool:
 
 def normal_path(path: str) -> str:
     path = path.strip().strip("'\"")
+    if path in _HOMES:
+        return "~"
     for prefix in _HOME_PREFIXES:
         if path.startswith(prefix):
             path = "~/" + path[len(prefix) :]
@@ -168,7 +171,8 @@ def target_of(call: ToolCall, cwd: str | None = None) -> Target:
         return _content(pattern, [base] if base else [])
     if tool == "WebFetch":
         url = judge.first_input(call, ("url", "prompt"))
-        parts = [p for p in re.split(r"[/?#=&]", url.split("://", 1)[-1])[1:] if len(p) >= rules.MIN_TOKEN]
+        path = re.split(r"[?#]", url.split("://", 1)[-1], maxsplit=1)[0]  # no query, no fragment
+        parts = [p for p in path.split("/")[1:] if len(p) >= rules.MIN_TOKEN]
         return Target(False, (), (), tuple(parts), specific=bool(url), why="" if url else "no URL")
     if tool == "WebSearch" or judge.is_mcp_search(call.tool):
         query = judge.first_input(call, ("query", "q", "search", "pattern", "prompt"))
