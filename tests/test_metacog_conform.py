@@ -15,6 +15,7 @@ from omkd.engine.metacog.outcomes import is_lookup
 from omkd.engine.metacog.targets import normal_path, target_of
 from omkd.engine.metacog.writes import shell_write
 from tests import claude_lines as cl
+from tests.agent_lines import GeminiChat, tool_call
 from tests.metacog_helpers import bash, episodes, glob_miss, only, write
 
 pytestmark = pytest.mark.engine
@@ -138,3 +139,43 @@ def test_a_web_fetch_targets_only_its_path_components() -> None:
 @pytest.mark.parametrize("path", ["$HOME", "${HOME}", "~", "$HOME/", "./~"])
 def test_a_bare_home_normalises_to_tilde(path: str) -> None:
     assert normal_path(path) == "~"
+
+
+# --- §8.5: at one position a recovery comes first (Gemini keeps a reply's calls and results in one record)
+
+
+def test_gemini_a_recovery_in_the_same_reply_as_a_write_comes_first() -> None:
+    chat = GeminiChat()
+    chat.prompt("deploy it")
+    missed = 'No files found matching pattern "**/deploy_settings.toml" within /home/dev/shop'
+    chat.reply(calls=[tool_call("glob", {"pattern": "**/deploy_settings.toml"}, output=missed)])
+    chat.reply(
+        calls=[
+            tool_call("write_file", {"file_path": "/home/dev/shop/app.py", "content": "x = 1"}, output="ok"),
+            tool_call("run_shell_command", {"command": "git ls-files"}, output="ops/deploy_settings.toml\napp.py\n"),
+        ]
+    )
+    assert only(episodes(chat.data(), GEMINI)).outcome == "recovered"
+
+
+def test_gemini_a_write_in_a_later_reply_than_the_recovery_still_proceeds() -> None:
+    chat = GeminiChat()
+    chat.prompt("deploy it")
+    missed = 'No files found matching pattern "**/deploy_settings.toml" within /home/dev/shop'
+    chat.reply(calls=[tool_call("glob", {"pattern": "**/deploy_settings.toml"}, output=missed)])
+    chat.reply(calls=[tool_call("write_file", {"file_path": "/home/dev/shop/app.py", "content": "x = 1"}, output="ok")])
+    chat.reply(calls=[tool_call("run_shell_command", {"command": "git ls-files"}, output="ops/deploy_settings.toml\n")])
+    assert only(episodes(chat.data(), GEMINI)).outcome == "proceeded"
+
+
+def test_gemini_a_closing_question_does_not_undo_a_recovery_of_its_own_reply() -> None:
+    chat = GeminiChat()
+    chat.prompt("deploy it")
+    missed = 'No files found matching pattern "**/deploy_settings.toml" within /home/dev/shop'
+    chat.reply(calls=[tool_call("glob", {"pattern": "**/deploy_settings.toml"}, output=missed)])
+    chat.reply(
+        "I couldn't find deploy_settings.toml at first. Should I use ops/deploy_settings.toml?",
+        calls=[tool_call("run_shell_command", {"command": "git ls-files"}, output="ops/deploy_settings.toml\n")],
+    )
+    chat.prompt("yes")
+    assert only(episodes(chat.data(), GEMINI)).outcome == "recovered"

@@ -78,7 +78,7 @@ class SegmentMeta:
                 self.main
                 and text is not None
                 and text[0] >= anchor.seq
-                and (anchor.outcome is None or anchor.outcome_seq > text[0])
+                and anchor.asked_after(text)
                 and asks(text[2], anchor.target.strong if anchor.target else (), anchor.sentence)
             ):
                 return "asked", text[1], "closing question", end_line, "end of stream"
@@ -196,7 +196,7 @@ class MetaTracker:
             for anchor in meta.anchors[-32:]:
                 if anchor.miss and anchor.message_id == call.message_id:
                     anchor.answered = True
-        waiting = [a for a in (*meta.open, *meta.capped) if a.miss and a.outcome is None and a.seq < call_seq]
+        waiting = [a for a in (*meta.open, *meta.capped) if a.miss and a.recoverable_at(line) and a.seq < call_seq]
         if waiting:
             self._recover(meta, waiting, call, result, verdict, (call_seq, seq, line), cwd)
         if verdict != MISS or meta.ended:
@@ -224,6 +224,7 @@ class MetaTracker:
             if verdict == FOUND:
                 later = later or targets.target_of(call, cwd)
                 if targets.same_target(miss, later):
+                    anchor.related = anchor.rejected = False
                     anchor.decide("recovered", seq, line, f"{call.tool} found the same target{looked_at(call)}")
                     continue
             if lookup is None:  # §8.2.4: any call judged found reads the world
@@ -231,6 +232,7 @@ class MetaTracker:
             if lookup:
                 word = targets.names(result.text, targets.naming_words(miss))
                 if word is not None:
+                    anchor.related = anchor.rejected = False
                     anchor.decide("recovered", seq, line, f"{call.tool} output names {word}{looked_at(call)}")
         meta.capped = [a for a in meta.capped if a.outcome is None]
 
@@ -294,7 +296,7 @@ class MetaTracker:
             and self.main
             and text is not None
             and text[0] >= anchor.seq
-            and (anchor.outcome is None or anchor.outcome_seq > text[0])
+            and anchor.asked_after(text)
             and asks(text[2], anchor.target.strong if anchor.target else (), anchor.sentence)
         ):
             anchor.decide("asked", text[0], text[1], "closing question")
