@@ -25,8 +25,10 @@ _WRITING_WORD: Final = re.compile(
     r"|New-Item|Remove-Item|Copy-Item|Move-Item)\b|\|\s*(?:ba|z)?sh\b"
 )
 """A command naming none of the writing programs (``rules``) writes nothing but by a redirection."""
-_REDIRECTION: Final = re.compile(r"(?<![0-9&<>=\-])>(?!&|>?\s*/dev/null)|&>(?!\s*/dev/null)")
-"""A redirection to a file (not ``2>``, ``>&2``, ``> /dev/null``, an arrow)."""
+_REDIRECTION: Final = re.compile(
+    r"(?<![0-9&<>=\-])>(?!&|>?\s*/dev/null)|&>(?!\s*/dev/null)|(?<![^\s;|&(])1>(?!&|>?\s*/dev/null)"
+)
+"""A redirection to a file (``>``, ``1>``, ``&>``; not ``2>``, ``>&2``, ``> /dev/null``, an arrow)."""
 _PATCH_FILE: Final = re.compile(r"^\*\*\* (Add|Update|Delete) File:\s*(.+)$", re.MULTILINE)
 
 
@@ -215,6 +217,9 @@ def _redirections(words: list[str]) -> list[str]:
 
 
 def _stage_kind(program: str, args: list[str], paths: list[str], created: list[str], packages: list[str]) -> str | None:
+    valued = rules.WRITE_VALUE_OPTIONS.get(program)
+    if valued is not None:  # an option's value is no path
+        args = [a for i, a in enumerate(args) if a in valued or i == 0 or args[i - 1] not in valued]
     operands = shell.operands(args)
     if program == "tee":
         paths += operands
