@@ -31,7 +31,7 @@ def run(*records: dict[str, Any] | list[dict[str, Any]]) -> bytes:
 
 
 def _call(tool: str, tool_input: dict[str, Any]) -> ToolCall:
-    return ToolCall(None, "m1", "c1", tool, tool_input, None, None)  # type: ignore[arg-type]
+    return ToolCall(None, "m1", "c1", tool, tool_input, None, None)
 
 
 def _glob_in(call_id: str, pattern: str, path: str, message: str, found: str | None = None) -> list[dict[str, Any]]:

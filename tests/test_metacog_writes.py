@@ -24,7 +24,7 @@ def _edit(old: str, new: str) -> dict[str, str]:
 
 
 def _call(tool: str, tool_input: dict[str, Any]) -> ToolCall:
-    return ToolCall(None, "m1", "c1", tool, tool_input, None, None)  # type: ignore[arg-type]
+    return ToolCall(None, "m1", "c1", tool, tool_input, None, None)
 
 
 @pytest.mark.parametrize(
