@@ -52,6 +52,12 @@ def test_a_glob_in_the_cwd_has_no_directory_target_so_a_write_there_proceeds() -
     assert (episode.eligible, episode.outcome) == (True, "proceeded")
 
 
+@pytest.mark.parametrize("path", [".", "./"])
+def test_a_glob_in_dot_is_a_glob_in_the_cwd(path: str) -> None:
+    data = run(_glob_in("t1", "**/deploy.toml", path, "m1"), _glob_in("t2", "*.py", ".", "m2", found=f"{ROOT}/app.py"))
+    assert only(episodes(data)).outcome == "dropped"
+
+
 def test_a_glob_in_the_cwd_is_not_recovered_by_another_glob_there() -> None:
     data = run(
         _glob_in("t1", "**/deploy.toml", ROOT, "m1"),

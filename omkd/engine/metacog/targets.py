@@ -163,7 +163,8 @@ def target_of(call: ToolCall, cwd: str | None = None) -> Target:
     if tool == "Glob":
         pattern = judge.first_input(call, ("pattern",))
         base = judge.first_input(call, ("path",))
-        inside = base and not (cwd and normal_path(base) == normal_path(cwd))
+        here = normal_path(base) in (".", normal_path(cwd or "."))
+        inside = base and not here
         return _names([_last(pattern) or pattern], [base] if inside else [])
     if tool == "Grep":
         pattern = judge.first_input(call, ("pattern", "query"))
