@@ -265,7 +265,9 @@ class StreamSegmenter(SegmentLifecycle):
         pending, _, verdict = answered
         self._changed[pending.segment.ordinal] = pending.segment
         if self.meta is not None and pending.segment.meta is not None:
-            self.meta.result(pending.segment.meta, pending.call, event, verdict, pending.line, self._context.line)
+            self.meta.result(
+                pending.segment.meta, pending.call, event, verdict, pending.line, self._context.line, self._context.cwd
+            )
         if event.call_id == self._launch:
             if event.is_error:
                 self._undo_launch("Skill call failed")

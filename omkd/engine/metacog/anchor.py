@@ -48,6 +48,19 @@ class Anchor:
     def decide(self, outcome: str, seq: int, line: int, how: str) -> None:
         self.outcome, self.outcome_seq, self.outcome_line, self.outcome_how = outcome, seq, line, how
 
+    def recoverable_at(self, line: int) -> bool:
+        """A recovery at ``line`` decides it: nothing has yet, or only an event of that same record
+        (§8.5: at one position a recovery comes first; Gemini CLI keeps a reply's calls and results
+        in one record)."""
+        return self.outcome is None or (self.outcome != "recovered" and self.outcome_line == line)
+
+    def asked_after(self, text: tuple[int, int, str]) -> bool:
+        """A closing question in ``text`` (seq, line, text) comes before its outcome: none yet, or one
+        decided later — but not a recovery of the text's own record."""
+        if self.outcome is None:
+            return True
+        return self.outcome_seq > text[0] and not (self.outcome == "recovered" and self.outcome_line == text[1])
+
     def view(self, now: tuple[str, int | None, str, int | None, str]) -> Episode:
         """Its episode, with ``now``: (outcome, its line, how, window end, why it ended)."""
         target = self.target

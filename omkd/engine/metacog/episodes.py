@@ -17,7 +17,7 @@ from omkd.engine import judge
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.metacog import loads, measures, rules, targets
 from omkd.engine.metacog.anchor import MISS, Anchor, WriteRow
-from omkd.engine.metacog.outcomes import asks, creates, looked_at, related, states_gap
+from omkd.engine.metacog.outcomes import asks, creates, is_lookup, looked_at, related, states_gap
 from omkd.engine.metacog.targets import Target
 from omkd.engine.metacog.view import Episode
 from omkd.engine.metacog.writes import Write, write_of
@@ -78,7 +78,7 @@ class SegmentMeta:
                 self.main
                 and text is not None
                 and text[0] >= anchor.seq
-                and (anchor.outcome is None or anchor.outcome_seq > text[0])
+                and anchor.asked_after(text)
                 and asks(text[2], anchor.target.strong if anchor.target else (), anchor.sentence)
             ):
                 return "asked", text[1], "closing question", end_line, "end of stream"
@@ -172,9 +172,11 @@ class MetaTracker:
     # --- results --------------------------------------------------------------------------------
 
     def result(
-        self, meta: SegmentMeta, call: ToolCall, result: ToolResult, verdict: str, call_line: int, line: int
-    ) -> Anchor | None:
-        """A result for a call of this segment; the anchor it makes when it is a kept miss."""
+        self, meta: SegmentMeta, call: ToolCall, result: ToolResult, verdict: str, call_line: int, line: int,
+        cwd: str | None = None,
+    ) -> Anchor | None:  # fmt: skip
+        """A result for a call of this segment; the anchor it makes when it is a kept miss (``cwd``:
+        the stream's working directory, which no Glob targets)."""
         self.seq += 1
         seq = self.seq
         call_seq = meta.call_seqs.pop(call.call_id, 0)
@@ -194,12 +196,12 @@ class MetaTracker:
             for anchor in meta.anchors[-32:]:
                 if anchor.miss and anchor.message_id == call.message_id:
                     anchor.answered = True
-        waiting = [a for a in (*meta.open, *meta.capped) if a.miss and a.outcome is None and a.seq < call_seq]
+        waiting = [a for a in (*meta.open, *meta.capped) if a.miss and a.recoverable_at(line) and a.seq < call_seq]
         if waiting:
-            self._recover(meta, waiting, call, result, verdict, call_seq, seq, line)
+            self._recover(meta, waiting, call, result, verdict, (call_seq, seq, line), cwd)
         if verdict != MISS or meta.ended:
             return None
-        target = targets.target_of(call)
+        target = targets.target_of(call, cwd)
         anchor = Anchor(MISS, seq, call_line, line, call.call_id, call.message_id, target)
         anchor.answered = call.message_id in meta.found_messages
         meta.anchors.append(anchor)
@@ -208,8 +210,9 @@ class MetaTracker:
 
     def _recover(
         self, meta: SegmentMeta, waiting: list[Anchor], call: ToolCall, result: ToolResult, verdict: str,
-        call_seq: int, seq: int, line: int,
+        where: tuple[int, int, int], cwd: str | None,
     ) -> None:  # fmt: skip
+        call_seq, seq, line = where
         later: Target | None = None
         lookup: bool | None = None
         for anchor in waiting:
@@ -219,15 +222,17 @@ class MetaTracker:
             if miss is None:
                 continue
             if verdict == FOUND:
-                later = later or targets.target_of(call)
+                later = later or targets.target_of(call, cwd)
                 if targets.same_target(miss, later):
+                    anchor.related = anchor.rejected = False
                     anchor.decide("recovered", seq, line, f"{call.tool} found the same target{looked_at(call)}")
                     continue
             if lookup is None:  # §8.2.4: any call judged found reads the world
-                lookup = verdict == FOUND or (verdict == "not_a_search" and targets.is_lookup(call))
+                lookup = verdict == FOUND or (verdict == "not_a_search" and is_lookup(call))
             if lookup:
                 word = targets.names(result.text, targets.naming_words(miss))
                 if word is not None:
+                    anchor.related = anchor.rejected = False
                     anchor.decide("recovered", seq, line, f"{call.tool} output names {word}{looked_at(call)}")
         meta.capped = [a for a in meta.capped if a.outcome is None]
 
@@ -291,7 +296,7 @@ class MetaTracker:
             and self.main
             and text is not None
             and text[0] >= anchor.seq
-            and (anchor.outcome is None or anchor.outcome_seq > text[0])
+            and anchor.asked_after(text)
             and asks(text[2], anchor.target.strong if anchor.target else (), anchor.sentence)
         ):
             anchor.decide("asked", text[0], text[1], "closing question")

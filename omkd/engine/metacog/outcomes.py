@@ -1,5 +1,5 @@
-"""What decides an outcome (spec §8.5): a closing question, a write that creates what a miss
-looked for, a write related to it."""
+"""What decides an outcome (spec §8.5): a lookup, a closing question, a write that creates what a
+miss looked for, a write related to it."""
 
 from __future__ import annotations
 
@@ -7,14 +7,40 @@ import fnmatch
 import re
 from typing import Final
 
-from omkd.engine import cues, judge
+from omkd.engine import cues, judge, shell, shell_rules
 from omkd.engine.events import ToolCall
 from omkd.engine.metacog import rules, targets
 from omkd.engine.metacog.targets import Target
-from omkd.engine.metacog.writes import DEPENDENCY, Write
+from omkd.engine.metacog.writes import DEPENDENCY, Write, git_subcommand, shell_write
 
 _FENCE: Final = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _INLINE: Final = re.compile(r"`[^`\n]*`")
+
+
+def is_lookup(call: ToolCall) -> bool:
+    """§8.2.4: a call that reads the world (its verdict aside); a write never is one."""
+    tool = judge.unwrapped(call.tool)
+    if tool in rules.LOOKUP_TOOLS or judge.is_mcp_search(call.tool):
+        return True
+    if tool not in shell_rules.SHELL_TOOLS:
+        return False
+    command = call.input.get("command")
+    if isinstance(command, list):
+        command = " ".join(str(w) for w in command)
+    if not isinstance(command, str) or not command.strip() or shell_write(command) is not None:
+        return False
+    stages = [s for pipeline in shell.parse(command).elements for s in pipeline if s.program]
+    return bool(stages) and all(_reads(s) for s in stages)
+
+
+def _reads(stage: shell.Stage) -> bool:
+    """A stage whose program only reads (``git`` by its subcommand, after git's own options)."""
+    if stage.program in rules.LOOKUP_PROGRAMS:
+        return True
+    if stage.program == "git":
+        sub = git_subcommand(stage.args)
+        return sub is not None and ("git", sub[0]) in rules.LOOKUP_SUBCOMMANDS
+    return (stage.program, (stage.args or [""])[0]) in rules.LOOKUP_SUBCOMMANDS
 
 
 def states_gap(text: str) -> bool:

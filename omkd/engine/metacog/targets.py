@@ -24,6 +24,7 @@ _MARKED: Final = re.compile(r"[._\-0-9]")
 _NAME_LIKE: Final = re.compile(r"[._\-0-9]|[a-z][A-Z]")
 _WORD_CHARS: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _HOME_PREFIXES: Final = ("$HOME/", "${HOME}/", "~/")
+_HOMES: Final = frozenset({"$HOME", "${HOME}", "$HOME/", "${HOME}/"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +76,8 @@ def strong(token: str) -> bool:
 
 def normal_path(path: str) -> str:
     path = path.strip().strip("'\"")
+    if path in _HOMES:
+        return "~"
     for prefix in _HOME_PREFIXES:
         if path.startswith(prefix):
             path = "~/" + path[len(prefix) :]
@@ -95,11 +98,10 @@ def tokens_of(text: str) -> list[str]:
 
 
 def _name_literal(name: str) -> bool:
-    """A file-name pattern with a literal of ≥ 3 characters besides its extension."""
-    for piece in _WILDCARDS.split(name):
-        if sum(c.isalnum() for c in _EXTENSION.sub("", piece)) >= rules.MIN_GLOB_LITERAL:
-            return True
-    return False
+    """A file-name pattern with a literal of ≥ 3 characters besides its extension (a dotfile's
+    name, ``.bashrc``, ``.env*``, is no extension: nothing stands before its dot)."""
+    stem = name if _BARE_EXTENSION.match(name.rstrip("*?")) else _EXTENSION.sub("", name)
+    return any(sum(c.isalnum() for c in piece) >= rules.MIN_GLOB_LITERAL for piece in _WILDCARDS.split(stem))
 
 
 def specific_name(name: str) -> bool:
@@ -150,8 +152,9 @@ def _names(names: list[str], paths: list[str], probe: bool = False) -> Target:
     )  # fmt: skip
 
 
-def target_of(call: ToolCall) -> Target:
-    """The target of a search call (``NOTHING`` for a call that names nothing)."""
+def target_of(call: ToolCall, cwd: str | None = None) -> Target:
+    """The target of a search call (``NOTHING`` for a call that names nothing); ``cwd``, the
+    stream's working directory, is no Glob's directory target (§8.2.1)."""
     tool = judge.unwrapped(call.tool)
     data = call.input
     if tool in ("Read", "list_directory", "LS"):
@@ -160,14 +163,17 @@ def target_of(call: ToolCall) -> Target:
     if tool == "Glob":
         pattern = judge.first_input(call, ("pattern",))
         base = judge.first_input(call, ("path",))
-        return _names([_last(pattern) or pattern], [base] if base else [])
+        here = normal_path(base) in (".", normal_path(cwd or "."))
+        inside = base and not here
+        return _names([_last(pattern) or pattern], [base] if inside else [])
     if tool == "Grep":
         pattern = judge.first_input(call, ("pattern", "query"))
         base = judge.first_input(call, ("path",))
         return _content(pattern, [base] if base else [])
     if tool == "WebFetch":
         url = judge.first_input(call, ("url", "prompt"))
-        parts = [p for p in re.split(r"[/?#=&]", url.split("://", 1)[-1])[1:] if len(p) >= rules.MIN_TOKEN]
+        path = re.split(r"[?#]", url.split("://", 1)[-1], maxsplit=1)[0]  # no query, no fragment
+        parts = [p for p in path.split("/")[1:] if len(p) >= rules.MIN_TOKEN]
         return Target(False, (), (), tuple(parts), specific=bool(url), why="" if url else "no URL")
     if tool == "WebSearch" or judge.is_mcp_search(call.tool):
         query = judge.first_input(call, ("query", "q", "search", "pattern", "prompt"))
@@ -325,21 +331,3 @@ def names(output: str, words: tuple[str, ...]) -> str | None:
                 return word
             start = output.find(word, start + 1)
     return None
-
-
-def is_lookup(call: ToolCall) -> bool:
-    """§8.2.4: a call that reads the world (its verdict aside)."""
-    tool = judge.unwrapped(call.tool)
-    if tool in rules.LOOKUP_TOOLS or judge.is_mcp_search(call.tool):
-        return True
-    if tool not in shell_rules.SHELL_TOOLS:
-        return False
-    command = call.input.get("command")
-    if not isinstance(command, str) or not command.strip():
-        return False
-    parsed = shell.parse(command)
-    stages = [s for pipeline in parsed.elements for s in pipeline if s.program]
-    return bool(stages) and all(
-        s.program in rules.LOOKUP_PROGRAMS or (s.program, (s.args or [""])[0]) in rules.LOOKUP_SUBCOMMANDS
-        for s in stages
-    )

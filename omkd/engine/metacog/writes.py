@@ -25,8 +25,10 @@ _WRITING_WORD: Final = re.compile(
     r"|New-Item|Remove-Item|Copy-Item|Move-Item)\b|\|\s*(?:ba|z)?sh\b"
 )
 """A command naming none of the writing programs (``rules``) writes nothing but by a redirection."""
-_REDIRECTION: Final = re.compile(r"(?<![0-9&<>=\-])>(?!&|>?\s*/dev/null)|&>(?!\s*/dev/null)")
-"""A redirection to a file (not ``2>``, ``>&2``, ``> /dev/null``, an arrow)."""
+_REDIRECTION: Final = re.compile(
+    r"(?<![0-9&<>=\-])>(?!&|>?\s*/dev/null)|&>(?!\s*/dev/null)|(?<![^\s;|&(])1>(?!&|>?\s*/dev/null)"
+)
+"""A redirection to a file (``>``, ``1>``, ``&>``; not ``2>``, ``>&2``, ``> /dev/null``, an arrow)."""
 _PATCH_FILE: Final = re.compile(r"^\*\*\* (Add|Update|Delete) File:\s*(.+)$", re.MULTILINE)
 
 
@@ -215,6 +217,9 @@ def _redirections(words: list[str]) -> list[str]:
 
 
 def _stage_kind(program: str, args: list[str], paths: list[str], created: list[str], packages: list[str]) -> str | None:
+    valued = rules.WRITE_VALUE_OPTIONS.get(program)
+    if valued is not None:  # an option's value is no path
+        args = [a for i, a in enumerate(args) if a in valued or i == 0 or args[i - 1] not in valued]
     operands = shell.operands(args)
     if program == "tee":
         paths += operands
@@ -227,14 +232,17 @@ def _stage_kind(program: str, args: list[str], paths: list[str], created: list[s
         return None
     if program in rules.SHELL_WRITE_PROGRAMS:
         files = operands[1:] if program in ("chmod", "chown") else operands
-        paths += files
+        if program == "dd":
+            files = [a[3:] for a in args if a.startswith("of=")]
+        copying = program in rules.COPYING_PROGRAMS and len(files) >= 2
+        paths += files[-1:] if copying else files
         if program in rules.DESTINATION_PROGRAMS and len(files) >= 2:
             created.append(files[-1])
         if program in rules.CREATING_PROGRAMS:
             created += files
         return SHELL_WRITE
     if program == "git":
-        sub = _git_subcommand(args)
+        sub = git_subcommand(args)
         if sub is None or sub[0] not in rules.VCS_WRITES:
             return None
         if sub[0] == "stash" and sub[1][:1] and sub[1][0] in rules.VCS_READ_STASH:
@@ -259,7 +267,8 @@ def _stage_kind(program: str, args: list[str], paths: list[str], created: list[s
     return None
 
 
-def _git_subcommand(args: list[str]) -> tuple[str, list[str]] | None:
+def git_subcommand(args: list[str]) -> tuple[str, list[str]] | None:
+    """``git``'s subcommand and its arguments, after git's own options (``--no-pager``, ``-C DIR``)."""
     skip = False
     for i, arg in enumerate(args):
         if skip:
