@@ -61,8 +61,10 @@ def test_sentences_split_in_english_and_chinese() -> None:
         "Run `might_fail --probably` to see.",
         "> it might be the cache, the guide says\nDone.",
         "| option | note |\n|---|---|\n| retry | might be slow |",
+        "````md\n```\nit might be the cache\n```\n````",
+        "Run ``might_fail --probably`` to see.",
     ],
-    ids=["fenced", "inline code", "quote line", "table row"],
+    ids=["fenced", "inline code", "quote line", "table row", "nested fence", "inline code of two backticks"],
 )
 def test_quoted_text_and_code_hold_no_candidate(text: str) -> None:
     assert candidates(text) == []

@@ -1,7 +1,9 @@
 """Explicit markers in assistant text, outside quoted text (spec §3.2).
 
 A marker inside a fenced code block, inline code, a ``>`` quote line or a table
-row is the agent quoting it, not using it.
+row is the agent quoting it, not using it. Fences and inline code are read as CommonMark does: a
+fence closes only on a fence of its character at least as long, and inline code opened by a run of
+backticks closes on a run as long.
 """
 
 from __future__ import annotations
@@ -23,10 +25,11 @@ def quoted_spans(text: str) -> list[tuple[int, int]]:
         stripped = line.lstrip()
         if fence is not None:
             spans.append((start, end))
-            if stripped.startswith(fence):
+            closing = stripped.rstrip()
+            if closing.startswith(fence) and not closing.strip(fence[0]):  # as long or longer, nothing after
                 fence = None
-        elif stripped.startswith(("```", "~~~")):
-            fence = stripped[:3]
+        elif opening := patterns.FENCE.match(stripped):
+            fence = opening.group(0)
             spans.append((start, end))
         elif stripped.startswith((">", "|")) or (has_table and "|" in line):
             spans.append((start, end))
