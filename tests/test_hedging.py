@@ -55,6 +55,13 @@ def test_sentences_split_in_english_and_chinese() -> None:
     ]
 
 
+def test_a_sentence_may_start_with_inline_code() -> None:
+    """Inline code opens a sentence as often as a word does: the sentence before it is not part of it."""
+    text = "The build passed. `retry_limit` might be read from the environment."
+    assert cues.sentences(text) == ["The build passed.", "`…` might be read from the environment."]
+    assert candidates(text) == [("might", "`…` might be read from the environment.")]
+
+
 @pytest.mark.parametrize(
     "text",
     [

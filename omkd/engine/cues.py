@@ -53,9 +53,9 @@ __all__ = [
 _HAN: Final = re.compile(r"[\u3400-\u9fff]")
 _KANA: Final = re.compile(r"[\u3040-\u30ff]")
 _HANGUL: Final = re.compile(r"[\uac00-\ud7af]")
-_SENTENCE_END: Final = re.compile(r"[.!?]\s+(?=[A-Z\"'(\[*_\-]|[^\x00-\x7f])|[。！？；]|\n+")
-"""A sentence ends after . ! ? followed by space and what can start one, after 。！？； or at a line
-break (the punctuation stays with the sentence it ends)."""
+_SENTENCE_END: Final = re.compile(r"[.!?]\s+(?=[A-Z\"'(\[*_\-`]|[^\x00-\x7f])|[。！？；]|\n+")
+"""A sentence ends after . ! ? followed by space and what can start one (inline code among them),
+after 。！？； or at a line break (the punctuation stays with the sentence it ends)."""
 _QUOTE_MARK: Final = "`…`"
 CONTEXT_MARK: Final = "⟨…⟩"
 """Where the candidate sentence sits in its context."""
