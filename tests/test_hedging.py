@@ -55,6 +55,19 @@ def test_sentences_split_in_english_and_chinese() -> None:
     ]
 
 
+def test_a_candidate_carries_its_neighbours_and_its_cue() -> None:
+    """Spec §3.3: a candidate is the sentence, its neighbours (up to two before it, one after, in
+    the same part, code left out) and the cue; where the sentence stands is marked."""
+    text = (
+        "I read the client. Then the tests.\n```\nretry = 3\n```\nThe limit might be read from the env. It is 3. Done."
+    )
+    [candidate] = cues.candidates(text, Net(), False, False)
+    assert (candidate.sentence, candidate.cue) == ("The limit might be read from the env.", "might")
+    assert candidate.context == f"I read the client. Then the tests. {cues.CONTEXT_MARK} It is 3."
+    [first] = cues.candidates("Maybe the cache. It is 3.", Net(), False, False)
+    assert first.context == f"{cues.CONTEXT_MARK} It is 3."
+
+
 def test_a_sentence_may_start_with_inline_code() -> None:
     """Inline code opens a sentence as often as a word does: the sentence before it is not part of it."""
     text = "The build passed. `retry_limit` might be read from the environment."

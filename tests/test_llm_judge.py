@@ -83,6 +83,21 @@ def hedges(fold: Fold) -> list[dict[str, object]]:
     return [g.evidence for g in report.gaps if g.type == "hedging"]
 
 
+def test_the_cache_key_is_model_prompt_sentence_and_context() -> None:
+    """Spec §3.3: verdicts are cached by a hash of (model, prompt version, sentence, context)."""
+    sentence = "The retry count might be read from the environment."
+
+    def key(model: str, context: str, text: str = sentence) -> str:
+        return hedge_prompt.cache_key(model, Candidate(text, context, "might", False, False))
+
+    here = key(MODEL, f"I read the client. {CONTEXT_MARK}")
+    assert here == key(MODEL, f"I read the client. {CONTEXT_MARK}")
+    assert here != key("another-model", f"I read the client. {CONTEXT_MARK}")
+    assert here != key(MODEL, f"I read the server. {CONTEXT_MARK}")
+    assert here != key(MODEL, f"I read the client. {CONTEXT_MARK}", "The backoff is probably exponential.")
+    assert hedge_prompt.judge_name(MODEL) == f"llm:{MODEL}:{hedge_prompt.PROMPT_VERSION}"
+
+
 def test_a_verdict_is_asked_once_then_cached(tmp_path: Path, model: FakeModel) -> None:
     """The first scan asks the model and counts its verdict; a second one (a new process, the same
     state directory) asks nothing and counts the same."""
