@@ -91,6 +91,11 @@ def test_quoted_text_and_code_hold_no_candidate(text: str) -> None:
     assert candidates(text) == []
 
 
+def test_prose_after_a_table_is_read() -> None:
+    text = "| key | value |\n|---|---|\n| retry | might be slow |\n\nThe `a | b` pipe might drop lines."
+    assert candidates(text) == [("might", "The `…` pipe might drop lines.")]
+
+
 def test_a_sentence_is_judged_by_its_first_strong_cue() -> None:
     """ "might" comes first, but "not sure" says outright that a fact is not known."""
     assert candidates("It might work, but I'm not sure the flag exists.") == [

@@ -849,6 +849,19 @@ def test_table_row_without_outer_pipes_is_not_a_signal() -> None:
     assert overall_signals(t) == {}
 
 
+def test_a_line_after_a_table_is_no_table_row() -> None:
+    """A table's rows run from its header to the first line that is blank or holds no pipe; a line
+    of prose after it that holds a pipe (in inline code) is not a row."""
+    t = Transcript()
+    t.prompt("what is the retry limit?")
+    t.say(
+        "| key | value |\n|---|---|\n| retries | [unknown] |\n\nI ran `rg retry | head` and the limit is 5 [inferred]."
+    )
+    report = report_of(t)
+    assert signal_counts(report.overall) == {"explicit_marker": 1}
+    assert gaps_of(report)[0].context.endswith("the limit is 5 [inferred].")
+
+
 def test_quoted_and_used_markers_in_one_text() -> None:
     """Only the marker outside code, quotes and tables counts."""
     t = Transcript()

@@ -17,10 +17,10 @@ def quoted_spans(text: str) -> list[tuple[int, int]]:
     """Where text is quoted, not used: fenced blocks, ``>`` quotes, table rows, inline code."""
     spans: list[tuple[int, int]] = []
     lines = text.split("\n")
-    has_table = "|" in text and any(patterns.TABLE_SEPARATOR.match(line) for line in lines)
+    table = _table_rows(lines) if "|" in text else set()
     fence: str | None = None
     start = 0
-    for line in lines:
+    for at, line in enumerate(lines):
         end = start + len(line) + 1
         stripped = line.lstrip()
         if fence is not None:
@@ -31,12 +31,26 @@ def quoted_spans(text: str) -> list[tuple[int, int]]:
         elif opening := patterns.FENCE.match(stripped):
             fence = opening.group(0)
             spans.append((start, end))
-        elif stripped.startswith((">", "|")) or (has_table and "|" in line):
+        elif stripped.startswith((">", "|")) or at in table:
             spans.append((start, end))
         elif "`" in line:
             spans.extend((start + m.start(), start + m.end()) for m in patterns.INLINE_CODE.finditer(line))
         start = end
     return spans
+
+
+def _table_rows(lines: list[str]) -> set[int]:
+    """Where the markdown tables are: each separator row, the header above it and the rows below
+    it up to the first line that is blank or holds no pipe (a GFM row needs no outer pipes)."""
+    rows: set[int] = set()
+    for at, line in enumerate(lines):
+        if "|" in line and patterns.TABLE_SEPARATOR.match(line):
+            rows.update((at - 1, at) if at and "|" in lines[at - 1] else (at,))
+            below = at + 1
+            while below < len(lines) and "|" in lines[below] and lines[below].strip():
+                rows.add(below)
+                below += 1
+    return rows
 
 
 def find_markers(text: str) -> list[re.Match[str]]:
