@@ -265,6 +265,13 @@ def test_the_agents_own_not_knowing_is_kept() -> None:
         "I'm not sure",
         "Ich weiß nicht",
     ]
+    # a cue that names its own subject, the agent, after someone else's name
+    assert candidates("I told them I don't know where it lives.") == [
+        ("I don't know", "I told them I don't know where it lives.")
+    ]
+    assert candidates("To be honest with you I don't know where it lives.") == [
+        ("I don't know", "To be honest with you I don't know where it lives.")
+    ]
 
 
 def test_the_threshold_table_by_part_and_language() -> None:

@@ -187,6 +187,8 @@ _QUOTATION: Final = re.compile(
 before it and closes where none follows ("don't" and "users'" hold no quotation)."""
 _THIRD_LATIN: Final = re.compile(THIRD_PERSON["latin"])
 _THIRD_CJK: Final = re.compile(THIRD_PERSON["cjk"])
+_OWN_SUBJECT: Final = ("i ", "ich ")
+"""A not-knowing cue that starts with these names its subject, the agent ("I told them I don't know")."""
 _CLAUSE_END: Final = re.compile(r".*[.!?;:。！？；：\n]", re.DOTALL)
 
 
@@ -219,7 +221,7 @@ def guarded(text: str, hits: list[Hit]) -> list[Hit]:
     for start, end, _, row in hits:
         if any(a <= start and end <= b for a, b in quotes):
             dropped.append((start, end))
-        elif row is not None and row.knowing:
+        elif row is not None and row.knowing and not text[start:end].lower().startswith(_OWN_SUBJECT):
             subject = third_person(text[:start])
             if subject is not None:
                 dropped.append((subject, end))
