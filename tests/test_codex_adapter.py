@@ -359,3 +359,12 @@ def test_the_model_of_a_segment_is_the_last_turn_context_s() -> None:
     bare.prompt("hello")
     bare.say("Hi.")
     assert row(report_of(bare.data())).by_model == {"unknown": 1}
+
+
+def test_a_marker_in_reasoning_is_no_signal_and_one_in_the_reply_is() -> None:
+    """Spec §3.2: markers count in assistant text parts; a reasoning summary is a thinking part."""
+    r = Rollout()
+    r.prompt("which registry do we push to?")
+    r.reasoning("The registry is [unknown] so far, 【推断】 it is the internal one.")
+    r.say("Pushing to the internal registry [inferred].")
+    assert row(report_of(r.data())).by_type["explicit_marker"] == 1

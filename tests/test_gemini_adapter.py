@@ -308,3 +308,13 @@ def test_the_model_of_a_segment_is_its_messages_most_frequent() -> None:
     for data, name in ((chat.data(), JSONL), (chat.document(), DOCUMENT)):
         report = report_of(data, name)
         assert (row(report).by_model, row(report, "pdf").by_model) == ({"gemini-2.5-flash": 1}, {"unknown": 1})
+
+
+def test_a_marker_in_a_thought_is_no_signal_and_one_in_the_reply_is() -> None:
+    """Spec §3.2: markers count in assistant text parts; Gemini's thoughts are thinking parts."""
+    chat = GeminiChat()
+    chat.prompt("which registry do we push to?")
+    thoughts = [{"subject": "Registry", "description": "The registry is [unknown] so far, 【推断】 the internal one."}]
+    message = {"type": "gemini", "content": "Pushing to the internal registry [inferred].", "thoughts": thoughts}
+    chat.add({**message, "model": "gemini-2.5-pro"})
+    assert row(report_of(chat.data())).by_type["explicit_marker"] == 1

@@ -18,6 +18,7 @@ from omkd.engine.cues import Candidate, Net
 from omkd.engine.gold import read_gold
 from omkd.engine.hedge_judge import embedded_judge, threshold_of
 from omkd.engine.segmenting import SegmenterRules
+from omkd.shell.calibrate import SelfPreference, calibrate
 from omkd.shell.knowledge import FileKnowledgeIndex
 from tests.conftest import REAL_FIXTURES
 from tests.live_helpers import omkd
@@ -54,6 +55,26 @@ def test_sentences_split_in_english_and_chinese() -> None:
     ]
 
 
+def test_a_candidate_carries_its_neighbours_and_its_cue() -> None:
+    """Spec §3.3: a candidate is the sentence, its neighbours (up to two before it, one after, in
+    the same part, code left out) and the cue; where the sentence stands is marked."""
+    text = (
+        "I read the client. Then the tests.\n```\nretry = 3\n```\nThe limit might be read from the env. It is 3. Done."
+    )
+    [candidate] = cues.candidates(text, Net(), False, False)
+    assert (candidate.sentence, candidate.cue) == ("The limit might be read from the env.", "might")
+    assert candidate.context == f"I read the client. Then the tests. {cues.CONTEXT_MARK} It is 3."
+    [first] = cues.candidates("Maybe the cache. It is 3.", Net(), False, False)
+    assert first.context == f"{cues.CONTEXT_MARK} It is 3."
+
+
+def test_a_sentence_may_start_with_inline_code() -> None:
+    """Inline code opens a sentence as often as a word does: the sentence before it is not part of it."""
+    text = "The build passed. `retry_limit` might be read from the environment."
+    assert cues.sentences(text) == ["The build passed.", "`…` might be read from the environment."]
+    assert candidates(text) == [("might", "`…` might be read from the environment.")]
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -61,11 +82,18 @@ def test_sentences_split_in_english_and_chinese() -> None:
         "Run `might_fail --probably` to see.",
         "> it might be the cache, the guide says\nDone.",
         "| option | note |\n|---|---|\n| retry | might be slow |",
+        "````md\n```\nit might be the cache\n```\n````",
+        "Run ``might_fail --probably`` to see.",
     ],
-    ids=["fenced", "inline code", "quote line", "table row"],
+    ids=["fenced", "inline code", "quote line", "table row", "nested fence", "inline code of two backticks"],
 )
 def test_quoted_text_and_code_hold_no_candidate(text: str) -> None:
     assert candidates(text) == []
+
+
+def test_prose_after_a_table_is_read() -> None:
+    text = "| key | value |\n|---|---|\n| retry | might be slow |\n\nThe `a | b` pipe might drop lines."
+    assert candidates(text) == [("might", "The `…` pipe might drop lines.")]
 
 
 def test_a_sentence_is_judged_by_its_first_strong_cue() -> None:
@@ -131,6 +159,34 @@ def test_each_language_has_cues(text: str, expected: list[tuple[str, str, str]])
     assert cues.has_cues(expected[0][0])
 
 
+@pytest.mark.parametrize(
+    ("text", "cue"),
+    [
+        ("The retry count might be read from the environment.", "might"),
+        ("这个参数可能没有生效。", "可能"),
+        ("The cache is likely stale.", "likely"),
+        ("I need to check whether the flag is exported.", "need to check"),
+        ("The handler seems to swallow the error.", "seems"),
+        ("The config appears to be generated.", "appears to"),
+        ("Maybe the module is vendored.", "Maybe"),
+        ("I think the migrations live in db/.", "I think"),
+        ("This is probably because the env var is not loaded.", "probably"),
+        ("应该是缓存没刷新。", "应该是"),
+        ("應該是快取沒有更新。", "應該是"),
+        ("需要确认这个字段的含义。", "需要确认"),
+        ("需要確認這個欄位的含義。", "需要確認"),
+        ("It could be a race in the worker.", "could be"),
+        ("Not sure where the migrations live.", "Not sure"),
+        ("Unclear which version this repo pins.", "Unclear"),
+        ("I need to confirm where the proxy is configured.", "need to confirm"),
+    ],
+)
+def test_the_commonest_genuine_forms_are_caught(text: str, cue: str) -> None:
+    """Spec §3.3 names the commonest genuine forms and its examples of each kind: the net catches
+    every one (the judge decides them)."""
+    assert candidates(text) == [(cue, text)]
+
+
 def test_a_korean_word_that_only_holds_a_cue_is_no_cue() -> None:
     """아마 is "probably" as a word; 아마존 (Amazon) holds it and is not one."""
     assert candidates("아마존 서버에 배포했습니다.") == []
@@ -181,9 +237,22 @@ def test_apostrophes_are_not_quotation_marks() -> None:
         "사용자가 잘 모르는 부분입니다.",
         "ユーザーは分かりませんでした。",
         "Der Benutzer weiß nicht, wo die Datei liegt.",
+        "Der Nutzer weiß nicht, wo die Datei liegt.",
+        "Er weiß nicht, welche Version installiert ist.",
+        "Sie ist sich nicht sicher, welcher Plan gilt.",
+        "They're not sure which plan applies.",
+        "She's unsure where the file lives.",
+        "You don't know where the file is yet.",
+        "If you're not sure which plan applies, pick the first.",
+        "你不知道这个配置在哪里。",
+        "您可能不清楚这个配置。",
+        "用户自己也不知道这个配置。",
+        "あなたは分からない部分です。",
     ],
 )
 def test_someone_elses_not_knowing_is_not_the_agents(text: str) -> None:
+    """Spec §3.3: someone else's not-knowing — a third person's, or the person's the agent
+    addresses — is not the agent's uncertainty, in every language the net covers."""
     assert candidates(text) == []
 
 
@@ -191,6 +260,17 @@ def test_the_agents_own_not_knowing_is_kept() -> None:
     assert [c for c, _ in candidates("I am not sure which plan applies. 我不知道这个配置在哪里。")] == [
         "I am not sure",
         "不知道",
+    ]
+    assert [c for c, _ in candidates("Thank you, I'm not sure where the file is. Ich weiß nicht, wo sie liegt.")] == [
+        "I'm not sure",
+        "Ich weiß nicht",
+    ]
+    # a cue that names its own subject, the agent, after someone else's name
+    assert candidates("I told them I don't know where it lives.") == [
+        ("I don't know", "I told them I don't know where it lives.")
+    ]
+    assert candidates("To be honest with you I don't know where it lives.") == [
+        ("I don't know", "To be honest with you I don't know where it lives.")
     ]
 
 
@@ -331,6 +411,31 @@ def write_rows(path: Path, labels: list[bool], with_sentences: bool = True) -> N
             row["sentence"] = f"Sentence {n} might be about the config."
         rows.append(orjson.dumps(row))
     path.write_bytes(b"\n".join(rows) + b"\n")
+
+
+def test_calibrate_flags_possible_self_preference(tmp_path: Path) -> None:
+    """Spec §3.3: an LLM judge of the same model family as the agent that wrote the transcripts is
+    flagged, with how many sentences that family wrote; a judge of another family, or the embedded
+    one, is not."""
+    models = ["claude-opus-4-5-20251101", "claude-sonnet-4-20250514", "gpt-5-codex", None]
+    rows = [
+        {"id": f"r{n}", "sentence": f"Sentence {n} might be about the config.", "is_uncertainty": n % 2 == 0}
+        | ({"model": model} if model else {})
+        for n, model in enumerate(models)
+    ]
+    gold = tmp_path / "gold.jsonl"
+    gold.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    sentences = list(read_gold(gold))
+    said = [s.is_uncertainty for s in sentences]
+
+    def flag(model: str | None) -> SelfPreference | None:
+        return calibrate(gold, sentences, said, "judge", judge_model=model).self_preference
+
+    assert flag("claude-haiku-4-5") == SelfPreference("anthropic", 2)
+    assert flag("gpt-4.1-mini") == SelfPreference("openai", 1)
+    assert flag("gemini-2.5-flash") is None
+    assert flag("qwen2.5-coder:7b") is None
+    assert flag(None) is None
 
 
 def test_krippendorff_alpha_by_hand() -> None:

@@ -257,3 +257,13 @@ def test_readyz_names_missing_roots_and_is_not_ready_without_any(tmp_path: Path)
         daemon.port = int(daemon.wait_log_event("started")["listen"].rsplit(":", 1)[1])
         daemon.wait_for(lambda: fetch(daemon, "/readyz")[0] == 503, "503 without any root")
         assert fetch(daemon, "/readyz") == (503, f"not ready: no such root: {absent}\n".encode())
+
+
+def test_status_says_where_a_marker_count_means_not_asked(daemon: DaemonProcess) -> None:
+    """Spec §3.2: without the marker convention in the projects' instructions, a marker rate of 0
+    means "not asked", and ``omkd status`` says so (as ``omkd scan`` does)."""
+    served = daemon.get("/api/v1/status")
+    assert {s["markers"] for s in served["skills"]} == {"not asked"}
+    result = cli("status", "--url", daemon.url)
+    assert result.exit_code == 0, result.output
+    assert 'means "not asked", not "no guesses"' in " ".join(result.stdout.split())

@@ -6,6 +6,7 @@ embedded verdict stands. The daemon refines a segment it has already counted.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,8 +14,12 @@ import pytest
 
 from omkd.config import Config, parse_config
 from omkd.engine import hedge_prompt
+from omkd.engine.cues import CONTEXT_MARK, Candidate
 from omkd.engine.fold import Fold
+from omkd.engine.hedge_judge import embedded_judge
 from omkd.engine.report.build import build_report
+from omkd.engine.segmenting import SegmenterRules
+from omkd.engine.stream import StreamProcessor
 from omkd.shell.llm_judge import CACHE_FILE, LlmRefiner, VerdictCache, open_refiner
 from omkd.shell.scan import scan
 from omkd.testing import DaemonProcess
@@ -76,6 +81,21 @@ def scanned(path: Path, config: Config, refiner: LlmRefiner | None) -> Fold:
 def hedges(fold: Fold) -> list[dict[str, object]]:
     report = build_report(fold, ["projects"], gap_limit=None)
     return [g.evidence for g in report.gaps if g.type == "hedging"]
+
+
+def test_the_cache_key_is_model_prompt_sentence_and_context() -> None:
+    """Spec §3.3: verdicts are cached by a hash of (model, prompt version, sentence, context)."""
+    sentence = "The retry count might be read from the environment."
+
+    def key(model: str, context: str, text: str = sentence) -> str:
+        return hedge_prompt.cache_key(model, Candidate(text, context, "might", False, False))
+
+    here = key(MODEL, f"I read the client. {CONTEXT_MARK}")
+    assert here == key(MODEL, f"I read the client. {CONTEXT_MARK}")
+    assert here != key("another-model", f"I read the client. {CONTEXT_MARK}")
+    assert here != key(MODEL, f"I read the server. {CONTEXT_MARK}")
+    assert here != key(MODEL, f"I read the client. {CONTEXT_MARK}", "The backoff is probably exponential.")
+    assert hedge_prompt.judge_name(MODEL) == f"llm:{MODEL}:{hedge_prompt.PROMPT_VERSION}"
 
 
 def test_a_verdict_is_asked_once_then_cached(tmp_path: Path, model: FakeModel) -> None:
@@ -147,6 +167,41 @@ def test_the_embedded_verdict_stands_when_the_model_fails(
     assert hedges(scanned(path, config, refiner)) == alone
     assert refiner.stats.requests[outcome] == 2
     assert len(VerdictCache(config.state_dir() / CACHE_FILE)) == 0
+
+
+def test_each_candidate_awaiting_a_failed_answer_keeps_its_own_embedded_verdict(
+    tmp_path: Path, model: FakeModel
+) -> None:
+    """One sentence said alone in a thinking part and in a text part is one cache key, asked once;
+    when the model fails, each candidate keeps the embedded verdict of its own part (the embedded
+    judge's thresholds differ by part), not the first one's."""
+    sentence = "The cache is likely stale."
+    t = Transcript()
+    t.prompt("task 0: make the client retry")
+    t.skill("http-client")
+    t.think(sentence)
+    t.say("Checking the client.")
+    t.prompt("task 1: make the client retry")
+    t.skill("http-client")
+    t.say(sentence)
+    model.mode = "error"
+    refiner = refiner_of(config_of(tmp_path, model))
+    stream = StreamProcessor("s.jsonl", SegmenterRules(include_thinking=True), refiner=refiner)
+    refiner.deliver = stream.segmenter.refine
+    stream.feed(t.to_bytes())
+    asyncio.run(refiner.drain())
+    refiner.cache.close()
+    fold = Fold()
+    fold.add_stream(stream)
+    fold.finish()
+    own = {
+        part: embedded_judge().judge(Candidate(sentence, CONTEXT_MARK, "likely", part, False)) for part in (True, False)
+    }
+    assert own[True].confidence != own[False].confidence, "the test needs verdicts that differ by part"
+    assert refiner.stats.requests["error"] == 1
+    assert sorted((h["thinking"], h["confidence"], h["judge"]) for h in hedges(fold)) == sorted(
+        (part, v.confidence, v.judge) for part, v in own.items() if v.is_uncertainty
+    )
 
 
 def test_the_anthropic_messages_protocol(tmp_path: Path, model: FakeModel) -> None:

@@ -799,12 +799,67 @@ def test_quoted_markers_are_not_signals(text: str) -> None:
     assert "explicit_marker" not in overall_signals(t)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Put this in CLAUDE.md:\n````md\n```\nretries: 3 [inferred]\n```\n````\nDone.",
+        "Example:\n````\n```python\n# [knowledge gap] goes here\n```\n````",
+        "~~~~\n~~~\n【推断】\n~~~~",
+    ],
+    ids=["backtick fence of four", "fence with a nested fence", "tilde fence of four"],
+)
+def test_a_fence_closes_only_on_a_fence_as_long_as_its_opening(text: str) -> None:
+    """A fenced code block ends at a fence of the same character at least as long as the one that
+    opened it (CommonMark): a shorter fence inside is part of the code, and so is a marker after it."""
+    t = Transcript()
+    t.prompt("write the convention block")
+    t.say(text)
+    assert "explicit_marker" not in overall_signals(t)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Use the ``[unknown]`` tag when unsure.",
+        "Write ``` [inferred] ``` after a guess.",
+        "Type `` `【未知】` `` here.",
+    ],
+    ids=["two backticks", "three backticks on one line", "backticks inside"],
+)
+def test_inline_code_of_several_backticks_is_quoted(text: str) -> None:
+    """Inline code opens with a run of backticks and closes with a run as long (CommonMark)."""
+    t = Transcript()
+    t.prompt("how do I mark guesses?")
+    t.say(text)
+    assert "explicit_marker" not in overall_signals(t)
+
+
+def test_after_inline_code_a_marker_is_used() -> None:
+    t = Transcript()
+    t.prompt("what is the retry limit?")
+    t.say("The ``retries`` key is 5 [inferred], and `timeout` is 30s [inferred].")
+    assert overall_signals(t) == {"explicit_marker": 2}
+
+
 def test_table_row_without_outer_pipes_is_not_a_signal() -> None:
     """A GFM table row needs no leading pipe; a marker in it is still quoted."""
     t = Transcript()
     t.prompt("list the markers")
     t.say("marker | meaning\n--- | ---\n[unknown] | nobody knows")
     assert overall_signals(t) == {}
+
+
+def test_a_line_after_a_table_is_no_table_row() -> None:
+    """A table's rows run from its header to the first line that is blank or holds no pipe; a line
+    of prose after it that holds a pipe (in inline code) is not a row."""
+    t = Transcript()
+    t.prompt("what is the retry limit?")
+    t.say(
+        "| key | value |\n|---|---|\n| retries | [unknown] |\n\nI ran `rg retry | head` and the limit is 5 [inferred]."
+    )
+    report = report_of(t)
+    assert signal_counts(report.overall) == {"explicit_marker": 1}
+    assert gaps_of(report)[0].context.endswith("the limit is 5 [inferred].")
 
 
 def test_quoted_and_used_markers_in_one_text() -> None:

@@ -151,17 +151,20 @@ LANGUAGES: Final = frozenset(row.lang for row in TABLE)
 """Languages the net has cues for; a sentence in another language is reported, never counted certain."""
 
 THIRD_PERSON: Final = {
-    "latin": r"(?:\b(?:the|a|this|that|our|your|their|his|her) )?\b(?:user|users|person|people|he|she|they|them|"
-    r"customer|customers|client|clients|reviewer|reviewers|team|someone|somebody|nobody|developer|developers|"
-    r"maintainer|maintainers|author|owner|caller|reader|readers|der benutzer|die nutzer|o usuário|os usuários)"
+    "latin": r"(?:\b(?:the|a|this|that|our|your|their|his|her|der|die|das) )?\b(?:user|users|person|people|he|she|"
+    r"they|them|you|customer|customers|client|clients|reviewer|reviewers|team|someone|somebody|nobody|developer|"
+    r"developers|maintainer|maintainers|author|owner|caller|reader|readers|benutzer|nutzer|anwender|kunde|kunden|er|"
+    r"sie|du|o usuário|os usuários)(?:['’](?:re|s))?"
     r"(?: (?:still|also|may|might|probably|really|just|clearly|themselves|is|are|was|were|does|did|do|doesn['’]t|"
-    r"didn['’]t|isn['’]t|aren['’]t|wasn['’]t|ist|sind|é|está|would|will|won['’]t|genuinely|simply|may not|might not))*"
+    r"didn['’]t|isn['’]t|aren['’]t|wasn['’]t|ist|sind|bist|sich|auch|noch|é|está|would|will|won['’]t|genuinely|"
+    r"simply|may not|might not))*"
     r"(?: not)? ?$",
-    "cjk": r"(?:用户|用戶|使用者|他们|他們|她们|她們|他|她|客户|客戶|对方|對方|别人|別人|大家|"
-    r"ユーザー|ユーザ|彼|彼女|相手|사용자|사용자가|사용자는|고객|그는|그녀는|그들은)[はがも、]?"
-    r"(?:可能|也|还|還|并|並|都|根本|完全|其实|其實|似乎|好像|まだ|本当に|아직|정말)*\s*$",
+    "cjk": r"(?:用户|用戶|使用者|他们|他們|她们|她們|他|她|你们|你們|你|您|客户|客戶|对方|對方|别人|別人|大家|"
+    r"ユーザー|ユーザ|彼|彼女|相手|あなた|사용자|사용자가|사용자는|당신은|당신이|고객|그는|그녀는|그들은)[はがも、]?"
+    r"(?:自己|本人|可能|也|还|還|并|並|都|根本|完全|其实|其實|似乎|好像|まだ|本当に|아직|정말)*\s*$",
 }
-"""A third-person subject ending the text before a not-knowing cue (someone else's not-knowing)."""
+"""A subject ending the text before a not-knowing cue that is someone else — a third person, or the
+person the agent speaks to (someone else's not-knowing is not the agent's)."""
 
 
 _LATIN_WORD: Final = re.compile(r"[a-zà-öø-ÿ]+")

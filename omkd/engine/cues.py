@@ -53,9 +53,9 @@ __all__ = [
 _HAN: Final = re.compile(r"[\u3400-\u9fff]")
 _KANA: Final = re.compile(r"[\u3040-\u30ff]")
 _HANGUL: Final = re.compile(r"[\uac00-\ud7af]")
-_SENTENCE_END: Final = re.compile(r"[.!?]\s+(?=[A-Z\"'(\[*_\-]|[^\x00-\x7f])|[。！？；]|\n+")
-"""A sentence ends after . ! ? followed by space and what can start one, after 。！？； or at a line
-break (the punctuation stays with the sentence it ends)."""
+_SENTENCE_END: Final = re.compile(r"[.!?]\s+(?=[A-Z\"'(\[*_\-`]|[^\x00-\x7f])|[。！？；]|\n+")
+"""A sentence ends after . ! ? followed by space and what can start one (inline code among them),
+after 。！？； or at a line break (the punctuation stays with the sentence it ends)."""
 _QUOTE_MARK: Final = "`…`"
 CONTEXT_MARK: Final = "⟨…⟩"
 """Where the candidate sentence sits in its context."""
@@ -187,6 +187,8 @@ _QUOTATION: Final = re.compile(
 before it and closes where none follows ("don't" and "users'" hold no quotation)."""
 _THIRD_LATIN: Final = re.compile(THIRD_PERSON["latin"])
 _THIRD_CJK: Final = re.compile(THIRD_PERSON["cjk"])
+_OWN_SUBJECT: Final = ("i ", "ich ")
+"""A not-knowing cue that starts with these names its subject, the agent ("I told them I don't know")."""
 _CLAUSE_END: Final = re.compile(r".*[.!?;:。！？；：\n]", re.DOTALL)
 
 
@@ -219,7 +221,7 @@ def guarded(text: str, hits: list[Hit]) -> list[Hit]:
     for start, end, _, row in hits:
         if any(a <= start and end <= b for a, b in quotes):
             dropped.append((start, end))
-        elif row is not None and row.knowing:
+        elif row is not None and row.knowing and not text[start:end].lower().startswith(_OWN_SUBJECT):
             subject = third_person(text[:start])
             if subject is not None:
                 dropped.append((subject, end))

@@ -201,7 +201,10 @@ MARKER_PATTERN: Final = re.compile(
 )
 MARKER_OPENERS: Final = ("【", "[")
 """Every marker starts with one of these: a text without them has no marker."""
-INLINE_CODE: Final = re.compile(r"`[^`\n]*`")
+INLINE_CODE: Final = re.compile(r"(?<!`)(`+)(?!`)[^\n]*?(?<!`)\1(?!`)")
+"""Inline code: a run of backticks, closed on the same line by the next run as long."""
+FENCE: Final = re.compile(r"`{3,}(?!.*`)|~{3,}")
+"""The opening fence of a fenced code block (a backtick fence's info string holds no backtick)."""
 # A markdown table's separator row (``--- | ---``, ``|:---|---:|``): its block's rows are quoted.
 TABLE_SEPARATOR: Final = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")
 

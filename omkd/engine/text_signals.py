@@ -143,9 +143,9 @@ class TextSignals:
         changed = []
         for waiting in self._waiting.pop(key, []):
             segment = waiting.segment
-            if verdict is None:
-                verdict = embedded_judge().judge(waiting.candidate)
-            signal = hedge_signal(waiting.candidate, verdict, waiting.turn, waiting.timestamp, waiting.line)
+            # one key, several candidates (a thinking and a text part): each falls back to its own verdict
+            settled = verdict if verdict is not None else embedded_judge().judge(waiting.candidate)
+            signal = hedge_signal(waiting.candidate, settled, waiting.turn, waiting.timestamp, waiting.line)
             if segment.settle_hedge(signal):
                 changed.append(segment)
         return changed
