@@ -19,8 +19,8 @@ from omkd.config_checks import llm_checks, wiki_checks
 from omkd.config_values import Bytes, Seconds, default_roots, default_state_dir
 from omkd.config_values import Section as _Section
 from omkd.engine import skills
-from omkd.engine.impact.build import ImpactQuery
 from omkd.engine.impact.changes import DEFAULT_MERGE_WITHIN, DEFAULT_SPAN
+from omkd.engine.impact.query import ImpactQuery
 from omkd.engine.lines import DEFAULT_MAX_LINE_BYTES
 from omkd.engine.metacog import rules as metacog_rules
 from omkd.engine.segmenting import SegmenterRules

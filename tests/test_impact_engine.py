@@ -15,8 +15,9 @@ from typing import Final
 import pytest
 
 from omkd.engine.fold import Fold
-from omkd.engine.impact.build import ImpactQuery, impact_report
+from omkd.engine.impact.build import impact_report
 from omkd.engine.impact.changes import Edit, Place, changes_of
+from omkd.engine.impact.query import ImpactQuery
 from omkd.engine.impact.schema import STATEMENT, ImpactResult
 from omkd.engine.summary import SegmentSummary
 from tests.transcript_builder import Transcript, health_of, process, report_of

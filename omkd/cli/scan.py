@@ -23,7 +23,7 @@ from omkd.cli.gating import EXIT_INPUT, GateOptions, apply_gates, check_usage, g
 from omkd.cli.options import home_option, kb_option, since_option, until_option
 from omkd.engine import gates
 from omkd.engine.hedge_judge import judge_identity
-from omkd.engine.impact.build import ImpactQuery
+from omkd.engine.impact.query import ImpactQuery
 from omkd.engine.report.build import build_report
 from omkd.engine.report.schema import Report
 from omkd.engine.segmenting import SegmenterRules

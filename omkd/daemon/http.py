@@ -27,7 +27,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 
 from omkd.api import MAX_GAPS, SKILLS_PAGE, SKILLS_TOTAL_HEADER
 from omkd.engine import formats, patterns
-from omkd.engine.impact.build import ImpactQuery
+from omkd.engine.impact.query import ImpactQuery
 from omkd.engine.impact.schema import ImpactReport
 from omkd.engine.records import fields_data, to_data
 from omkd.engine.report.schema import GapEntry, Report, iso

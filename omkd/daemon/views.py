@@ -14,7 +14,7 @@ from omkd.daemon.snapshot import read_window, take_window
 from omkd.daemon.stored_segments import StoredSegments
 from omkd.engine.counters import PastRetention, PipelineCounters
 from omkd.engine.fold import Fold
-from omkd.engine.impact.build import ImpactQuery
+from omkd.engine.impact.query import ImpactQuery
 from omkd.engine.impact.schema import ImpactReport
 from omkd.engine.plain import copy_record
 from omkd.engine.report.build import KnowledgeIndex, build_report, restrict

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from omkd.engine.impact.build import ImpactQuery, impact_report
+from omkd.engine.impact.build import impact_report
 from omkd.engine.impact.changes import Edit, Place
+from omkd.engine.impact.query import ImpactQuery
 from omkd.engine.impact.schema import ImpactReport
 from omkd.engine.report.build import KnowledgeIndex
 from omkd.engine.summary import SegmentSummary

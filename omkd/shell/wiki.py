@@ -25,7 +25,7 @@ from typing import Final
 import orjson
 
 from omkd.engine.fold import Fold
-from omkd.engine.impact.build import ImpactQuery
+from omkd.engine.impact.query import ImpactQuery
 from omkd.engine.report.build import KnowledgeIndex, agents_of, knowledge_of
 from omkd.engine.report.gaps import gap_entries
 from omkd.engine.summary import SegmentSummary

@@ -10,32 +10,19 @@ out (a project the skill never ran in, a commit long before the traces).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
 
 from omkd.engine import skills
 from omkd.engine.fold import segment_fingerprint
-from omkd.engine.impact.changes import DEFAULT_MERGE_WITHIN, DEFAULT_SPAN, Change, Edit, Place, changes_of, inside
+from omkd.engine.impact.changes import Change, Edit, Place, changes_of, inside
 from omkd.engine.impact.compare import model_mix, pattern_fates, side, verdicts
+from omkd.engine.impact.query import ImpactQuery
 from omkd.engine.impact.schema import IMPACT_SCHEMA_VERSION, ChangeInfo, ImpactReport, ImpactResult
 from omkd.engine.report.build import WATERMARK_STATEMENT
 from omkd.engine.report.schema import Watermark, iso
 from omkd.engine.summary import SegmentSummary
 
 _MOD = 1 << 64
-
-
-@dataclass(frozen=True, slots=True)
-class ImpactQuery:
-    """What ``omkd impact`` and ``/api/v1/impact`` are asked: the span each side, the merge
-    distance, the changes since a moment, some skills, some agents (None: all)."""
-
-    span: float = DEFAULT_SPAN
-    merge_within: float = DEFAULT_MERGE_WITHIN
-    since: float | None = None
-    skills: Collection[str] | None = None
-    agents: Collection[str] | None = None
-    roots: Sequence[str] = field(default_factory=tuple)
 
 
 def watermark(segments: Sequence[SegmentSummary], roots: Sequence[str]) -> Watermark:
