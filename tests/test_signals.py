@@ -540,8 +540,26 @@ def test_websearch_with_links_is_not_a_failed_search() -> None:
 )  # fmt: skip
 @pytest.mark.parametrize(
     ("content", "is_error"),
-    [("", ABSENT), ([], ABSENT), ([{"type": "text", "text": ""}], ABSENT), ("MCP error -32602: bad index", True)],
-    ids=["empty string", "no parts", "empty text part", "is_error"],
+    [
+        ("", ABSENT),
+        ([], ABSENT),
+        ([{"type": "text", "text": ""}], ABSENT),
+        ("MCP error -32602: bad index", True),
+        ([{"type": "text", "text": "[]"}], ABSENT),
+        ("{ }", ABSENT),
+        ('{"results": []}', ABSENT),
+        ("null", ABSENT),
+    ],
+    ids=[
+        "empty string",
+        "no parts",
+        "empty text part",
+        "is_error",
+        "empty JSON list",
+        "empty JSON object",
+        "a JSON object of one empty list",
+        "JSON null",
+    ],
 )
 def test_mcp_search_tool_with_nothing_is_a_failed_search(tool: str, content: Any, is_error: object) -> None:
     """MCP tools whose name says search/query/retriev/lookup/find: is_error or empty is a gap."""
@@ -550,9 +568,14 @@ def test_mcp_search_tool_with_nothing_is_a_failed_search(tool: str, content: Any
     assert gaps_of(report)[0].evidence["tool"] == tool
 
 
-def test_mcp_search_tool_with_results_is_not_a_failed_search() -> None:
-    """An MCP search that returned text found something."""
-    content = [{"type": "text", "text": "retry.md: retries 3 times on 503"}]
+@pytest.mark.parametrize(
+    "text",
+    ["retry.md: retries 3 times on 503", '[{"path": "retry.md"}]', '{"results": [], "total": 0, "hint": "x"}', "0"],
+)
+def test_mcp_search_tool_with_results_is_not_a_failed_search(text: str) -> None:
+    """An MCP search that returned text found something; JSON is empty only when it holds nothing at all
+    (an object with more than one key says something, whatever its lists hold)."""
+    content = [{"type": "text", "text": text}]
     assert overall_signals(one_call("mcp__docs__search_docs", {"q": "retry"}, content, ABSENT, ABSENT)) == {}
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import itertools
 import re
 
+import orjson
+
 from omkd.engine import patterns, ripgrep_types, search_pattern, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.signals import Outcome, Verdict, collapse
@@ -78,7 +80,24 @@ def _empty_result(result: ToolResult) -> bool:
         return not any(
             (isinstance(r, str) and r.strip()) or (isinstance(r, dict) and r.get("content")) for r in results
         )
-    return not result.text.strip()
+    text = result.text.strip()
+    return not text or (text[0] in "[{n" and text[-1] in "]}l" and _holds_nothing(text))
+
+
+def _holds_nothing(text: str) -> bool:
+    """A JSON answer that holds nothing (``[]``, ``{}``, ``null``, ``{"results": [], "total": 0}``): an
+    empty result as an empty text is. A key with any text, number or true in it says something."""
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return False
+    return _empty_value(value)
+
+
+def _empty_value(value: object) -> bool:
+    if isinstance(value, dict):
+        return all(_empty_value(v) for v in value.values())
+    return not value  # an empty list, and null, false, 0 or "" beside the keys of an object
 
 
 def rule_for(tool: str, extra_search_tools: frozenset[str]) -> tuple[str, patterns.SearchRule] | None:
