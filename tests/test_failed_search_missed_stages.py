@@ -34,8 +34,9 @@ AGENTS = pytest.mark.parametrize("agent", [claude, codex_exec, gemini], ids=["cl
          "retry_budget"),
         ("test -e README.md && cat ./docs/a.md ./docs/b.md",
          "cat: ./docs/a.md: No such file or directory\ncat: ./docs/b.md: No such file or directory", "docs/a.md"),
+        ("test -d docs && which retryctl", "which: no retryctl in (/usr/local/bin:/usr/bin)", "retryctl"),
     ],
-    ids=["cat", "grep -q then cat", "ls", "find", "grep", "rg", "cat of two"],
+    ids=["cat", "grep -q then cat", "ls", "find", "grep", "rg", "cat of two", "which"],
 )  # fmt: skip
 def test_a_not_found_line_names_the_stage_that_missed(agent: Agent, command: str, output: str, pattern: str) -> None:
     """Spec §6: "the target of the search stage that missed": the stage whose path the not-found line
@@ -80,13 +81,20 @@ def test_a_fallback_printed_names_the_stages_it_guards(agent: Agent, command: st
     [
         ("test -d docs && cat docs/setup.md", "", 1, "docs/setup.md | docs"),
         ("find . -name setup.md; grep -rn retry_budget docs", "", 1, "setup.md | retry_budget"),
+        ("where retryctl; ls C:/tools/retryctl.exe",
+         "INFO: Could not find files for the given pattern(s).\n"
+         "ls: cannot access 'C:/tools/retryctl.exe': No such file or directory", 2, "retryctl | C:/tools/retryctl.exe"),
+        ("test -d docs && source docs/env.sh; ls docs/setup.md",
+         "bash: docs/env.sh: No such file or directory\nls: cannot access 'docs/setup.md': No such file or directory",
+         2, "docs/setup.md | docs"),
     ],
-    ids=["empty, exit 1", "empty"],
+    ids=["empty, exit 1", "empty", "a message naming no stage (where)", "a message naming no lookup (source)"],
 )  # fmt: skip
 def test_an_output_that_does_not_tell_keeps_every_target(
     agent: Agent, command: str, output: str, code: int, pattern: str
 ) -> None:
-    """Spec §6: when the output does not tell which stage missed, every search's target stays."""
+    """Spec §6: when the output does not tell which stage missed (nothing printed, or a not-found line
+    that names no lookup of the command), every search's target stays."""
     report = agent(command, output, code)
     assert (misses(report), patterns(report)) == (1, [pattern])
 

@@ -28,8 +28,11 @@ def told(command: str, output: str, normalise: Callable[[str], str]) -> list[she
     lookups = parsed.searches + parsed.tests + [stage for stage, _ in parsed.probes]
     lines = shell.output_lines(output)
     missed: list[shell.Stage] = []
-    for name in _named(output, lines):
-        missed.extend(stage for stage in lookups if _names(stage, name, normalise))
+    for names, full in _messages(output, lines):
+        stages = [stage for stage in lookups if any(_names(stage, name, normalise, full) for name in names)]
+        if not stages:  # a "not there" naming no lookup (``where``'s, a ``cd``'s): which missed is not told
+            return None
+        missed.extend(stages)
     printed = set(lines)
     for text, guarded in _fallbacks(command, 0):
         if text in printed:
@@ -44,25 +47,30 @@ def told(command: str, output: str, normalise: Callable[[str], str]) -> list[she
     return [stage for stage in lookups + parsed.http if stage in missed]
 
 
-def _named(output: str, lines: list[str]) -> list[str]:
-    """What the output's not-found lines name (each line's candidates: its ``: ``-separated parts)."""
-    found: list[str] = []
+def _messages(output: str, lines: list[str]) -> list[tuple[list[str], bool]]:
+    """What each not-found message names (a line's candidates: its ``: ``-separated parts, the words
+    around the path removed), and whether it names the path in full (PowerShell resolves it)."""
+    found: list[tuple[list[str], bool]] = []
     for line in lines:
+        if "Cannot find path" in line:
+            continue  # PowerShell's, read from the whole output below (it wraps)
         which = shell_rules.WHICH_MISSING.match(line)
+        missing = None if which else shell_rules.MISSING_PATH_LINE.match(line)
         if which:
-            found.append(which.group(1))
-            continue
-        missing = shell_rules.MISSING_PATH_LINE.match(line)
-        if missing is None:
-            continue
-        parts = missing.group(1).split(": ")
-        for at in range(len(parts)):
-            found.extend((": ".join(parts[at:]), parts[at]))
+            found.append(([which.group(1)], False))
+        elif missing:
+            parts = missing.group(1).split(": ")
+            found.append(([text for at in range(len(parts)) for text in (": ".join(parts[at:]), parts[at])], False))
+        elif shell_rules.SHELL_RULE.not_found_lines.match(line):
+            found.append(([], False))
     if "Cannot find path" in output:
-        found.extend(
-            m.group(1).replace("\r", "").replace("\n", "") for m in shell_rules.POWERSHELL_MISSING_PATH.finditer(output)
-        )
-    return [path for raw in found if (path := shell_rules.MISSING_PATH_WORDS.sub("", raw).strip(_QUOTES))]
+        matches = shell_rules.POWERSHELL_MISSING_PATH.finditer(output)
+        found.extend(([match.group(1).replace("\r", "").replace("\n", "")], True) for match in matches)
+    return [([_bare(text) for text in names], full) for names, full in found]
+
+
+def _bare(text: str) -> str:
+    return shell_rules.MISSING_PATH_WORDS.sub("", text).strip(_QUOTES)
 
 
 def _key(path: str, normalise: Callable[[str], str]) -> str:
@@ -70,14 +78,15 @@ def _key(path: str, normalise: Callable[[str], str]) -> str:
     return key.removeprefix(".\\").rstrip("/\\") or key
 
 
-def _names(stage: shell.Stage, path: str, normalise: Callable[[str], str]) -> bool:
-    """The stage looked at ``path``: an operand equal to it (cwd and home normalised), a relative one
-    the full path the message names ends with (``cd DIR && cat P``), or a glob matching it."""
+def _names(stage: shell.Stage, path: str, normalise: Callable[[str], str], full: bool) -> bool:
+    """The stage looked at ``path``: an operand equal to it (cwd and home normalised), a glob matching
+    it, or, when the message names the path in full, the relative operand it ends with."""
+    if not path:
+        return False
     named = _key(path, normalise)
-    absolute = named.startswith(("/", "~")) or named[1:3] in (":\\", ":/")
     for operand in shell.operands(stage.args):
         key = _key(operand, normalise)
-        if key == named or (absolute and named.endswith(("/" + key, "\\" + key))):
+        if key == named or (full and named.endswith(("/" + key, "\\" + key))):
             return True
         if any(mark in key for mark in "*?[") and fnmatch.fnmatchcase(named, key):
             return True
