@@ -155,7 +155,7 @@ class CallTracker:
         self, segment: Segment, pending: PendingCall, result: ToolResult, key: str, line: int, cwd: str | None
     ) -> str:
         call = pending.call
-        pattern = search_pattern.pattern_of(call, key, judge.unwrapped(call.tool), cwd)
+        pattern = search_pattern.pattern_of(call, key, judge.unwrapped(call.tool), cwd, result)
         identity = (call.tool, pattern)
         if identity == segment.last_kept_miss:
             segment.deduplicated += 1

@@ -5,7 +5,8 @@ read path with the home directory written ``~`` and the project's cwd removed; a
 query; a query; for a shell command, the target of its search stage — a ``grep``/``rg`` pattern
 (options dropped), a ``find -name`` operand, ``which X``'s X, the path of ``ls``/``cat``/``test -e`` —
 with cwd and home normalised. ``cd … &&`` prefixes, ``echo`` headers, redirections and ``|| echo``
-fallbacks are never part of it. The full command stays in the evidence.
+fallbacks are never part of it; when the output tells which stages missed (``missed_stages``), only
+their targets are. The full command stays in the evidence.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from omkd.engine import shell, shell_forms, shell_rules
-from omkd.engine.events import ToolCall
+from omkd.engine import missed_stages, shell, shell_forms, shell_rules
+from omkd.engine.events import ToolCall, ToolResult
 
 _HOME: Final = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root|[A-Za-z]:[\\/]Users[\\/][^\\/]+)(?=[\\/]|$)")
 _HOME_WORDS: Final = ("$HOME", "${HOME}")
@@ -152,37 +153,44 @@ def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
     return normalised(operands[0], cwd) if operands else None
 
 
-def shell_pattern(command: str, cwd: str | None) -> str:
-    """The targets of a shell command's searches and probes (several joined by `` | ``)."""
+def shell_pattern(command: str, cwd: str | None, output: str | None = None) -> str:
+    """The targets of a shell command's searches and probes (several joined by `` | ``): of those that
+    missed when ``output`` (the command's own, as the judge read it) tells which (``missed_stages``)."""
     parsed = shell.parse(command)
+    missed = missed_stages.told(command, output, lambda path: normalised(path, cwd)) if output else None
     found: list[str] = []
     for stage in parsed.searches + parsed.tests:
-        target = stage_pattern(stage, cwd)
+        target = stage_pattern(stage, cwd) if missed is None or stage in missed else None
         if target and target not in found and not _VARIABLE.match(target):  # a loop's ``$f`` is not told
             found.append(target)
     for stage, probe in parsed.probes:
-        for probed in shell_forms.probed(stage.program, stage.args, probe):
+        for probed in shell_forms.probed(stage.program, stage.args, probe) if missed is None or stage in missed else ():
             target = normalised(probed, cwd) if probe.paths else probed
             if target not in found:
                 found.append(target)
     for stage in parsed.http:
         url = next((a for a in stage.args if "://" in a), None)
-        if url:
+        if url and (missed is None or stage in missed):
             found.append(url.split("?", 1)[0])
     if found:
         return " | ".join(found)
     # the target cannot be told: the first search program and its first operand, never the command line
-    first = next(iter(parsed.searches + parsed.tests + [stage for stage, _ in parsed.probes] + parsed.http), None)
+    lookups = parsed.searches + parsed.tests + [stage for stage, _ in parsed.probes] + parsed.http
+    first = next(iter(missed or lookups), None)
     if first is not None:
         return " ".join([first.program, *shell.operands(first.args)[:1]])
     return command.strip()[:80]
 
 
-def pattern_of(call: ToolCall, search_key: str, tool: str, cwd: str | None) -> str:
-    """The failed search's pattern (``tool``: the tool it is judged as)."""
+def pattern_of(call: ToolCall, search_key: str, tool: str, cwd: str | None, result: ToolResult | None = None) -> str:
+    """The failed search's pattern (``tool``: the tool it is judged as; ``result``: its answer, which
+    tells a shell command's stages that missed)."""
     if tool in shell_rules.SHELL_TOOLS:
         command = call.input.get("command")
-        return shell_pattern(command, cwd) if isinstance(command, str) else search_key
+        if not isinstance(command, str):
+            return search_key
+        output = shell.output_of(result.text, result.is_error, result.detail)[0] if result is not None else None
+        return shell_pattern(command, cwd, output)
     if tool in ("Read", "list_directory"):
         return normalised(search_key, cwd)
     if tool == "Glob":

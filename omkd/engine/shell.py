@@ -211,7 +211,7 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> None:
     """An element before holds a search or probe (a fallback after it hides its miss)."""
     for operator, text in split_top_level(strip_heredocs(command)):
         stage = stage_of(text)
-        inner = _carried(stage, text) if depth < MAX_CARRIED else None
+        inner = carried_command(stage, text) if depth < MAX_CARRIED else None
         if inner is not None:  # ``ssh HOST "CMD"``, ``bash -lc '…'``: judged as the command it carries
             if element:
                 probing = _close(parsed, element) or probing
@@ -226,7 +226,7 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> None:
             if element:
                 probing = _close(parsed, element) or probing
             element = [(stage, text)]
-        echoed = _echoed(stage, text) if operator != "|" else None
+        echoed = echoed_text(stage, text) if operator != "|" else None
         if echoed is not None:
             parsed.echoes.append(echoed)
             if operator == "||" and probing:
@@ -241,7 +241,7 @@ def _lookups(parsed: ParsedCommand) -> int:
     return len(parsed.searches) + len(parsed.tests) + len(parsed.probes)
 
 
-def _carried(stage: Stage, text: str) -> str | None:
+def carried_command(stage: Stage, text: str) -> str | None:
     if stage.program not in shell_rules.CARRIERS:
         return None
     raw = shell_forms.raw_words(text)
@@ -276,7 +276,7 @@ def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> bool:
     return found
 
 
-def _echoed(stage: Stage, text: str) -> str | None:
+def echoed_text(stage: Stage, text: str) -> str | None:
     """What an ``echo``/``printf`` of a literal prints (None for anything with a variable in it)."""
     if stage.program not in shell_rules.SHELL_RULE.fallbacks or "$" in text or "`" in text:
         return None

@@ -107,6 +107,16 @@ SHELL_RULE: Final = ShellRule(
         "syntax error: unexpected end of file",
     ),
 )
+MISSING_PATH_LINE: Final = re.compile(r"^(.*?):? \(?No such file or directory(?: \(os error 2\))?\)?$")
+"""A line saying a path is not there: what comes before the message names it, after the program's prefix
+(``cat: P``, ``ls: cannot access 'P'``, ``find: 'P'``, ``P`` alone, ``file``'s ``P: cannot open `P'``)."""
+MISSING_PATH_WORDS: Final = re.compile(
+    r"^(?:cannot (?:access|open|stat|statx|read)|can't (?:read|open)|IO error for operation on) | for reading$"
+)
+"""The words around the path in a not-found line (``head: cannot open 'P' for reading``)."""
+POWERSHELL_MISSING_PATH: Final = re.compile(r"Cannot find path '([^']+)'\s+because\s+it\s+does\s+not\s+exist")
+"""PowerShell's not-found message (wrapped at the console's width, the path whole in quotes)."""
+WHICH_MISSING: Final = re.compile(r"^which: no (\S+) in \(")
 SHELL_WRAPPERS: Final = frozenset(
     {"sudo", "doas", "command", "time", "nice", "env", "xargs", "("}
     | {"do", "then", "else", "if", "elif", "while", "until", "!", "{"}  # a command inside a loop or branch

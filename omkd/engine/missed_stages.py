@@ -1,0 +1,116 @@
+"""Which stages of a shell command missed, as its output tells (spec §6: the pattern names those).
+
+A not-found line names the path a stage looked at (``cat: P: No such file or directory``, ``ls: cannot
+access 'P'``, ``find: 'P': …``, ``P: No such file or directory``, PowerShell's ``Cannot find path 'P'
+because it does not exist``, ``which: no X in (…)``); a ``|| echo TEXT`` (or ``printf``) fallback
+printed as a whole line says the lookups on its left missed; a probe's own "not there" answer and an
+HTTP client's 404 name their stages. An output that tells none of these (empty, "No matches found",
+a message not known here) tells nothing: every lookup keeps its place in the pattern.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable
+
+from omkd.engine import shell, shell_forms, shell_rules
+
+_QUOTES = "'\"`‘’"
+_RESETS = frozenset({"", ";", "\n", ")"})
+"""Operators that start a new and-or list: a fallback guards only what follows the last of them."""
+
+
+def told(command: str, output: str, normalise: Callable[[str], str]) -> list[shell.Stage] | None:
+    """The lookup stages the output says missed (searches, tests, probes, HTTP clients), in the
+    command's order; None when it tells none of them. ``normalise``: a path as patterns write it
+    (home and cwd), so that a message's full path meets the operand as the command wrote it."""
+    parsed = shell.parse(command)
+    lookups = parsed.searches + parsed.tests + [stage for stage, _ in parsed.probes]
+    lines = shell.output_lines(output)
+    missed: list[shell.Stage] = []
+    for names, full in _messages(output, lines):
+        stages = [stage for stage in lookups if any(_names(stage, name, normalise, full) for name in names)]
+        if not stages:  # a "not there" naming no lookup (``where``'s, a ``cd``'s): which missed is not told
+            return None
+        missed.extend(stages)
+    printed = set(lines)
+    for text, guarded in _fallbacks(command, 0):
+        if text in printed:
+            missed.extend(stage for stage in guarded if stage in lookups)
+    missed.extend(
+        stage for stage, rule in parsed.probes if rule.not_found is not None and rule.not_found.search(output)
+    )
+    if parsed.http and shell_forms.http_missed(output):
+        missed.extend(parsed.http)
+    if not missed:
+        return None
+    return [stage for stage in lookups + parsed.http if stage in missed]
+
+
+def _messages(output: str, lines: list[str]) -> list[tuple[list[str], bool]]:
+    """What each not-found message names (a line's candidates: its ``: ``-separated parts, the words
+    around the path removed), and whether it names the path in full (PowerShell resolves it)."""
+    found: list[tuple[list[str], bool]] = []
+    for line in lines:
+        if "Cannot find path" in line:
+            continue  # PowerShell's, read from the whole output below (it wraps)
+        which = shell_rules.WHICH_MISSING.match(line)
+        missing = None if which else shell_rules.MISSING_PATH_LINE.match(line)
+        if which:
+            found.append(([which.group(1)], False))
+        elif missing:
+            parts = missing.group(1).split(": ")
+            found.append(([text for at in range(len(parts)) for text in (": ".join(parts[at:]), parts[at])], False))
+        elif shell_rules.SHELL_RULE.not_found_lines.match(line):
+            found.append(([], False))
+    if "Cannot find path" in output:
+        matches = shell_rules.POWERSHELL_MISSING_PATH.finditer(output)
+        found.extend(([match.group(1).replace("\r", "").replace("\n", "")], True) for match in matches)
+    return [([_bare(text) for text in names], full) for names, full in found]
+
+
+def _bare(text: str) -> str:
+    return shell_rules.MISSING_PATH_WORDS.sub("", text).strip(_QUOTES)
+
+
+def _key(path: str, normalise: Callable[[str], str]) -> str:
+    key = normalise(path)
+    return key.removeprefix(".\\").rstrip("/\\") or key
+
+
+def _names(stage: shell.Stage, path: str, normalise: Callable[[str], str], full: bool) -> bool:
+    """The stage looked at ``path``: an operand equal to it (cwd and home normalised), a glob matching
+    it, or, when the message names the path in full, the relative operand it ends with."""
+    if not path:
+        return False
+    named = _key(path, normalise)
+    for operand in shell.operands(stage.args):
+        key = _key(operand, normalise)
+        if key == named or (full and named.endswith(("/" + key, "\\" + key))):
+            return True
+        if any(mark in key for mark in "*?[") and fnmatch.fnmatchcase(named, key):
+            return True
+    return False
+
+
+def _fallbacks(command: str, depth: int) -> list[tuple[str, list[shell.Stage]]]:
+    """Each ``… || echo TEXT`` fallback's TEXT and the stages it guards: those of its ``||``'s left
+    side, since the list began or since the fallback before it (which guards what came earlier)."""
+    found: list[tuple[str, list[shell.Stage]]] = []
+    left: list[shell.Stage] = []
+    for operator, text in shell.split_top_level(shell.strip_heredocs(command)):
+        if operator in _RESETS:
+            left = []
+        stage = shell.stage_of(text)
+        inner = shell.carried_command(stage, text) if depth < shell.MAX_CARRIED else None
+        if inner is not None:  # ``ssh HOST "CMD"``, ``bash -lc '…'``: its stages are on the left side too
+            found.extend(_fallbacks(inner, depth + 1))
+            left.extend(inner_stage for element in shell.parse(inner).elements for inner_stage in element)
+            continue
+        echoed = shell.echoed_text(stage, text) if operator == "||" else None
+        if echoed is not None:
+            found.append((echoed, left))
+            left = []
+            continue
+        left.append(stage)
+    return found
