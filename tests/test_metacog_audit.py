@@ -1,0 +1,115 @@
+"""Spec §8 clauses a second audit found departed from the spec's words: each on a hand-made transcript.
+
+Expected outcomes are worked out by hand from the spec's words and the records each test writes,
+never by running omkd.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from omkd.engine.metacog.view import episode_of
+from tests import claude_lines as cl
+from tests.agent_lines import GeminiChat, Rollout, tool_call
+from tests.metacog_helpers import episodes, only, read_miss, tallies
+
+pytestmark = pytest.mark.engine
+ROOT = cl.CWD
+CODEX = "rollout-2026-04-08T13-27-20-019d6d46.jsonl"
+GEMINI = "chats/session-2026-04-08T13-27-55b29702.jsonl"
+
+
+# --- §8.3.3: a failed write counts, and its result is kept as `failed` -------------------------------
+
+
+def _claude(call: dict[str, Any], answer: str, is_error: bool) -> bytes:
+    return cl.jsonl(
+        [
+            cl.user("please fix the build"),
+            *read_miss("r1", f"{ROOT}/config/settings.yaml", "m1"),
+            cl.tool_use("w1", call["tool"], call["input"], "m2"),
+            cl.tool_result("w1", answer, is_error=is_error),
+        ]
+    )
+
+
+EDIT = {"tool": "Edit", "input": {"file_path": f"{ROOT}/src/app.py", "old_string": "a = 1", "new_string": "a = 2"}}
+COPY = {"tool": "Bash", "input": {"command": "cp config/base.yaml config/settings.yaml"}}
+
+
+@pytest.mark.parametrize(
+    ("call", "answer"),
+    [
+        (EDIT, "<tool_use_error>String to replace not found in file.\nString: a = 1</tool_use_error>"),
+        (COPY, "Exit code 1\ncp: cannot stat 'config/base.yaml': No such file or directory"),
+    ],
+    ids=["edit-not-found", "shell-exit-1"],
+)
+def test_a_failed_claude_write_still_proceeds_and_is_kept_as_failed(call: dict[str, Any], answer: str) -> None:
+    data = _claude(call, answer, is_error=True)
+    episode = only(episodes(data))
+    assert (episode.outcome, episode.failed, episode.rejected) == ("proceeded", True, False)
+    assert tallies(data)["writing_segments"] == 1
+
+
+def test_a_write_that_succeeded_is_not_failed() -> None:
+    data = _claude(EDIT, f"The file {ROOT}/src/app.py has been updated.", is_error=False)
+    assert (only(episodes(data)).outcome, only(episodes(data)).failed) == ("proceeded", False)
+
+
+def test_a_rejected_write_is_rejected_not_failed() -> None:
+    answer = "The user doesn't want to proceed with this tool use. The tool use was rejected."
+    episode = only(episodes(_claude(EDIT, answer, is_error=True)))
+    assert (episode.outcome, episode.rejected, episode.failed) == ("proceeded", True, False)
+
+
+def test_a_codex_commit_and_patch_that_failed_are_kept_as_failed() -> None:
+    rollout = Rollout()
+    rollout.prompt("ship it")
+    rollout.exec("cat config/deploy.yaml", "cat: config/deploy.yaml: No such file or directory", code=1)
+    rollout.exec("git commit -am 'wip'", "error: pathspec 'wip' did not match", code=1)
+    episode = only(episodes(rollout.data(), CODEX))
+    assert (episode.outcome, episode.failed) == ("proceeded", True)
+    patched = Rollout()
+    patched.prompt("ship it")
+    patched.exec("cat config/deploy.yaml", "cat: config/deploy.yaml: No such file or directory", code=1)
+    patch = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-a = 1\n+a = 2\n*** End Patch"
+    call_id = patched.call("apply_patch", {"input": patch})
+    patched.output(call_id, '{"output":"Failed to find expected lines in src/app.py","metadata":{"exit_code":1}}')
+    episode = only(episodes(patched.data(), CODEX))
+    assert (episode.outcome, episode.failed) == ("proceeded", True)
+
+
+def test_a_gemini_replace_that_failed_is_kept_as_failed() -> None:
+    chat = GeminiChat()
+    chat.prompt("fix it")
+    path = "/home/dev/shop/config/settings.yaml"
+    chat.reply(calls=[tool_call("read_file", {"file_path": path}, error=f"File not found: {path}")])
+    replace = {"file_path": "/home/dev/shop/src/app.py", "old_string": "a = 1", "new_string": "a = 2"}
+    chat.reply(calls=[tool_call("replace", replace, error="Failed to edit, 0 occurrences found for old_string")])
+    episode = only(episodes(chat.data(), GEMINI))
+    assert (episode.outcome, episode.failed) == ("proceeded", True)
+
+
+def test_explain_keeps_failed_on_the_episode_and_the_write(tmp_path: Path) -> None:
+    from omkd.shell.explain import explain
+    from omkd.shell.scan import Source
+
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(_claude(COPY, "Exit code 1\ncp: cannot stat 'config/base.yaml'", is_error=True))
+    found, _, _ = explain([Source(path, "session.jsonl")])
+    [write] = found.writes
+    [episode] = [e for e in found.episodes if e.anchor == "failed_search"]
+    assert (write.failed, write.rejected, episode.failed) == (True, False, True)
+    assert found.model_dump()["writes"][0]["failed"] is True
+
+
+def test_an_episode_saved_before_failed_was_kept_reads_back_as_not_failed() -> None:
+    """A summary's episode saved by position by an omkd without ``failed`` (one field shorter)."""
+    saved: list[Any] = ["failed_search", 4, 5, "t1", ["settings.yaml"], True, "", "proceeded", 9, "Edit x"]
+    saved += [False, False, True, 12, "turn"]
+    episode = episode_of(saved)
+    assert (episode.rejected, episode.failed, episode.window_ended_by) == (True, False, "turn")
