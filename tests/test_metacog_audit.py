@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from omkd.engine.metacog.view import episode_of
+from omkd.engine.metacog.writes import shell_write
 from tests import claude_lines as cl
 from tests.agent_lines import GeminiChat, Rollout, tool_call
 from tests.metacog_helpers import episodes, only, read_miss, tallies
@@ -113,3 +114,48 @@ def test_an_episode_saved_before_failed_was_kept_reads_back_as_not_failed() -> N
     saved += [False, False, True, 12, "turn"]
     episode = episode_of(saved)
     assert (episode.rejected, episode.failed, episode.window_ended_by) == (True, False, "turn")
+
+
+# --- §8.3.4: created paths of New-Item/Set-Content/Out-File are operands, not parameters' values -----
+
+
+@pytest.mark.parametrize(
+    ("command", "created"),
+    [
+        ("New-Item -ItemType File -Path x.txt", ("x.txt",)),
+        ("New-Item -Path x.txt -ItemType File -Force", ("x.txt",)),
+        ("new-item -itemtype directory -path src/new", ("src/new",)),
+        ("New-Item -Type File x.txt", ("x.txt",)),
+        ("New-Item -Path src -Name x.txt -ItemType File -Value 'hello'", ("src/x.txt",)),
+        ("Set-Content -Path a.txt -Value hi", ("a.txt",)),
+        ("Set-Content -Value hi -Path a.txt -Encoding utf8", ("a.txt",)),
+        ("Set-Content a.txt hi", ("a.txt",)),
+        ("Set-Content -LiteralPath a.txt -Value hi -NoNewline", ("a.txt",)),
+        ("Set-Content -Path:a.txt -Value:hi -Force:$true", ("a.txt",)),
+        ("Get-Date | Out-File -FilePath log.txt -Encoding utf8 -Append", ("log.txt",)),
+        ("Get-Date | Out-File log.txt utf8", ("log.txt",)),
+        ("Get-Date | Out-File -Width 200 -Path log.txt", ("log.txt",)),
+        ("Set-Content -Path a.txt -Value hi -ErrorAction Stop", ("a.txt",)),
+    ],
+)
+def test_powershell_parameter_values_are_not_created_paths(command: str, created: tuple[str, ...]) -> None:
+    found = shell_write(command)
+    assert found is not None
+    assert (found.kind, found.created, found.paths) == ("shell_write", created, created)
+
+
+@pytest.mark.parametrize(
+    ("command", "paths", "created"),
+    [
+        ("Copy-Item -Destination dist/app.js -Path src/app.js -Force", ("dist/app.js",), ("dist/app.js",)),
+        ("Copy-Item src/app.js dist/app.js -Recurse", ("dist/app.js",), ("dist/app.js",)),
+        ("Remove-Item -Path build -Recurse -Force -ErrorAction SilentlyContinue", ("build",), ()),
+        ("Remove-Item -Path build -Include *.log", ("build",), ()),
+    ],
+)
+def test_other_powershell_writers_bind_their_parameters(
+    command: str, paths: tuple[str, ...], created: tuple[str, ...]
+) -> None:
+    found = shell_write(command)
+    assert found is not None
+    assert (found.paths, found.created) == (paths, created)
