@@ -159,3 +159,30 @@ def test_other_powershell_writers_bind_their_parameters(
     found = shell_write(command)
     assert found is not None
     assert (found.paths, found.created) == (paths, created)
+
+
+# --- §8.3 `dependency`: `pip install` run as a module is the same program ----------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pip install requests",
+        "python -m pip install requests",
+        "python3 -m pip install requests",
+        "py -m pip install requests",
+        "py -3.12 -m pip install requests",
+        ".venv/bin/python -m pip install -U requests",
+        "python3.11 -m pip install --user requests",
+        "uv pip install requests",
+    ],
+)
+def test_pip_install_as_a_module_is_a_dependency_write(command: str) -> None:
+    found = shell_write(command)
+    assert found is not None
+    assert (found.kind, found.packages) == ("dependency", ("requests",))
+
+
+@pytest.mark.parametrize("command", ["python -m pip show requests", "python3 -m pip list", "python -m pytest -x"])
+def test_python_m_pip_reading_is_no_write(command: str) -> None:
+    assert shell_write(command) is None

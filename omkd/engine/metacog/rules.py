@@ -158,6 +158,12 @@ DEPENDENCY_WRITES: Final = {
     "poetry": frozenset({"add"}),
 }
 """Package managers and the subcommands that add a dependency (a bare ``npm install`` does not)."""
+PYTHON_LAUNCHERS: Final = re.compile(r"^(?:python(?:\d(?:\.\d+)?)?|py)(?:\.exe)?$")
+"""``python -m pip``, ``python3 -m pip``, ``py -m pip`` run ``pip``: the same write as ``pip install``."""
+PYTHON_MODULE_PROGRAMS: Final = frozenset({"pip", "pip3"})
+"""Modules that are the programs of ``DEPENDENCY_WRITES`` (``python -m pip install X``)."""
+PYTHON_VALUE_OPTIONS: Final = frozenset({"-W", "-X"})
+"""Python's options before ``-m`` that take a value."""
 BARE_RESTORES: Final = frozenset({"npm", "pnpm", "bun"})
 """Their ``install`` without a package restores the lock file: not a write."""
 PIPE_SHELLS: Final = frozenset({"sh", "bash", "zsh"})

@@ -241,7 +241,27 @@ def powershell_operands(writer: rules.PowerShellWriter, args: list[str]) -> list
     return [p for p in paths + bound["destination"] if p]
 
 
+def python_module(args: list[str]) -> tuple[str, list[str]] | None:
+    """The program a Python launcher runs as a module (``python -m pip install X``: ``pip``, with
+    ``install X``), past the launcher's own options (``py -3.12``, ``-W error``); None for any other."""
+    skip = False
+    for i, arg in enumerate(args):
+        if skip:
+            skip = False
+        elif arg == "-m":
+            module = args[i + 1] if i + 1 < len(args) else ""
+            return (module, args[i + 2 :]) if module in rules.PYTHON_MODULE_PROGRAMS else None
+        elif not arg.startswith("-"):
+            return None  # a script
+        else:
+            skip = arg in rules.PYTHON_VALUE_OPTIONS
+    return None
+
+
 def _stage_kind(program: str, args: list[str], paths: list[str], created: list[str], packages: list[str]) -> str | None:
+    module = python_module(args) if rules.PYTHON_LAUNCHERS.match(program) else None
+    if module is not None:
+        program, args = module
     valued = rules.WRITE_VALUE_OPTIONS.get(program)
     if valued is not None:  # an option's value is no path
         args = [a for i, a in enumerate(args) if a in valued or i == 0 or args[i - 1] not in valued]
