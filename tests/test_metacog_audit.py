@@ -186,3 +186,46 @@ def test_pip_install_as_a_module_is_a_dependency_write(command: str) -> None:
 @pytest.mark.parametrize("command", ["python -m pip show requests", "python3 -m pip list", "python -m pytest -x"])
 def test_python_m_pip_reading_is_no_write(command: str) -> None:
     assert shell_write(command) is None
+
+
+# --- §8.2.1: an escaped punctuation character is that character (`spotter\.css`) --------------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "token"),
+    [
+        (r"spotter\.css", "spotter.css"),
+        (r"btn\-expand", "btn-expand"),
+        (r"\bgenerate_session\.html\b", "generate_session.html"),
+        (r"assets\/spotter\.css", "spotter.css"),
+    ],
+)
+def test_an_escaped_punctuation_character_keeps_a_dotted_name_whole(pattern: str, token: str) -> None:
+    from omkd.engine.events import ToolCall
+    from omkd.engine.metacog.targets import shell_target, target_of
+
+    grep = target_of(ToolCall(None, "m1", "g1", "Grep", {"pattern": pattern}, None, None))
+    shell = shell_target(f"rg '{pattern}' priv")
+    for found in (grep, shell):
+        assert token in found.tokens
+        assert token in found.strong
+
+
+@pytest.mark.parametrize(("pattern", "tokens"), [(r"\bfoo_bar\s*=", ("foo_bar",)), (r"\w+Settings\d", ("Settings",))])
+def test_letter_escapes_are_still_removed(pattern: str, tokens: tuple[str, ...]) -> None:
+    from omkd.engine.metacog.targets import shell_target
+
+    assert shell_target(f"rg '{pattern}' src").tokens == tokens
+
+
+def test_a_grep_of_an_escaped_dotted_name_is_recovered_by_a_read_of_it() -> None:
+    data = cl.jsonl(
+        [
+            cl.user("fix the styles"),
+            cl.tool_use("g1", "Grep", {"pattern": r"spotter\.css", "path": f"{ROOT}/lib"}, "m1"),
+            cl.tool_result("g1", "No files found"),
+            cl.tool_use("r1", "Read", {"file_path": f"{ROOT}/priv/static/assets/spotter.css"}, "m2"),
+            cl.tool_result("r1", "     1\tbody { margin: 0 }"),
+        ]
+    )
+    assert only(episodes(data)).outcome == "recovered"

@@ -17,7 +17,8 @@ _WILDCARDS: Final = re.compile(r"[*?\[\]{},]+")
 _EXTENSION: Final = re.compile(r"\.[A-Za-z0-9]{1,6}$")
 _BARE_EXTENSION: Final = re.compile(r"^\.[A-Za-z0-9]{1,6}$")
 _TOKEN: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[.\-][A-Za-z0-9_]+)*")
-_CLASSES: Final = re.compile(r"\[[^\]]*\]|\\[A-Za-z]")
+_CLASSES: Final = re.compile(r"\\([^A-Za-z0-9\s])|\[[^\]]*\]|\\[A-Za-z]")
+"""An escaped punctuation character (``\\.``, ``\\-``: that character), a character class, a letter escape."""
 _REGEX_SYNTAX: Final = re.compile(r"[\\^$*+?()\[\]{}|]")
 _ALTERNATION: Final = re.compile(r"\\?\|")
 _MARKED: Final = re.compile(r"[._\-0-9]")
@@ -122,7 +123,7 @@ def _name_tokens(name: str) -> list[str]:
 
 
 def _content(pattern: str, paths: list[str]) -> Target:
-    cleaned = _CLASSES.sub(" ", pattern)
+    cleaned = _CLASSES.sub(lambda m: m.group(1) or " ", pattern)
     literals = tuple(
         a for a in _ALTERNATION.split(pattern) if len(a) >= rules.MIN_CONTENT_LITERAL and not _REGEX_SYNTAX.search(a)
     )
