@@ -229,3 +229,30 @@ def test_a_grep_of_an_escaped_dotted_name_is_recovered_by_a_read_of_it() -> None
         ]
     )
     assert only(episodes(data)).outcome == "recovered"
+
+
+# --- §8.2.1: file targets of `head`/`tail` and of a `.\` path ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "paths"),
+    [
+        ("tail -n +5 logs/app.log", ("logs/app.log",)),
+        ("head -c 100 logs/app.log", ("logs/app.log",)),
+        ("head -c 1K logs/app.log", ("logs/app.log",)),
+        ("tail --lines +20 logs/app.log", ("logs/app.log",)),
+        ("Test-Path .\\notes.md", ("notes.md",)),
+        ("Get-Content .\\docs\\notes.md", ("docs\\notes.md",)),
+        ("cat ./notes.md", ("notes.md",)),
+    ],
+)
+def test_a_file_probe_s_targets_are_its_operands_normalised(command: str, paths: tuple[str, ...]) -> None:
+    from omkd.engine.metacog.targets import shell_target
+
+    assert shell_target(command).paths == paths
+
+
+def test_a_dot_backslash_path_is_the_same_target_as_its_plain_form() -> None:
+    from omkd.engine.metacog.targets import same_target, shell_target
+
+    assert same_target(shell_target("Test-Path .\\abc"), shell_target("cat abc"))  # a last component < 4

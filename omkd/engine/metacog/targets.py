@@ -84,7 +84,7 @@ def normal_path(path: str) -> str:
             path = "~/" + path[len(prefix) :]
             break
     path = re.sub(r"^(?:/home/[^/]+|/Users/[^/]+|/root)(?=/|$)", "~", path)
-    while path.startswith("./"):
+    while path.startswith(("./", ".\\")):  # PowerShell's ``.\\x`` as ``./x``
         path = path[2:]
     return path.rstrip("/") or path
 
@@ -270,6 +270,8 @@ def _stage_target(stage: shell.Stage, previous: str) -> Target | None:
         specific = any(names)
         return Target(False, (), tuple(names), tuple(names), specific=specific, why="" if specific else "no name")
     if program in rules.FILE_PROGRAMS:
+        valued = rules.FILE_VALUE_OPTIONS.get(program, frozenset())
+        args = [a for i, a in enumerate(args) if i == 0 or args[i - 1] not in valued]  # no option's value
         operands = [a for a in shell.operands(args) if not a.isdigit() and a not in ("]", "]]")]
         if program == "sed" and operands:
             operands = operands[1:]  # its script
