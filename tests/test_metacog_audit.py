@@ -15,6 +15,7 @@ from omkd.engine.metacog.view import episode_of
 from omkd.engine.metacog.writes import shell_write
 from tests import claude_lines as cl
 from tests.agent_lines import GeminiChat, Rollout, tool_call
+from tests.live_helpers import omkd
 from tests.metacog_helpers import episodes, only, read_miss, tallies
 
 pytestmark = pytest.mark.engine
@@ -106,6 +107,9 @@ def test_explain_keeps_failed_on_the_episode_and_the_write(tmp_path: Path) -> No
     [episode] = [e for e in found.episodes if e.anchor == "failed_search"]
     assert (write.failed, write.rejected, episode.failed) == (True, False, True)
     assert found.model_dump()["writes"][0]["failed"] is True
+    shown = " ".join(omkd("explain", path).stdout.split())
+    assert "[failed]" in shown
+    assert "[rejected]" not in shown
 
 
 def test_an_episode_saved_before_failed_was_kept_reads_back_as_not_failed() -> None:
