@@ -124,7 +124,7 @@ def _metacog_rows(found: Explanation, file: str) -> list[tuple[int, int, Text]]:
         if ep.outcome_how:
             line.append(f" ({ep.outcome_how[-48:]})", style="dim")
         flags = [f for f, on in (("acknowledged", ep.acknowledged), ("related", ep.related),
-                                 ("rejected", ep.rejected)) if on]  # fmt: skip
+                                 ("rejected", ep.rejected), ("failed", ep.failed)) if on]  # fmt: skip
         if flags:
             line.append(f" [{', '.join(flags)}]")
         if ep.eligible is False:
@@ -138,8 +138,8 @@ def _metacog_rows(found: Explanation, file: str) -> list[tuple[int, int, Text]]:
         line.append(f"{write.load:g}", style="bold red" if write.load >= 2 else "")
         if write.anchors:
             line.append(f" (gaps at {', '.join(f':{a}' for a in write.anchors)})", style="dim")
-        if write.rejected:
-            line.append(" [rejected]")
+        if write.rejected or write.failed:
+            line.append(" [rejected]" if write.rejected else " [failed]")
         rows.append((write.line, 4, line))
     return rows
 

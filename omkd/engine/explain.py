@@ -117,6 +117,8 @@ class EpisodeRow(_Model):
     window_end: int | None
     window_ended_by: str
     """``turn`` (the person's), ``segment end``, ``end of stream``, ``cap`` (the call cap)."""
+    failed: bool
+    """The deciding write failed (an error, a non-zero exit, a harness refusal: §8.3.3)."""
 
 
 class WriteExplained(_Model):
@@ -133,6 +135,8 @@ class WriteExplained(_Model):
     anchors: list[int]
     """The lines of the anchors that made its load."""
     rejected: bool
+    failed: bool
+    """It failed (an error, a non-zero exit, a harness refusal): it still counts (§8.3.3)."""
 
 
 class Explanation(_Model):
@@ -293,7 +297,7 @@ def _metacog_rows(
     writes.extend(
         WriteExplained(
             kind=w.kind, file=file, line=w.line, call_id=w.call_id, segment=key, paths=list(w.paths),
-            load=w.load, anchors=list(w.anchors), rejected=w.rejected,
+            load=w.load, anchors=list(w.anchors), rejected=w.rejected, failed=w.failed,
         )
         for w in meta.writes
     )  # fmt: skip

@@ -36,6 +36,7 @@ class Anchor:
     acknowledged: bool = False
     related: bool = False
     rejected: bool = False
+    failed: bool = False
 
     @property
     def miss(self) -> bool:
@@ -71,7 +72,7 @@ class Anchor:
             self.kind, self.line, self.result_line, self.call_id,
             tuple(target.tokens) if target is not None else (self.sentence,),
             self.eligible if self.miss else None, why, now[0], now[1], now[2],
-            self.acknowledged, self.related, self.rejected, now[3], now[4],
+            self.acknowledged, self.related, self.rejected, now[3], now[4], self.failed,
         )  # fmt: skip
 
 
@@ -86,3 +87,4 @@ class WriteRow:
     line: int
     call_id: str
     rejected: bool = False
+    failed: bool = False

@@ -181,12 +181,14 @@ class MetaTracker:
         seq = self.seq
         call_seq = meta.call_seqs.pop(call.call_id, 0)
         decided = meta.write_anchors.pop(call.call_id, None)
-        if decided and verdict in _NOT_CHECKPOINTS:
-            for anchor in decided:
-                anchor.rejected = True
-        for row in meta.writes[-8:]:
-            if row.call_id == call.call_id and verdict in _NOT_CHECKPOINTS:
-                row.rejected = True
+        rejected = verdict in _NOT_CHECKPOINTS
+        failed = result.is_error and not rejected  # §8.3.3: an error, a non-zero exit, a harness refusal
+        if rejected or failed:
+            for anchor in decided or ():
+                anchor.rejected, anchor.failed = rejected, failed
+            for row in meta.writes[-8:]:
+                if row.call_id == call.call_id:
+                    row.rejected, row.failed = rejected, failed
         tool = judge.unwrapped(call.tool)
         if tool in rules.QUESTION_TOOLS or tool in rules.PLAN_APPROVAL:
             meta.checkpoint = seq
@@ -224,7 +226,7 @@ class MetaTracker:
             if verdict == FOUND:
                 later = later or targets.target_of(call, cwd)
                 if targets.same_target(miss, later):
-                    anchor.related = anchor.rejected = False
+                    anchor.related = anchor.rejected = anchor.failed = False
                     anchor.decide("recovered", seq, line, f"{call.tool} found the same target{looked_at(call)}")
                     continue
             if lookup is None:  # §8.2.4: any call judged found reads the world
@@ -232,7 +234,7 @@ class MetaTracker:
             if lookup:
                 word = targets.names(result.text, targets.naming_words(miss))
                 if word is not None:
-                    anchor.related = anchor.rejected = False
+                    anchor.related = anchor.rejected = anchor.failed = False
                     anchor.decide("recovered", seq, line, f"{call.tool} output names {word}{looked_at(call)}")
         meta.capped = [a for a in meta.capped if a.outcome is None]
 

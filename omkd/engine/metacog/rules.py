@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import Final, NamedTuple
 
 WINDOW_CALLS: Final = 25
 """The follow-up window ends at this many tool calls after the anchor (``metacog.window_calls``)."""
@@ -49,6 +49,11 @@ FILE_PROGRAMS: Final = frozenset(
     {"ls", "cat", "head", "tail", "sed", "test", "[", "[[", "stat", "Get-Content", "gc", "Test-Path", "nl", "less",
      "more", "wc", "file", "dir", "Get-ChildItem", "gci", "tree"}
 )  # fmt: skip
+FILE_VALUE_OPTIONS: Final = {
+    "head": frozenset({"-n", "-c", "--lines", "--bytes"}),
+    "tail": frozenset({"-n", "-c", "--lines", "--bytes", "-s", "--sleep-interval", "--pid", "--max-unchanged-stats"}),
+}
+"""Options of the file probes that take a value (``tail -n +5 FILE``: ``+5`` is no path)."""
 NAME_PROGRAMS: Final = frozenset({"which", "type", "where", "where.exe", "locate"})
 GREP_VALUE_FLAGS: Final = frozenset(
     {"-A", "-B", "-C", "-m", "-e", "-f", "-g", "-t", "-T", "--include", "--exclude", "--exclude-dir", "--glob",
@@ -91,6 +96,51 @@ WRITE_VALUE_OPTIONS: Final = {
 COPYING_PROGRAMS: Final = frozenset({"cp", "ln", "install", "Copy-Item"})
 """They write only their destination, the last operand (the sources are read); ``mv`` writes both."""
 CREATING_PROGRAMS: Final = frozenset({"New-Item", "Set-Content", "Out-File"})
+
+
+class PowerShellWriter(NamedTuple):
+    """A PowerShell writer's parameters (§8.3.4: a parameter's value is not an operand)."""
+
+    name: str
+    positions: tuple[str, ...]
+    """The role of each positional argument in turn: ``path``, ``destination``, ``value`` (no path)."""
+    parameters: dict[str, str]
+    """Its parameters by lower-case documented full name or common alias, each with its value's
+    role: ``path``, ``name`` (``New-Item -Name``: a name inside ``-Path``), ``destination``, ``value``."""
+
+
+def _writer(cmdlet: str, positions: tuple[str, ...], paths: tuple[str, ...], values: tuple[str, ...],
+            **others: str) -> PowerShellWriter:  # fmt: skip
+    roles = {**dict.fromkeys(_PS_COMMON, "value"), **dict.fromkeys(values, "value"), **others}
+    return PowerShellWriter(cmdlet, positions, {**roles, **dict.fromkeys(paths, "path")})
+
+
+_PS_COMMON: Final = (
+    "erroraction", "ea", "warningaction", "wa", "informationaction", "infa", "progressaction", "proga",
+    "errorvariable", "ev", "warningvariable", "wv", "informationvariable", "iv", "outvariable", "ov",
+    "outbuffer", "ob", "pipelinevariable", "pv", "credential", "cred",
+)  # fmt: skip
+"""PowerShell's common parameters that take a value, and ``-Credential``."""
+_PS_PATHS: Final = ("path", "literalpath", "pspath", "lp")
+_PS_CONTENT: Final = ("value", "encoding", "filter", "include", "exclude", "stream")
+_PS_SELECT: Final = ("filter", "include", "exclude")
+POWERSHELL_WRITERS: Final = {
+    writer.name.lower(): writer
+    for writer in (
+        _writer("Set-Content", ("path", "value"), _PS_PATHS, _PS_CONTENT),
+        _writer("Add-Content", ("path", "value"), _PS_PATHS, _PS_CONTENT),
+        _writer("Out-File", ("path", "value"), ("filepath", *_PS_PATHS), ("encoding", "width", "inputobject")),
+        _writer("New-Item", ("path",), _PS_PATHS, ("itemtype", "type", "value"), name="name"),
+        _writer("Remove-Item", ("path", "value"), _PS_PATHS, (*_PS_SELECT, "stream")),
+        _writer("Copy-Item", ("path", "destination"), _PS_PATHS, (*_PS_SELECT, "fromsession", "tosession"),
+                destination="destination"),
+        _writer("Move-Item", ("path", "destination"), _PS_PATHS, _PS_SELECT, destination="destination"),
+    )
+}  # fmt: skip
+"""The PowerShell writers by lower-case name (cmdlet and parameter names are case-insensitive).
+Any parameter not named is a switch (``-Force``, ``-Recurse``, ``-NoNewline``, ``-Append``); other
+abbreviations than these aliases are not read. Positions: ``Set-Content a.txt hi`` binds ``hi`` to
+``-Value``, ``Out-File log.txt utf8`` to ``-Encoding``, ``Remove-Item x *.log`` to ``-Filter``."""
 VCS_WRITES: Final = frozenset(
     {"commit", "push", "apply", "am", "reset", "rm", "mv", "restore", "merge", "rebase", "cherry-pick", "revert",
      "tag", "stash"}
@@ -113,6 +163,12 @@ DEPENDENCY_WRITES: Final = {
     "poetry": frozenset({"add"}),
 }
 """Package managers and the subcommands that add a dependency (a bare ``npm install`` does not)."""
+PYTHON_LAUNCHERS: Final = re.compile(r"^(?:python(?:\d(?:\.\d+)?)?|py)(?:\.exe)?$")
+"""``python -m pip``, ``python3 -m pip``, ``py -m pip`` run ``pip``: the same write as ``pip install``."""
+PYTHON_MODULE_PROGRAMS: Final = frozenset({"pip", "pip3"})
+"""Modules that are the programs of ``DEPENDENCY_WRITES`` (``python -m pip install X``)."""
+PYTHON_VALUE_OPTIONS: Final = frozenset({"-W", "-X"})
+"""Python's options before ``-m`` that take a value."""
 BARE_RESTORES: Final = frozenset({"npm", "pnpm", "bun"})
 """Their ``install`` without a package restores the lock file: not a write."""
 PIPE_SHELLS: Final = frozenset({"sh", "bash", "zsh"})

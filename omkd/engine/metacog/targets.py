@@ -17,7 +17,8 @@ _WILDCARDS: Final = re.compile(r"[*?\[\]{},]+")
 _EXTENSION: Final = re.compile(r"\.[A-Za-z0-9]{1,6}$")
 _BARE_EXTENSION: Final = re.compile(r"^\.[A-Za-z0-9]{1,6}$")
 _TOKEN: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[.\-][A-Za-z0-9_]+)*")
-_CLASSES: Final = re.compile(r"\[[^\]]*\]|\\[A-Za-z]")
+_CLASSES: Final = re.compile(r"\\([^A-Za-z0-9\s])|\[[^\]]*\]|\\[A-Za-z]")
+"""An escaped punctuation character (``\\.``, ``\\-``: that character), a character class, a letter escape."""
 _REGEX_SYNTAX: Final = re.compile(r"[\\^$*+?()\[\]{}|]")
 _ALTERNATION: Final = re.compile(r"\\?\|")
 _MARKED: Final = re.compile(r"[._\-0-9]")
@@ -83,7 +84,7 @@ def normal_path(path: str) -> str:
             path = "~/" + path[len(prefix) :]
             break
     path = re.sub(r"^(?:/home/[^/]+|/Users/[^/]+|/root)(?=/|$)", "~", path)
-    while path.startswith("./"):
+    while path.startswith(("./", ".\\")):  # PowerShell's ``.\\x`` as ``./x``
         path = path[2:]
     return path.rstrip("/") or path
 
@@ -122,7 +123,7 @@ def _name_tokens(name: str) -> list[str]:
 
 
 def _content(pattern: str, paths: list[str]) -> Target:
-    cleaned = _CLASSES.sub(" ", pattern)
+    cleaned = _CLASSES.sub(lambda m: m.group(1) or " ", pattern)
     literals = tuple(
         a for a in _ALTERNATION.split(pattern) if len(a) >= rules.MIN_CONTENT_LITERAL and not _REGEX_SYNTAX.search(a)
     )
@@ -269,6 +270,8 @@ def _stage_target(stage: shell.Stage, previous: str) -> Target | None:
         specific = any(names)
         return Target(False, (), tuple(names), tuple(names), specific=specific, why="" if specific else "no name")
     if program in rules.FILE_PROGRAMS:
+        valued = rules.FILE_VALUE_OPTIONS.get(program, frozenset())
+        args = [a for i, a in enumerate(args) if i == 0 or args[i - 1] not in valued]  # no option's value
         operands = [a for a in shell.operands(args) if not a.isdigit() and a not in ("]", "]]")]
         if program == "sed" and operands:
             operands = operands[1:]  # its script

@@ -32,6 +32,9 @@ class Episode(NamedTuple):
     """The line the window ended at (None while open)."""
     window_ended_by: str
     """``turn``, ``segment end``, ``end of stream``, ``cap`` ("" while open)."""
+    failed: bool = False
+    """The deciding write failed (an error, a non-zero exit, the harness refused it: §8.3.3); last,
+    so that an episode saved by position before it reads back unchanged."""
 
 
 _RENAMED: Final = (("why", "not_eligible_because"), ("end_reason", "window_ended_by"))
@@ -48,4 +51,5 @@ def episode_of(plain: list[Any] | dict[str, Any]) -> Episode:
             plain[new] = plain[old]
     values: dict[str, Any] = {name: plain.get(name) for name in Episode._fields}
     values["tokens"] = tuple(values["tokens"] or ())
+    values["failed"] = bool(values["failed"])
     return Episode(**values)

@@ -21,8 +21,8 @@ _REDIRECT: Final = re.compile(r"^(?:\d|&)?>>?(.*)$")
 _HEREDOC: Final = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 _WRITING_WORD: Final = re.compile(
     r"\b(?:tee|sed|perl|cp|mv|rm|rmdir|ln|install|truncate|dd|patch|chmod|chown|git|npm|pnpm|bun|yarn|pip3?|uv|cargo"
-    r"|go|brew|apt|apt-get|gem|poetry|psql|mysql|sqlite3|duckdb|clickhouse-client|bq|Set-Content|Add-Content|Out-File"
-    r"|New-Item|Remove-Item|Copy-Item|Move-Item)\b|\|\s*(?:ba|z)?sh\b"
+    r"|go|brew|apt|apt-get|gem|poetry|psql|mysql|sqlite3|duckdb|clickhouse-client|bq"
+    r"|(?i:Set-Content|Add-Content|Out-File|New-Item|Remove-Item|Copy-Item|Move-Item))\b|\|\s*(?:ba|z)?sh\b"
 )
 """A command naming none of the writing programs (``rules``) writes nothing but by a redirection."""
 _REDIRECTION: Final = re.compile(
@@ -216,11 +216,59 @@ def _redirections(words: list[str]) -> list[str]:
     return found
 
 
+def powershell_operands(writer: rules.PowerShellWriter, args: list[str]) -> list[str]:
+    """A PowerShell writer's paths, its destination last: its arguments bound as PowerShell binds
+    them (``-Param value``, ``-Param:value``, the rest by position); a value that is no path
+    (``-Value``, ``-ItemType``, ``-Encoding``) and a switch (``-Force``) are left out."""
+    bound: dict[str, list[str]] = {"path": [], "name": [], "destination": []}
+    positions = iter(writer.positions)
+    role: str | None = None
+    for arg in args:
+        if role is not None:
+            bound.get(role, []).append(arg)
+            role = None
+        elif arg.startswith("-") and len(arg) > 1:
+            name, colon, value = arg[1:].partition(":")
+            role = writer.parameters.get(name.lower())
+            if colon and role is not None:
+                bound.get(role, []).append(value)
+                role = None
+        else:
+            bound.get(next(positions, "value"), []).append(arg)
+    paths = bound["path"]
+    if bound["name"]:  # ``New-Item -Path dir -Name x``: ``dir/x``
+        paths = [f"{p.rstrip('/')}/{n}" for p in paths or ["."] for n in bound["name"]]
+    return [p for p in paths + bound["destination"] if p]
+
+
+def python_module(args: list[str]) -> tuple[str, list[str]] | None:
+    """The program a Python launcher runs as a module (``python -m pip install X``: ``pip``, with
+    ``install X``), past the launcher's own options (``py -3.12``, ``-W error``); None for any other."""
+    skip = False
+    for i, arg in enumerate(args):
+        if skip:
+            skip = False
+        elif arg == "-m":
+            module = args[i + 1] if i + 1 < len(args) else ""
+            return (module, args[i + 2 :]) if module in rules.PYTHON_MODULE_PROGRAMS else None
+        elif not arg.startswith("-"):
+            return None  # a script
+        else:
+            skip = arg in rules.PYTHON_VALUE_OPTIONS
+    return None
+
+
 def _stage_kind(program: str, args: list[str], paths: list[str], created: list[str], packages: list[str]) -> str | None:
+    module = python_module(args) if rules.PYTHON_LAUNCHERS.match(program) else None
+    if module is not None:
+        program, args = module
     valued = rules.WRITE_VALUE_OPTIONS.get(program)
     if valued is not None:  # an option's value is no path
         args = [a for i, a in enumerate(args) if a in valued or i == 0 or args[i - 1] not in valued]
     operands = shell.operands(args)
+    writer = rules.POWERSHELL_WRITERS.get(program.lower())
+    if writer is not None:
+        program, operands = writer.name, powershell_operands(writer, args)
     if program == "tee":
         paths += operands
         created += operands
