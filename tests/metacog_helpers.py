@@ -13,6 +13,14 @@ from tests import claude_lines as cl
 NO_MATCH = "No matches found"
 
 
+def run(*records: dict[str, Any] | list[dict[str, Any]]) -> bytes:
+    """A Claude Code transcript: a typed prompt, then these records (a list is a call and its result)."""
+    flat: list[dict[str, Any]] = [cl.user("please fix the build")]
+    for item in records:
+        flat.extend(item if isinstance(item, list) else [item])
+    return cl.jsonl(flat)
+
+
 def summaries(data: bytes, name: str = "session.jsonl", rules: SegmenterRules | None = None) -> list[SegmentSummary]:
     stream = StreamProcessor(name, rules)
     stream.feed(data)

@@ -22,6 +22,7 @@ from tests.metacog_helpers import (
     only,
     read_hit,
     read_miss,
+    run,
     summaries,
     tallies,
     write,
@@ -29,13 +30,6 @@ from tests.metacog_helpers import (
 
 pytestmark = pytest.mark.engine
 ROOT = cl.CWD
-
-
-def run(*records: dict[str, Any] | list[dict[str, Any]]) -> bytes:
-    flat: list[dict[str, Any]] = [cl.user("please fix the build")]
-    for item in records:
-        flat.extend(item if isinstance(item, list) else [item])
-    return cl.jsonl(flat)
 
 
 # --- §8.1 anchors and eligibility -------------------------------------------------------------------

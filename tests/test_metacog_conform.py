@@ -16,18 +16,11 @@ from omkd.engine.metacog.targets import normal_path, target_of
 from omkd.engine.metacog.writes import shell_write
 from tests import claude_lines as cl
 from tests.agent_lines import GeminiChat, tool_call
-from tests.metacog_helpers import bash, episodes, glob_miss, only, write
+from tests.metacog_helpers import bash, episodes, glob_miss, only, run, write
 
 pytestmark = pytest.mark.engine
 ROOT = cl.CWD
 GEMINI = "chats/session-2026-04-08T13-27-55b29702.jsonl"
-
-
-def run(*records: dict[str, Any] | list[dict[str, Any]]) -> bytes:
-    flat: list[dict[str, Any]] = [cl.user("please fix the build")]
-    for item in records:
-        flat.extend(item if isinstance(item, list) else [item])
-    return cl.jsonl(flat)
 
 
 def _call(tool: str, tool_input: dict[str, Any]) -> ToolCall:

@@ -11,18 +11,11 @@ import pytest
 
 from tests import claude_lines as cl
 from tests.agent_lines import Rollout
-from tests.metacog_helpers import bash, edit, episodes, glob_miss, only, read_miss, tallies, write
+from tests.metacog_helpers import bash, edit, episodes, glob_miss, only, read_miss, run, tallies, write
 
 pytestmark = pytest.mark.engine
 ROOT = cl.CWD
 CODEX = "rollout-2026-04-08T13-27-20-019d6d46.jsonl"
-
-
-def run(*records: dict[str, Any] | list[dict[str, Any]]) -> bytes:
-    flat: list[dict[str, Any]] = [cl.user("please fix the build")]
-    for item in records:
-        flat.extend(item if isinstance(item, list) else [item])
-    return cl.jsonl(flat)
 
 
 def _skill(call_id: str, name: str, message: str) -> list[dict[str, Any]]:

@@ -5,23 +5,14 @@ Expected outcomes are worked out by hand from the records each test writes, neve
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from omkd.engine.metacog.writes import shell_write
 from tests import claude_lines as cl
-from tests.metacog_helpers import NO_MATCH, episodes, glob_miss, only, read_hit, read_miss, write
+from tests.metacog_helpers import NO_MATCH, episodes, glob_miss, only, read_hit, read_miss, run, write
 
 pytestmark = pytest.mark.engine
 ROOT = cl.CWD
-
-
-def run(*records: dict[str, Any] | list[dict[str, Any]]) -> bytes:
-    flat: list[dict[str, Any]] = [cl.user("please fix the build")]
-    for item in records:
-        flat.extend(item if isinstance(item, list) else [item])
-    return cl.jsonl(flat)
 
 
 # --- §8.5.2: only a miss's specific names make a write `created` ------------------------------------
