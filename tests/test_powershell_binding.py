@@ -12,6 +12,7 @@ from omkd.engine import powershell
 from omkd.engine.events import ToolCall
 from omkd.engine.given import probed_paths
 from omkd.engine.metacog.targets import shell_target
+from omkd.engine.removals import removed_by
 from omkd.engine.search_pattern import shell_pattern
 from tests import test_codex_adapter
 from tests.agent_lines import Rollout
@@ -132,3 +133,19 @@ def _powershell(command: str) -> ToolCall:
 )
 def test_the_paths_a_reader_named_leave_its_parameters_values_out(command: str, paths: list[str]) -> None:
     assert probed_paths(_powershell(command)) == paths
+
+
+# --- §3.1 verify_absence: what a PowerShell writer removed or moved away ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "removed"),
+    [
+        ("Remove-Item -Path src/legacy_retry.py -Force -ErrorAction SilentlyContinue", ["src/legacy_retry.py"]),
+        ("remove-item src/legacy_retry.py", ["src/legacy_retry.py"]),
+        ("Move-Item -Destination attic/retry.py -Path src/retry.py", ["src/retry.py"]),
+        ("move-item src/retry.py attic/retry.py -Force", ["src/retry.py"]),
+    ],
+)
+def test_the_paths_a_powershell_writer_removed_are_its_bound_paths(command: str, removed: list[str]) -> None:
+    assert removed_by(_powershell(command)) == ([], removed)
