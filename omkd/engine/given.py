@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 
-from omkd.engine import judge, search_pattern, shell, shell_forms, shell_rules
+from omkd.engine import judge, powershell, search_pattern, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall
 
 
@@ -120,7 +120,9 @@ def probed_paths(call: ToolCall) -> list[str]:
         if stage.program in rule.test_programs or (
             stage.program in rule.path_programs and stage.program not in shell_rules.SHELL_READERS
         ):
-            paths.extend(a for a in shell.operands(stage.args) if not a.isdigit() and a not in ("]", "]]"))
+            named = powershell.paths(stage.program, stage.args)  # a filter is a name, not a path
+            named = shell.operands(stage.args) if named is None else named
+            paths.extend(a for a in named if not a.isdigit() and a not in ("]", "]]"))
     return [_SHELL_ESCAPE.sub(r"\1", path) if "\\" in path else path for path in paths]
 
 

@@ -14,7 +14,7 @@ import posixpath
 import re
 from typing import Final
 
-from omkd.engine import judge, shell, shell_rules
+from omkd.engine import judge, powershell, shell, shell_rules
 from omkd.engine.events import ToolCall
 
 MIN_TARGET: Final = 4
@@ -100,8 +100,11 @@ def _shell(command: str) -> tuple[list[tuple[str, str]], list[str]]:
             if program == "git" and args[:1] in (["rm"], ["mv"]):
                 program, args = args[0], args[1:]
             # the operands only of the few programs that remove (most stages are of others)
+            bound = powershell.paths(program, args)  # ``Remove-Item -Path P -ErrorAction Stop``: P
             if program in DELETING:
-                paths.extend(shell.operands(args))
+                paths.extend(shell.operands(args) if bound is None else bound)
+            elif bound is not None and program in MOVING:  # ``Move-Item -Destination D -Path P``: P
+                paths.extend(bound)
             elif program in MOVING:
                 files = shell.operands(args)
                 if len(files) >= 2:

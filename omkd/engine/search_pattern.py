@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from omkd.engine import missed_stages, shell, shell_forms, shell_rules
+from omkd.engine import missed_stages, powershell, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall, ToolResult
 
 _HOME: Final = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root|[A-Za-z]:[\\/]Users[\\/][^\\/]+)(?=[\\/]|$)")
@@ -27,11 +27,6 @@ _VALUE_FLAGS: Final = frozenset(
 _NAME_FLAGS: Final = frozenset({"-name", "-iname", "-path", "-ipath", "-regex", "-iregex"})
 _TARGET_PROGRAMS: Final = frozenset({"which", "type", "where", "where.exe", "locate"})
 _SELECT_STRING: Final = frozenset({"Select-String", "sls"})
-_SELECT_STRING_VALUES: Final = frozenset(
-    {"-path", "-literalpath", "-include", "-exclude", "-encoding", "-context", "-culture", "-inputobject"}
-)
-"""Select-String's parameters that take a value (PowerShell's names are case-insensitive)."""
-
 
 _FD_VALUES: Final = frozenset(
     {"-e", "--extension", "-t", "--type", "-d", "--max-depth", "--min-depth", "-E", "--exclude", "-S", "--size",
@@ -60,22 +55,6 @@ def _without_values(args: list[str], value_flags: frozenset[str]) -> list[str]:
         else:
             kept.append(arg)
     return kept
-
-
-def _powershell_pattern(args: list[str]) -> str | None:
-    """Select-String's ``-Pattern`` value, or its first positional argument."""
-    for i, arg in enumerate(args[:-1]):
-        if arg.lower() == "-pattern":
-            return args[i + 1]
-    skip = False
-    for arg in args:
-        if skip:
-            skip = False
-        elif arg.startswith("-"):
-            skip = arg.lower() in _SELECT_STRING_VALUES
-        else:
-            return arg
-    return None
 
 
 def _findstr_pattern(args: list[str]) -> str | None:
@@ -126,7 +105,8 @@ def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
             return arg
         return None
     if program in _SELECT_STRING:
-        return _powershell_pattern(args)
+        select = powershell.cmdlet(program)  # ``-Pattern``'s value, or the first positional argument
+        return next(iter(powershell.bind(select, args).of(powershell.PATTERN)), None) if select else None
     if program == "findstr":
         return _findstr_pattern(args)
     if program in ("find", "fd"):
@@ -145,7 +125,9 @@ def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
         return operands[0] if operands else None
     operands = [
         a
-        for a in shell.operands(_without_values(args, _READER_VALUES.get(program, frozenset())))
+        for a in powershell.operands(
+            program, args, shell.operands(_without_values(args, _READER_VALUES.get(program, frozenset())))
+        )
         if not _COUNT.match(a) and a not in ("]", "]]")
     ]
     if program == "sed" and operands:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
-from omkd.engine import shell_forms, shell_rules
+from omkd.engine import powershell, shell_forms, shell_rules
 
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SHELL_WORD = re.compile(r"""(?:[^\s'"]+|'[^']*'|"(?:\\.|[^"\\])*")+""")
@@ -132,7 +132,8 @@ def stage_of(text: str) -> Stage:
         found = found[1:] if flags is None else shell_forms.past_options(found[1:], flags)
     if not found:
         return Stage("", [])
-    return Stage(found[0].lstrip("(").rpartition("/")[2], found[1:])  # posixpath.basename, inlined
+    program = found[0].lstrip("(").rpartition("/")[2]  # posixpath.basename, inlined
+    return Stage(powershell.canonical(program), found[1:])  # ``get-content`` is ``Get-Content``
 
 
 def operands(args: list[str]) -> list[str]:
@@ -170,7 +171,7 @@ def _is_search(stage: Stage) -> bool:
     editing = tuple(rule.editing_flags)
     if any(a.startswith(editing) for a in stage.args):
         return False
-    return bool(operands(stage.args))
+    return bool(powershell.operands(stage.program, stage.args, operands(stage.args)))
 
 
 def _is_test(stage: Stage) -> bool:
@@ -184,7 +185,7 @@ def targets_of(stage: Stage) -> list[str]:
     if stage.program == "find":
         return [args[i + 1] for i, a in enumerate(args[:-1]) if a in _NAME_FLAGS]
     if stage.program in shell_rules.SHELL_RULE.path_programs:
-        return [posixpath.basename(a.rstrip("/")) for a in operands(args)]
+        return [posixpath.basename(a.rstrip("/")) for a in powershell.operands(stage.program, args, operands(args))]
     if stage.program in _TARGET_PROGRAMS or (stage.program == "command" and args[:1] == ["-v"]):
         return [a for a in operands(args) if a != "-v"]
     return []

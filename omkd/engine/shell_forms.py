@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from omkd.engine import shell_rules
+from omkd.engine import powershell, shell_rules
 
 _RAW_WORD: Final = re.compile(r"""(?:[^\s'"]+|'[^']*'|"(?:\\.|[^"\\])*")+""")
 _FILE_REDIRECT: Final = re.compile(r"""^(?:&|1)?>>?(.*)$""")
@@ -116,7 +116,10 @@ def probed(program: str, args: list[str], rule: shell_rules.ProbeRule) -> list[s
         return [program]
     if rule.needs == "import":
         return [m.group(1) for arg in args for m in _IMPORTED.finditer(arg)]
-    return [a for a in (args[1:] if rule.first else args) if not a.startswith("-")][:3]
+    named = None if rule.first else powershell.paths(program, args)  # ``Test-Path -PathType Leaf P``: P
+    return (named if named is not None else [a for a in (args[1:] if rule.first else args) if not a.startswith("-")])[
+        :3
+    ]
 
 
 def is_http_client(program: str) -> bool:
@@ -127,6 +130,9 @@ def filters_out(program: str, args: list[str]) -> bool:
     """A search stage that only filters out (``grep -v``, ``Select-String -NotMatch``)."""
     if program not in shell_rules.CONTENT_SEARCHES:
         return False
+    select = powershell.cmdlet(program)  # Select-String's ``-NotMatch``, in any case
+    if select is not None:
+        return "notmatch" in powershell.bind(select, args).switches
     for arg in args:
         if arg in shell_rules.INVERTED:
             return True

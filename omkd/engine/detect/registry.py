@@ -50,7 +50,8 @@ SIGNALS: Final[tuple[SignalKind, ...]] = (
         "failed_search", 1.0, "strong", "A tool call looked for something and found nothing.",
         ("failed_search", "deduplicated", "user_given", "verify_absence", "found", "not_a_search", "tool_fault",
          "cancelled", "harness_refused"),
-        "omkd.engine.calls", ("omkd.engine.patterns", "omkd.engine.shell_rules", "omkd.engine.ripgrep_types"),
+        "omkd.engine.calls",
+        ("omkd.engine.patterns", "omkd.engine.shell_rules", "omkd.engine.powershell", "omkd.engine.ripgrep_types"),
     ),
     SignalKind(
         "repeated_failure", 1.0, "strong", "The same kind of search failed three or more times in a row.",
@@ -67,7 +68,7 @@ SIGNALS: Final[tuple[SignalKind, ...]] = (
 )  # fmt: skip
 """The gap signals, in the order every view lists them."""
 
-OTHER_RULES: Final = ("omkd.engine.health", "omkd.engine.metacog.rules")
+OTHER_RULES: Final = ("omkd.engine.health", "omkd.engine.metacog.rules", "omkd.engine.powershell")
 """Rule tables that decide figures rather than signals (tiers, bands; what the agent did at a gap,
 spec §8): in ``rules_hash`` too."""
 RULE_MODULES: Final = tuple(dict.fromkeys([m for s in SIGNALS for m in s.rules] + list(OTHER_RULES)))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Final, NamedTuple
+from typing import Final
 
 WINDOW_CALLS: Final = 25
 """The follow-up window ends at this many tool calls after the anchor (``metacog.window_calls``)."""
@@ -98,49 +98,6 @@ COPYING_PROGRAMS: Final = frozenset({"cp", "ln", "install", "Copy-Item"})
 CREATING_PROGRAMS: Final = frozenset({"New-Item", "Set-Content", "Out-File"})
 
 
-class PowerShellWriter(NamedTuple):
-    """A PowerShell writer's parameters (§8.3.4: a parameter's value is not an operand)."""
-
-    name: str
-    positions: tuple[str, ...]
-    """The role of each positional argument in turn: ``path``, ``destination``, ``value`` (no path)."""
-    parameters: dict[str, str]
-    """Its parameters by lower-case documented full name or common alias, each with its value's
-    role: ``path``, ``name`` (``New-Item -Name``: a name inside ``-Path``), ``destination``, ``value``."""
-
-
-def _writer(cmdlet: str, positions: tuple[str, ...], paths: tuple[str, ...], values: tuple[str, ...],
-            **others: str) -> PowerShellWriter:  # fmt: skip
-    roles = {**dict.fromkeys(_PS_COMMON, "value"), **dict.fromkeys(values, "value"), **others}
-    return PowerShellWriter(cmdlet, positions, {**roles, **dict.fromkeys(paths, "path")})
-
-
-_PS_COMMON: Final = (
-    "erroraction", "ea", "warningaction", "wa", "informationaction", "infa", "progressaction", "proga",
-    "errorvariable", "ev", "warningvariable", "wv", "informationvariable", "iv", "outvariable", "ov",
-    "outbuffer", "ob", "pipelinevariable", "pv", "credential", "cred",
-)  # fmt: skip
-"""PowerShell's common parameters that take a value, and ``-Credential``."""
-_PS_PATHS: Final = ("path", "literalpath", "pspath", "lp")
-_PS_CONTENT: Final = ("value", "encoding", "filter", "include", "exclude", "stream")
-_PS_SELECT: Final = ("filter", "include", "exclude")
-POWERSHELL_WRITERS: Final = {
-    writer.name.lower(): writer
-    for writer in (
-        _writer("Set-Content", ("path", "value"), _PS_PATHS, _PS_CONTENT),
-        _writer("Add-Content", ("path", "value"), _PS_PATHS, _PS_CONTENT),
-        _writer("Out-File", ("path", "value"), ("filepath", *_PS_PATHS), ("encoding", "width", "inputobject")),
-        _writer("New-Item", ("path",), _PS_PATHS, ("itemtype", "type", "value"), name="name"),
-        _writer("Remove-Item", ("path", "value"), _PS_PATHS, (*_PS_SELECT, "stream")),
-        _writer("Copy-Item", ("path", "destination"), _PS_PATHS, (*_PS_SELECT, "fromsession", "tosession"),
-                destination="destination"),
-        _writer("Move-Item", ("path", "destination"), _PS_PATHS, _PS_SELECT, destination="destination"),
-    )
-}  # fmt: skip
-"""The PowerShell writers by lower-case name (cmdlet and parameter names are case-insensitive).
-Any parameter not named is a switch (``-Force``, ``-Recurse``, ``-NoNewline``, ``-Append``); other
-abbreviations than these aliases are not read. Positions: ``Set-Content a.txt hi`` binds ``hi`` to
-``-Value``, ``Out-File log.txt utf8`` to ``-Encoding``, ``Remove-Item x *.log`` to ``-Filter``."""
 VCS_WRITES: Final = frozenset(
     {"commit", "push", "apply", "am", "reset", "rm", "mv", "restore", "merge", "rebase", "cherry-pick", "revert",
      "tag", "stash"}

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from omkd.engine import judge, patterns, shell, shell_rules
+from omkd.engine import judge, patterns, powershell, shell, shell_rules
 from omkd.engine.events import ToolCall
 from omkd.engine.metacog import rules
 from omkd.engine.plain import fields_state, set_fields_state
@@ -188,9 +188,13 @@ def target_of(call: ToolCall, cwd: str | None = None) -> Target:
     return NOTHING
 
 
-def _grep_parts(args: list[str]) -> tuple[str | None, list[str], bool]:
+def _grep_parts(program: str, args: list[str]) -> tuple[str | None, list[str], bool]:
     """(pattern, file operands, excluding) of a grep-family stage (``rg --files`` has no pattern:
-    its operands are all files)."""
+    its operands are all files; Select-String's bound by name and position)."""
+    select = powershell.cmdlet(program)
+    if select is not None:
+        bound = powershell.bind(select, args)
+        return next(iter(bound.of(powershell.PATTERN)), None), bound.of(powershell.PATH), "notmatch" in bound.switches
     pattern: str | None = None
     files: list[str] = []
     skip = False
@@ -249,7 +253,7 @@ def _stage_target(stage: shell.Stage, previous: str) -> Target | None:
     if program == "git" and args[:1] == ["grep"]:
         program, args = "grep", args[1:]
     if program in rules.GREP_PROGRAMS:
-        pattern, files, excluding = _grep_parts(args)
+        pattern, files, excluding = _grep_parts(program, args)
         if pattern is None and files:
             return _listed(files)
         if excluding or pattern is None:
@@ -272,7 +276,8 @@ def _stage_target(stage: shell.Stage, previous: str) -> Target | None:
     if program in rules.FILE_PROGRAMS:
         valued = rules.FILE_VALUE_OPTIONS.get(program, frozenset())
         args = [a for i, a in enumerate(args) if i == 0 or args[i - 1] not in valued]  # no option's value
-        operands = [a for a in shell.operands(args) if not a.isdigit() and a not in ("]", "]]")]
+        named = powershell.operands(program, args, shell.operands(args))  # ``-Encoding utf8``: no target
+        operands = [a for a in named if not a.isdigit() and a not in ("]", "]]")]
         if program == "sed" and operands:
             operands = operands[1:]  # its script
         if not operands:

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
-from omkd.engine import judge, shell, shell_rules
+from omkd.engine import judge, powershell, shell, shell_rules
 from omkd.engine.events import ToolCall
 from omkd.engine.metacog import rules
 from omkd.engine.metacog.targets import normal_path
@@ -216,29 +216,15 @@ def _redirections(words: list[str]) -> list[str]:
     return found
 
 
-def powershell_operands(writer: rules.PowerShellWriter, args: list[str]) -> list[str]:
+def powershell_operands(writer: powershell.Cmdlet, args: list[str]) -> list[str]:
     """A PowerShell writer's paths, its destination last: its arguments bound as PowerShell binds
-    them (``-Param value``, ``-Param:value``, the rest by position); a value that is no path
-    (``-Value``, ``-ItemType``, ``-Encoding``) and a switch (``-Force``) are left out."""
-    bound: dict[str, list[str]] = {"path": [], "name": [], "destination": []}
-    positions = iter(writer.positions)
-    role: str | None = None
-    for arg in args:
-        if role is not None:
-            bound.get(role, []).append(arg)
-            role = None
-        elif arg.startswith("-") and len(arg) > 1:
-            name, colon, value = arg[1:].partition(":")
-            role = writer.parameters.get(name.lower())
-            if colon and role is not None:
-                bound.get(role, []).append(value)
-                role = None
-        else:
-            bound.get(next(positions, "value"), []).append(arg)
-    paths = bound["path"]
-    if bound["name"]:  # ``New-Item -Path dir -Name x``: ``dir/x``
-        paths = [f"{p.rstrip('/')}/{n}" for p in paths or ["."] for n in bound["name"]]
-    return [p for p in paths + bound["destination"] if p]
+    them (``powershell.bind``); a value that is no path (``-Value``, ``-ItemType``, ``-Encoding``) and a
+    switch (``-Force``) are left out."""
+    bound = powershell.bind(writer, args)
+    paths = bound.of(powershell.PATH)
+    if bound.of(powershell.NAME):  # ``New-Item -Path dir -Name x``: ``dir/x``
+        paths = [f"{p.rstrip('/')}/{n}" for p in paths or ["."] for n in bound.of(powershell.NAME)]
+    return [p for p in paths + bound.of(powershell.DESTINATION) if p]
 
 
 def python_module(args: list[str]) -> tuple[str, list[str]] | None:
@@ -266,7 +252,7 @@ def _stage_kind(program: str, args: list[str], paths: list[str], created: list[s
     if valued is not None:  # an option's value is no path
         args = [a for i, a in enumerate(args) if a in valued or i == 0 or args[i - 1] not in valued]
     operands = shell.operands(args)
-    writer = rules.POWERSHELL_WRITERS.get(program.lower())
+    writer = powershell.writer(program)
     if writer is not None:
         program, operands = writer.name, powershell_operands(writer, args)
     if program == "tee":
