@@ -33,28 +33,8 @@ _FD_VALUES: Final = frozenset(
      "-x", "--exec", "-X", "--exec-batch", "-c", "--color", "-j", "--threads", "--changed-within", "--owner"}
 )  # fmt: skip
 _ANY_NAME: Final = frozenset({".", "^", ".*", ""})
-_READER_VALUES: Final = {
-    "head": frozenset({"-n", "-c", "--lines", "--bytes"}),
-    "tail": frozenset({"-n", "-c", "--lines", "--bytes"}),
-    "stat": frozenset({"-c", "--format", "--printf"}),
-}
-"""Options of readers that take a value (a count, a format): never the path."""
 _COUNT: Final = re.compile(r"^[+-]?\d+$")
 _VARIABLE: Final = re.compile(r"^\$\{?\w+\}?$")
-
-
-def _without_values(args: list[str], value_flags: frozenset[str]) -> list[str]:
-    """The arguments without the values of ``value_flags`` (``-n +20``, ``-c %s``, ``-e py``)."""
-    kept: list[str] = []
-    skip = False
-    for arg in args:
-        if skip:
-            skip = False
-        elif arg in value_flags:
-            skip = True
-        else:
-            kept.append(arg)
-    return kept
 
 
 def _findstr_pattern(args: list[str]) -> str | None:
@@ -116,18 +96,17 @@ def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
         if program == "find":
             return None
         # fd PATTERN [PATH…]: the pattern, or the path searched in when the pattern matches everything
-        operands = shell.operands(_without_values(args, _FD_VALUES))
+        operands = shell.operands(shell_forms.without_values(args, _FD_VALUES))
         if not operands:
             return None
         return operands[0] if operands[0] not in _ANY_NAME or len(operands) == 1 else normalised(operands[1], cwd)
     if program in _TARGET_PROGRAMS or (program == "command" and args[:1] == ["-v"]):
         operands = [a for a in shell.operands(args) if a != "-v"]
         return operands[0] if operands else None
+    plain = shell_forms.without_values(args, shell_rules.READER_VALUE_FLAGS.get(program, frozenset()))
     operands = [
         a
-        for a in powershell.operands(
-            program, args, shell.operands(_without_values(args, _READER_VALUES.get(program, frozenset())))
-        )
+        for a in powershell.operands(program, args, shell.operands(plain))
         if not _COUNT.match(a) and a not in ("]", "]]")
     ]
     if program == "sed" and operands:

@@ -86,6 +86,20 @@ def past_options(found: list[str], value_flags: frozenset[str]) -> list[str]:
     return found[at:]
 
 
+def without_values(args: list[str], value_flags: frozenset[str]) -> list[str]:
+    """The arguments without ``value_flags`` and the value after each (``-n +20``, ``-c %s``, ``-e py``)."""
+    kept: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in value_flags:
+            skip = True
+        else:
+            kept.append(arg)
+    return kept
+
+
 def raw_words(text: str) -> list[str]:
     if "'" not in text and '"' not in text:
         return text.split()  # no quote: a word is a run of non-whitespace (``\s`` is ``str.isspace``)

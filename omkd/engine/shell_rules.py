@@ -122,6 +122,13 @@ SHELL_WRAPPERS: Final = frozenset(
     | {"do", "then", "else", "if", "elif", "while", "until", "!", "{"}  # a command inside a loop or branch
 )
 """Words before the program that run it: skipped to find the program (``command -v`` aside)."""
+READER_VALUE_FLAGS: Final[dict[str, frozenset[str]]] = {
+    "head": frozenset({"-n", "-c", "--lines", "--bytes"}),
+    "tail": frozenset({"-n", "-c", "--lines", "--bytes", "-s", "--sleep-interval", "--pid", "--max-unchanged-stats"}),
+    "stat": frozenset({"-c", "--format", "--printf"}),
+}
+"""Options of the readers that take a value (a count, a format: ``tail -n +5 FILE``, ``stat -c %s FILE``):
+never the path (``search_pattern``'s pattern, ``metacog.targets``' file targets)."""
 WRAPPER_VALUE_FLAGS: Final[dict[str, frozenset[str]]] = {
     "sudo": frozenset({"-u", "--user", "-g", "--group", "-C", "-D", "--chdir", "-h", "-p", "-r", "-t", "-U", "-T"}),
     "doas": frozenset({"-u", "-C"}),

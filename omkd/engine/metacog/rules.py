@@ -49,11 +49,6 @@ FILE_PROGRAMS: Final = frozenset(
     {"ls", "cat", "head", "tail", "sed", "test", "[", "[[", "stat", "Get-Content", "gc", "Test-Path", "nl", "less",
      "more", "wc", "file", "dir", "Get-ChildItem", "gci", "tree"}
 )  # fmt: skip
-FILE_VALUE_OPTIONS: Final = {
-    "head": frozenset({"-n", "-c", "--lines", "--bytes"}),
-    "tail": frozenset({"-n", "-c", "--lines", "--bytes", "-s", "--sleep-interval", "--pid", "--max-unchanged-stats"}),
-}
-"""Options of the file probes that take a value (``tail -n +5 FILE``: ``+5`` is no path)."""
 NAME_PROGRAMS: Final = frozenset({"which", "type", "where", "where.exe", "locate"})
 GREP_VALUE_FLAGS: Final = frozenset(
     {"-A", "-B", "-C", "-m", "-e", "-f", "-g", "-t", "-T", "--include", "--exclude", "--exclude-dir", "--glob",

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from omkd.engine import judge, patterns, powershell, shell, shell_rules
+from omkd.engine import judge, patterns, powershell, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall
 from omkd.engine.metacog import rules
 from omkd.engine.plain import fields_state, set_fields_state
@@ -262,10 +262,10 @@ def _stage_target(stage: shell.Stage, previous: str) -> Target | None:
             return _names([f"*{pattern}*"], [], probe=True)
         return _content(pattern, files)
     if program in ("find", "fd"):
-        names = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-name", "-iname", "-path", "-ipath")]
-        roots = [a for a in args[:1] if not a.startswith("-")]
         if program == "fd":
             names, roots = shell.operands(args)[:1], shell.operands(args)[1:2]
+        else:
+            names, roots = shell.targets_of(stage), [a for a in args[:1] if not a.startswith("-")]
         if not names:
             return Target(False, tuple(map(normal_path, roots)), why="find without a name")
         return _names(names, roots)
@@ -274,8 +274,7 @@ def _stage_target(stage: shell.Stage, previous: str) -> Target | None:
         specific = any(names)
         return Target(False, (), tuple(names), tuple(names), specific=specific, why="" if specific else "no name")
     if program in rules.FILE_PROGRAMS:
-        valued = rules.FILE_VALUE_OPTIONS.get(program, frozenset())
-        args = [a for i, a in enumerate(args) if i == 0 or args[i - 1] not in valued]  # no option's value
+        args = shell_forms.without_values(args, shell_rules.READER_VALUE_FLAGS.get(program, frozenset()))
         named = powershell.operands(program, args, shell.operands(args))  # ``-Encoding utf8``: no target
         operands = [a for a in named if not a.isdigit() and a not in ("]", "]]")]
         if program == "sed" and operands:
