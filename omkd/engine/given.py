@@ -17,16 +17,17 @@ from omkd.engine.events import ToolCall
 
 
 def search_targets(call: ToolCall) -> list[str]:
-    """The literal names a search looked for, for the user-given rule: a Glob's file name, a
-    plain Grep pattern, ``find -name X``, ``ls X``. Patterns with wildcards in the name give none."""
+    """The literal names a search looked for, for the user-given rule: a Glob's file name, a plain
+    Grep pattern (a name, or a proper name of several words), ``find -name X``, ``ls X``, a probe's
+    name. Patterns with wildcards in the name give none."""
     tool = judge.unwrapped(call.tool)
     if tool == "Glob":
         return _literal(_glob_name(call))
     if tool == "Grep":
-        return _literal(judge.first_input(call, ("pattern",)))
+        return _named(judge.first_input(call, ("pattern",)))
     if tool in shell_rules.SHELL_TOOLS:
         command = call.input.get("command")
-        return [t for name in _shell_names(command) for t in _literal(name)] if isinstance(command, str) else []
+        return _shell_names(command) if isinstance(command, str) else []
     return []
 
 
@@ -34,18 +35,16 @@ def _shell_names(command: str) -> list[str]:
     """The names a shell command's searches and probes looked for; a reader's file is not one (a bare file
     name the person typed, read in a directory the agent guessed, is a gap: ``probed_paths`` has its path)."""
     parsed = shell.parse(command)
-    names = [
-        name
-        for stage in parsed.searches
-        if stage.program not in shell_rules.FILE_READERS
-        for name in shell.targets_of(stage)
-    ]
-    for stage in parsed.searches:  # a grep/rg of a name, as a Grep of it
+    names: list[str] = []
+    for stage in parsed.searches:
+        if stage.program in shell_rules.FILE_READERS:
+            continue
+        names += [n for name in shell.targets_of(stage) for n in _literal(name)]
         if stage.program in shell_rules.CONTENT_SEARCHES or (stage.program == "git" and stage.args[:1] == ["grep"]):
-            pattern = search_pattern.stage_pattern(stage, None)
-            names += [pattern] if pattern else []
+            names += _named(search_pattern.stage_pattern(stage, None) or "")  # a grep/rg of a name, as a Grep of it
     for stage, probe in parsed.probes:  # a probe of a path (``Test-Path``) is judged as ``test -e`` is
-        names += [] if probe.paths else shell_forms.probed(stage.program, stage.args, probe)
+        if not probe.paths:
+            names += [n for name in shell_forms.probed(stage.program, stage.args, probe) for n in _literal(name)]
     return names
 
 
@@ -105,6 +104,18 @@ def _literal(name: str) -> list[str]:
     if len(name) < 3 or any(c in name for c in "*?[]{}()|^$\\+ ") or not _NAME_LIKE.search(name):
         return []
     return [name]
+
+
+def _named(pattern: str) -> list[str]:
+    """A content search's pattern as a name: a literal name (``_literal``), or a proper name of several
+    words (``Maple Mono``, ``Visual Studio Code``: each word capitalised or a number). A phrase of plain
+    words (``error handling``) is the person's wording, not a thing they named. A pattern of several
+    alternatives is not one name (one of them typed by the person does not make the search theirs)."""
+    phrase = pattern.strip().strip("'\"")
+    return [phrase] if _PROPER_NAME.fullmatch(phrase) else _literal(pattern)
+
+
+_PROPER_NAME = re.compile(r"[A-Z][A-Za-z0-9.+#\-]*(?: (?:[A-Z]|[0-9])[A-Za-z0-9.+#\-]*){1,4}")
 
 
 def probed_paths(call: ToolCall) -> list[str]:

@@ -84,6 +84,7 @@ SHELL_RULE: Final = ShellRule(
         r"|.*: cannot access .*: No such file or directory"
         r"|which: no \S+ in \(.*\)"
         r"|(?:.*: )?\S+: not found"
+        r"|\S+ not found"  # zsh's which, type and whence
         r"|.*Cannot find path .* because it does not exist\.?"
         r"|.*: cannot open .*\(No such file or directory\)"  # file
         r"|\[fd error\]: Search path '.*' is not a directory\."

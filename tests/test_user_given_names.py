@@ -1,0 +1,83 @@
+"""Spec §3.1's ``user_given``, for the names a shell search looked for: a search "whose target is a name
+the person typed and asked for is ``user_given``: the person's file is missing, not the knowledge". A
+proper name of several words (a font, a product: ``Maple Mono``) is a name as a file name is; a plain
+lower-case phrase of the prompt is the person's wording, not a name. Decided here, with two readings
+apart (both measured on the labelled calls, bench/README.md): a pattern of several alternatives one of
+which the person typed, and a probe of a program the person mentioned (``bun --version`` after "switch to
+bun?"; ``python3 -m pip`` after a pasted ``pip install``), stay gaps: the prompt alone does not tell a
+thing the person asked for from a word they used. And zsh's ``which X`` answer ``X not found`` is a
+not-found message. Hand-made transcripts on Claude Code's Bash and Codex's ``exec_command``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from omkd.engine.report.schema import Report
+from tests import test_codex_adapter
+from tests.agent_lines import Rollout
+from tests.transcript_builder import Transcript, bash_detail, health_of, report_of
+
+pytestmark = pytest.mark.engine
+
+
+def claude(prompt: str, command: str, output: str, code: int) -> Report:
+    t = Transcript()
+    t.prompt(prompt)
+    if code:
+        t.bash_error(command, output, code)
+    else:
+        t.call("Bash", {"command": command}, output, detail=bash_detail(stdout=output))
+    return report_of(t)
+
+
+def codex(prompt: str, command: str, output: str, code: int) -> Report:
+    r = Rollout()
+    r.prompt(prompt)
+    r.exec(command, output, code)
+    return test_codex_adapter.report_of(r.data())
+
+
+AGENTS = pytest.mark.parametrize("agent", [claude, codex], ids=["claude", "codex"])
+Agent = Callable[[str, str, str, int], Report]
+
+FONT = "set my terminal font to Maple Mono NF CN"
+BUN = "can the frontend switch to bun?"
+
+
+def verdicts(report: Report) -> tuple[int, int]:
+    """(failed searches, user-given misses) of the report."""
+    return report.overall.by_type["failed_search"], health_of(report, "general").user_given_misses
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("prompt", "command", "expected"),
+    [
+        (FONT, 'system_profiler SPFontsDataType | rg "Maple Mono"', (0, 1)),
+        (FONT, "fc-list | grep 'Maple Mono NF'", (0, 1)),
+        (FONT, 'system_profiler SPFontsDataType | rg "Fira Code"', (1, 0)),  # not the person's
+        ("add error handling to the upload", 'rg "error handling" src', (1, 0)),  # a plain phrase
+        (FONT, 'fc-list | rg -i "Maple Mono|MapleMono"', (1, 0)),  # alternatives: not one name
+    ],
+    ids=["rg phrase", "grep phrase", "another font", "plain phrase", "alternatives"],
+)
+def test_a_proper_name_of_several_words_the_person_typed_is_theirs(
+    agent: Agent, prompt: str, command: str, expected: tuple[int, int]
+) -> None:
+    assert verdicts(agent(prompt, command, "", 1)) == expected
+
+
+@AGENTS
+def test_a_probe_of_a_program_the_person_mentioned_stays_a_gap(agent: Agent) -> None:
+    assert verdicts(agent(BUN, "bun --version", "zsh:1: command not found: bun", 127)) == (1, 0)
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    "output", ["bun not found", "which: no bun in (/usr/bin:/bin)", ""], ids=["zsh", "gnu", "empty"]
+)
+def test_which_answers_not_found_in_every_shell_s_words(agent: Agent, output: str) -> None:
+    """§3.1: ``which X`` is a probe; zsh's answer ``X not found`` is its not-found message, as GNU which's is."""
+    assert verdicts(agent("make the build faster", "which bun", output, 1)) == (1, 0)
