@@ -261,6 +261,8 @@ def test_the_agents_own_not_knowing_is_kept() -> None:
         "I am not sure",
         "不知道",
     ]
+    # 其他 ("the other ones") and 吉他 are no third person
+    assert [c for c, _ in candidates("其他不确定的部分，我会再查。")] == ["不确定"]
     assert [c for c, _ in candidates("Thank you, I'm not sure where the file is. Ich weiß nicht, wo sie liegt.")] == [
         "I'm not sure",
         "Ich weiß nicht",
