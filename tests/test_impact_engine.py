@@ -245,3 +245,21 @@ def test_the_window_note_is_said_only_when_a_before_side_reaches_before_the_segm
     none_left = ImpactQuery(since=START + (CHANGE_DAY + 30) * DAY)
     report = impact_report(held, edits, PLACES, none_left, held_since=later)
     assert (report.results, report.window_note) == ([], None)
+
+
+def test_a_dominant_model_share_moving_by_exactly_twenty_points_is_not_a_model_change() -> None:
+    """Before: 7 of 10 segments by opus-4-5; after: 9 of 10 (opus-4-5 wrote 16 of the 20). 70 % to
+    90 % is a move of 20 points, not more than 20 (spec §9.5): no ``model changed``, whatever
+    binary floating point makes of 0.9 - 0.7. 6 of 10 then 9 of 10 (30 points) is one."""
+    for before_share, changed in ((7, False), (6, True)):
+        t = Transcript(cwd=SHOP, model="claude-opus-4-5")
+        _segments(t, "deploy", "c" * before_share, CHANGE_DAY - 2)
+        t.model = "claude-opus-4-6"
+        _segments(t, "deploy", "c" * (10 - before_share), CHANGE_DAY - 1)
+        t.model = "claude-opus-4-5"
+        _segments(t, "deploy", "c" * 9, CHANGE_DAY + 1)
+        t.model = "claude-opus-4-6"
+        _segments(t, "deploy", "c", CHANGE_DAY + 2)
+        mix = _one(impact_report(_held(t), [_edit(CHANGE_DAY)], PLACES).results).model_mix
+        assert (mix.dominant, mix.share_before, mix.share_after) == ("claude-opus-4-5", before_share / 10, 0.9)
+        assert mix.changed is changed, before_share

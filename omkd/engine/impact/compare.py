@@ -35,8 +35,9 @@ from omkd.engine.summary import SegmentSummary
 
 MIN_SEGMENTS: Final = 5
 """A side with fewer segments makes the verdict ``underpowered``."""
-MODEL_SHARE_MOVE: Final = 0.20
-"""The dominant model's share moving by more than this between the sides is a model change."""
+MODEL_SHARE_MOVE: Final = 20
+"""The dominant model's share moving by more than this many points between the sides is a model
+change (compared exactly, in counts: 70 % to 90 % is 20 points, not more)."""
 FIGURES: Final = ("gap_rate", "weighted_gap_rate")
 
 
@@ -115,8 +116,8 @@ def model_mix(before: Sequence[SegmentSummary], after: Sequence[SegmentSummary])
     dominant = min(both, key=lambda m: (-both[m], m))
     share_before = was[dominant] / len(before) if before else None
     share_after = now[dominant] / len(after) if after else None
-    changed = (
-        share_before is not None and share_after is not None and abs(share_after - share_before) > MODEL_SHARE_MOVE
+    changed = bool(before and after) and 100 * abs(now[dominant] * len(before) - was[dominant] * len(after)) > (
+        MODEL_SHARE_MOVE * len(before) * len(after)
     )
     common = sorted(set(was) & set(now))
     if not changed:
