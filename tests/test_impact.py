@@ -310,3 +310,13 @@ def test_a_pattern_too_early_to_tell_says_the_segments_it_needs_in_words() -> No
     one, six = _one(_before_after("mcccc", "")), _one(_before_after("cccccm", "ccc"))
     assert "- `docs/deploy-port.md`: too early to tell (1 before; needs 1 segment after)" in result_section(one)
     assert "- `docs/deploy-port.md`: too early to tell (1 before; needs 6 segments after)" in result_section(six)
+
+
+def test_the_html_effect_says_a_recurring_pattern_s_count_and_when_it_was_last_seen() -> None:
+    """Spec §9.6: ``recurring``, with count and last seen — on the HTML page as in the Markdown
+    (the port pattern missed once before the change and once after, on 2026-03-05 at 16:00)."""
+    from omkd.render.impact_html import effect
+    from tests.test_impact_engine import _before_after, _one
+
+    html = effect(_one(_before_after("mcccc", "ccmcc")), None)
+    assert "<code>docs/deploy-port.md</code>: recurring (1 before, 1 after, last seen 2026-03-05 16:00 UTC)" in html
