@@ -320,3 +320,22 @@ def test_the_html_effect_says_a_recurring_pattern_s_count_and_when_it_was_last_s
 
     html = effect(_one(_before_after("mcccc", "ccmcc")), None)
     assert "<code>docs/deploy-port.md</code>: recurring (1 before, 1 after, last seen 2026-03-05 16:00 UTC)" in html
+
+
+def test_the_markdown_watermark_names_the_trace_roots_read(tmp_path: Path) -> None:
+    """Spec §1: the watermark is the trace roots, the window, the sessions and segments, the
+    fingerprint and the sentence; ``omkd impact``'s text (the terminal's, ``--markdown``'s) names
+    the roots as its JSON does."""
+    from omkd.cli.markdown import text
+
+    repo = project(tmp_path, "shop")
+    traces = tmp_path / "projects"
+    sessions(repo, traces, {18: "mmcccc", 21: "cccccc"})
+    (repo / "CLAUDE.md").write_text("v2\n")
+    git(repo, "commit", "-q", "-am", "instructions", when=CHANGE)
+    result = CliRunner().invoke(main, ["impact", str(traces), "--home", str(tmp_path / "home"), "--markdown", "-"])
+    assert result.exit_code == 0, result.output
+    (watermark,) = [line for line in result.stdout.splitlines() if line.startswith("<sub>")]
+    assert f"roots {text(str(traces))}" in watermark  # escaped as every path the Markdown shows
+    assert "12 segments, 2 sessions, 2026-03-02 14:00 UTC to 2026-03-05 19:00 UTC" in watermark
+    assert watermark.endswith("do not measure the completeness of the knowledge base.</sub>")
