@@ -4,8 +4,8 @@ places given by hand, figures and exact bounds written here.
 Every bound below is a difference of one-sided Clopper-Pearson bounds at 1 - 0.05/4 = 98.75 %
 (the two-sided 95 % rise interval of spec §7), computed outside omkd by bisection on the exact
 binomial tail ``sum(comb(n, i) p^i (1-p)^(n-i))``: for 16/20 before and 1/20 after, the after
-side's lower bound 0.000633 minus the before side's upper 0.953446 gives -0.952813, its upper
-0.296719 minus the before side's lower 0.544652 gives -0.252067.
+side's lower bound 0.000629 minus the before side's upper 0.953441 gives -0.952813, its upper
+0.279322 minus the before side's lower 0.531390 gives -0.252067.
 """
 
 from __future__ import annotations
@@ -263,3 +263,63 @@ def test_a_dominant_model_share_moving_by_exactly_twenty_points_is_not_a_model_c
         mix = _one(impact_report(_held(t), [_edit(CHANGE_DAY)], PLACES).results).model_mix
         assert (mix.dominant, mix.share_before, mix.share_after) == ("claude-opus-4-5", before_share / 10, 0.9)
         assert mix.changed is changed, before_share
+
+
+def test_one_of_twenty_gapped_before_and_sixteen_after_is_worsened_with_exact_bounds() -> None:
+    """The mirror of the first case: the rise's interval [0.252067, 0.952813] lies above 0 (the
+    bounds computed outside omkd as in the module docstring)."""
+    result = _one(_before_after("o" + "c" * 19, "m" * 16 + "c" * 4))
+    for verdict in result.verdicts:
+        assert (verdict.before, verdict.after, verdict.verdict) == (0.05, 0.8, "worsened")
+        assert verdict.interval == pytest.approx([0.2520672923449951, 0.9528125649081112], abs=1e-9)
+
+
+def _starting_at(t: Transcript, moment: float, kind: str = "c") -> None:
+    """One deploy segment whose first record (the Skill call) is at ``moment`` (seconds after START)."""
+    t.prompt("task", at=moment - 1.0)
+    t.skill("deploy")  # one second after the prompt: the segment's start
+    if kind == "m":
+        t.glob_miss(PORT)
+    else:
+        t.glob_hit("src/**/*.py")
+
+
+def test_the_sides_are_half_open_at_the_span_the_change_and_the_neighbouring_change() -> None:
+    """Spec §9.3: ``[t - span, t)`` and ``[t, t + span)``, each cut at the neighbouring change. A
+    segment starting at t - span is before, one starting at t after, one at t + span (or at the
+    next change, 5 days on) in neither; a second earlier is inside."""
+    change, span, second = CHANGE_DAY * DAY, 14 * DAY, (CHANGE_DAY + 5) * DAY
+    t = Transcript(cwd=SHOP)
+    for moment in (change - span - 1, change - span, change - 1, change, change + span - 1, change + span):
+        _starting_at(t, moment)
+    alone = _one(impact_report(_held(t), [_edit(CHANGE_DAY)], PLACES).results)
+    assert (alone.before.segments, alone.after.segments) == (2, 2)
+    assert (alone.before.start, alone.after.end) == ("2026-02-18T14:00:00.000Z", "2026-03-18T14:00:00.000Z")
+    u = Transcript(cwd=SHOP)
+    for moment in (change, second - 1, second, second + 1):
+        _starting_at(u, moment)
+    first, then = impact_report(_held(u), [_edit(CHANGE_DAY), _edit(CHANGE_DAY + 5, commit="bbb2222")], PLACES).results
+    assert (first.before.segments, first.after.segments, first.after.end) == (0, 2, "2026-03-09T14:00:00.000Z")
+    assert (then.before.segments, then.after.segments, then.before.start) == (2, 2, "2026-03-04T14:00:00.000Z")
+
+
+def test_a_user_level_file_affects_the_skills_of_every_project_and_its_skill_folder_that_skill_only() -> None:
+    """Spec §9.2: ``~/.claude/CLAUDE.md`` affects every skill, ``general`` included, in every
+    project; ``~/.claude/skills/deploy/**`` the deploy skill only, in every project."""
+    shop, blog = Transcript(cwd=SHOP, session_id="shop"), Transcript(cwd=BLOG, session_id="blog")
+    for t in (shop, blog):
+        _segments(t, "deploy", "mcc", CHANGE_DAY - 3)
+        _segments(t, "deploy", "ccc", CHANGE_DAY + 2)
+    _segments(blog, "lint", "cc", CHANGE_DAY + 4)
+    general = [*_general(SHOP, CHANGE_DAY - 1, 2), *_general(BLOG, CHANGE_DAY + 1, 3)]
+    held = _held(shop, blog, *general)
+    claude, skill = "/home/u/.claude/CLAUDE.md", "/home/u/.claude/skills/deploy/SKILL.md"
+    places = {claude: Place(None, None), skill: Place("deploy", None)}
+    by_instructions = impact_report(held, [_edit(CHANGE_DAY, (claude,))], places).results
+    assert sorted((r.skill, r.change.projects, r.before.segments, r.after.segments) for r in by_instructions) == [
+        ("deploy", None, 6, 6), ("general", None, 2, 3), ("lint", None, 0, 2),
+    ]  # fmt: skip
+    by_skill = impact_report(held, [_edit(CHANGE_DAY, (skill,))], places).results
+    assert [(r.skill, r.change.projects, r.before.segments, r.after.segments) for r in by_skill] == [
+        ("deploy", None, 6, 6)
+    ]
