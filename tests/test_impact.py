@@ -339,3 +339,60 @@ def test_the_markdown_watermark_names_the_trace_roots_read(tmp_path: Path) -> No
     assert f"roots {text(str(traces))}" in watermark  # escaped as every path the Markdown shows
     assert "12 segments, 2 sessions, 2026-03-02 14:00 UTC to 2026-03-05 19:00 UTC" in watermark
     assert watermark.endswith("do not measure the completeness of the knowledge base.</sub>")
+
+
+def test_codex_and_gemini_knowledge_files_are_changes_of_their_projects_skills(tmp_path: Path) -> None:
+    """Spec §9.1/§9.2 for the other agents: a commit to ``.agents/skills/deploy/`` affects Codex's
+    deploy skill, one to ``AGENTS.md`` every skill and ``general`` of its project, one to a second
+    project's ``GEMINI.md`` Gemini's ``general`` there (a Gemini chat names its project in
+    ``directories``). The sessions are on 2026-04-08 at 13:27 (``agent_lines``); the skill commit
+    two days before, the instruction commits a day after."""
+    from datetime import datetime
+
+    from tests.agent_lines import T0, GeminiChat, Rollout
+
+    t0 = int(datetime.fromisoformat(T0.replace("Z", "+00:00")).timestamp())
+    shop, blog = tmp_path / "shop", tmp_path / "blog"
+    skill = shop / ".agents" / "skills" / "deploy" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("# deploy\n")
+    blog.mkdir()
+    for repo, name in ((shop, "AGENTS.md"), (blog, "GEMINI.md")):
+        (repo / name).write_text("# instructions\n")
+        git(repo, "init", "-q")
+        git(repo, "add", ".")
+        git(repo, "commit", "-q", "-m", "first version", when=t0 - 100 * DAY)
+    skill.write_text("# deploy\nThe port is 8443.\n")
+    git(shop, "commit", "-q", "-am", "deploy: the port", when=t0 - 2 * DAY)
+    for repo, name in ((shop, "AGENTS.md"), (blog, "GEMINI.md")):
+        (repo / name).write_text("# instructions\nRun make first.\n")
+        git(repo, "commit", "-q", "-am", f"{name}: make first", when=t0 + DAY)
+    rollout = Rollout(cwd=str(shop))
+    rollout.prompt("$deploy ship it")
+    rollout.skill("deploy", str(skill))
+    rollout.exec("make deploy", "deployed\n")
+    rollout.say("Deployed.")
+    rollout.prompt("thanks, now list the files")
+    rollout.exec("ls", "Makefile\n")
+    rollout.say("Done.")
+    chat = GeminiChat()
+    chat.jsonl[0]["directories"] = [str(blog)]
+    chat.prompt("what does this project do?")
+    chat.reply("It is a blog.")
+    traces = tmp_path / "traces"
+    day = traces / "codex" / "2026" / "04" / "08"
+    day.mkdir(parents=True)
+    (day / "rollout-2026-04-08T13-27-20-019d6d46.jsonl").write_bytes(rollout.data())
+    (traces / "gemini" / "blog" / "chats").mkdir(parents=True)
+    (traces / "gemini" / "blog" / "chats" / "session-2026-04-08T13-27-55b29702.jsonl").write_bytes(chat.data())
+    document = impact(traces, "--home", tmp_path / "home")
+    assert sorted(
+        (r["agent"], r["skill"], r["change"]["subjects"], r["change"]["projects"], r["before"]["segments"],
+         r["after"]["segments"])
+        for r in document["results"]
+    ) == [
+        ("codex", "deploy", ["AGENTS.md: make first"], [str(shop)], 1, 0),
+        ("codex", "deploy", ["deploy: the port"], [str(shop)], 0, 1),
+        ("codex", "general", ["AGENTS.md: make first"], [str(shop)], 1, 0),
+        ("gemini", "general", ["GEMINI.md: make first"], [str(blog)], 1, 0),
+    ]  # fmt: skip
