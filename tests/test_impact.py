@@ -396,3 +396,39 @@ def test_codex_and_gemini_knowledge_files_are_changes_of_their_projects_skills(t
         ("codex", "general", ["AGENTS.md: make first"], [str(shop)], 1, 0),
         ("gemini", "general", ["GEMINI.md: make first"], [str(blog)], 1, 0),
     ]  # fmt: skip
+
+
+def test_an_instruction_file_of_any_agent_affects_the_project_s_skills_whichever_agents_were_read(
+    tmp_path: Path,
+) -> None:
+    """Spec §9.1/§9.2: a change of an instruction file (``CLAUDE.md``, ``AGENTS.md``, ``GEMINI.md``)
+    affects every skill whose segments ran in the project. A commit to ``AGENTS.md`` is a change for
+    Claude Code's deploy skill there, and the same one whether or not a Codex session of the
+    project was read beside the Claude Code ones (a row's results never depend on other agents'
+    traces)."""
+    from tests.agent_lines import Rollout
+
+    repo = project(tmp_path, "shop")
+    (repo / "AGENTS.md").write_text("# instructions\n")
+    git(repo, "add", "AGENTS.md")
+    git(repo, "commit", "-q", "-m", "AGENTS.md", when=START - 100 * DAY)
+    traces = tmp_path / "projects"
+    sessions(repo, traces, {17: "mmcccc", 22: "cccccc"})
+    (repo / "AGENTS.md").write_text("# instructions\nRun make first.\n")
+    git(repo, "commit", "-q", "-am", "instructions: make first", when=CHANGE)
+    home = tmp_path / "home"
+
+    def claude_rows(*paths: Path) -> list[tuple[str, list[str], int, int]]:
+        results = impact(*paths, "--home", home, "--agent", "claude_code")["results"]
+        return [(r["skill"], r["change"]["subjects"], r["before"]["segments"], r["after"]["segments"]) for r in results]
+
+    codex = tmp_path / "codex" / "2026" / "04" / "08"
+    codex.mkdir(parents=True)
+    rollout = Rollout(cwd=str(repo))
+    rollout.prompt("list the files")
+    rollout.exec("ls", "Makefile\n")
+    rollout.say("Done.")
+    (codex / "rollout-2026-04-08T13-27-20-019d6d46.jsonl").write_bytes(rollout.data())
+    expected = [("deploy", ["instructions: make first"], 6, 6)]
+    assert claude_rows(traces, tmp_path / "codex") == expected
+    assert claude_rows(traces) == expected
