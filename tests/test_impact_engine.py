@@ -323,3 +323,46 @@ def test_a_user_level_file_affects_the_skills_of_every_project_and_its_skill_fol
     assert [(r.skill, r.change.projects, r.before.segments, r.after.segments) for r in by_skill] == [
         ("deploy", None, 6, 6)
     ]
+
+
+def test_the_weighted_gap_rate_is_judged_on_its_own_exact_counts() -> None:
+    """Spec §9.3/§9.4: per side the weighted gap rate (exact, §4) and its own verdict. Before: 10
+    segments, each with one ``[inferred]`` marker (weight ½): gap rate 10/10, weighted 5/10.
+    After: 10 clean. The gap rate's rise interval [-1, -0.290390] is below 0 (``improved``); the
+    weighted rate's, of 0/10 against 5/10, is [-0.841498, 0.196303] (``no evidence``): the
+    bounds computed outside omkd as in the module docstring, with 5 of 10 as the weight sum."""
+    t = Transcript(cwd=SHOP)
+    for n in range(10):
+        t.prompt(f"task {n}", at=(CHANGE_DAY - 2) * DAY + n * 3600.0)
+        t.skill("deploy")
+        t.say("The port is 8443 [inferred].")
+    _segments(t, "deploy", "c" * 10, CHANGE_DAY + 1)
+    result = _one(impact_report(_held(t), [_edit(CHANGE_DAY)], PLACES).results)
+    before = result.before
+    assert (before.segments, before.gap_segments, before.half_weight_segments) == (10, 10, 10)
+    assert (before.gap_rate, before.weighted_gap_rate, result.after.weighted_gap_rate) == (1.0, 0.5, 0.0)
+    gap, weighted = result.verdicts
+    assert (gap.figure, gap.verdict, weighted.figure, weighted.verdict) == (
+        "gap_rate", "improved", "weighted_gap_rate", "no evidence",
+    )  # fmt: skip
+    assert gap.interval == pytest.approx([-1.0, -0.2903900242964319], abs=1e-9)
+    assert weighted.interval == pytest.approx([-0.841498476682194, 0.19630346453397804], abs=1e-9)
+
+
+def test_a_segment_s_model_is_the_most_frequent_of_its_assistant_records() -> None:
+    """Spec §9.5: the model that wrote a segment is its assistant records' most frequent ``model``,
+    not its first nor its last: two messages by sonnet and one by opus, then one by sonnet and two
+    by opus (a ``/model`` switch inside the skill's work)."""
+    t = Transcript(cwd=SHOP, model="claude-sonnet-4-5")
+    t.prompt("task 0", at=0.0)
+    t.skill("deploy")
+    t.glob_hit("src/**/*.py")
+    t.model = "claude-opus-4-6"
+    t.say("Done.")
+    t.prompt("task 1", at=3600.0)
+    t.model = "claude-sonnet-4-5"
+    t.skill("deploy")
+    t.model = "claude-opus-4-6"
+    t.glob_hit("src/**/*.py")
+    t.say("Done.")
+    assert [(s.skill, s.model) for s in _held(t)] == [("deploy", "claude-sonnet-4-5"), ("deploy", "claude-opus-4-6")]
