@@ -366,3 +366,30 @@ def test_a_segment_s_model_is_the_most_frequent_of_its_assistant_records() -> No
     t.glob_hit("src/**/*.py")
     t.say("Done.")
     assert [(s.skill, s.model) for s in _held(t)] == [("deploy", "claude-sonnet-4-5"), ("deploy", "claude-opus-4-6")]
+
+
+def test_not_seen_since_counts_the_segments_the_before_side_had_when_the_pattern_last_occurred() -> None:
+    """Spec §9.6: ``not seen since`` only when the after side has at least as many segments as
+    the before side had *when the pattern last occurred*. A long deploy segment starts at 00:00
+    and misses the port at 06:00; a parallel session's five deploy segments start at 01:00 to
+    05:00. When the pattern last occurred the before side had 6 segments, so 3 after are too
+    early to tell (the long segment being the first to start does not make 1 enough)."""
+    day = (CHANGE_DAY - 2) * DAY
+    long = Transcript(cwd=SHOP, session_id="long")
+    long.prompt("a long task", at=day)
+    long.skill("deploy")
+    long.clock = day + 6 * 3600.0 - 1
+    long.glob_miss(PORT)
+    parallel = Transcript(cwd=SHOP, session_id="parallel")
+    for n in range(1, 6):
+        parallel.prompt(f"task {n}", at=day + n * 3600.0)
+        parallel.skill("deploy")
+        parallel.glob_hit("src/**/*.py")
+    after = Transcript(cwd=SHOP, session_id="after")
+    _segments(after, "deploy", "ccc", CHANGE_DAY + 1)
+    result = _one(impact_report(_held(long, parallel, after), [_edit(CHANGE_DAY)], PLACES).results)
+    assert (result.before.segments, result.after.segments) == (6, 3)
+    (fate,) = result.gaps
+    assert (fate.pattern, fate.before_last_seen, fate.status, fate.needed) == (
+        PORT, "2026-03-02T20:00:01.000Z", "too early to tell", 6,  # the result, a second after the call
+    )  # fmt: skip

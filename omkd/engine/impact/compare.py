@@ -9,6 +9,7 @@ evidence``; ``underpowered`` when either side has fewer than 5 segments.
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -145,6 +146,14 @@ class _Seen:
     position: int = 0
     """The side's segments (in start order) up to the one of its last occurrence."""
 
+    def had(self, starts: Sequence[float]) -> int:
+        """The segments the side had when the pattern last occurred: those started by then (a
+        segment started before the one holding it, or in a parallel session while it ran, counts);
+        at least those up to the one holding it."""
+        if self.last is None:
+            return self.position
+        return max(self.position, bisect.bisect_right(starts, self.last))
+
 
 def _patterns(segments: Sequence[SegmentSummary]) -> dict[str, _Seen]:
     """Failed-search patterns (spec §6) of segments in start order, with counts and last seen."""
@@ -166,15 +175,17 @@ def pattern_fates(
     before: Sequence[SegmentSummary], after: Sequence[SegmentSummary]
 ) -> tuple[list[PatternFate], list[PatternSeen]]:
     """Each pattern seen before: ``recurring`` after, ``not seen since`` (only when the after side
-    has at least as many segments as the before side had when it last occurred), or ``too early
-    to tell``; and the patterns new after the change. Most seen first."""
+    has at least as many segments as the before side had when it last occurred: those started by
+    then), or ``too early to tell``; and the patterns new after the change. Most seen first."""
     was, now = _patterns(before), _patterns(after)
+    starts = sorted(s.first_ts for s in before if s.first_ts is not None)
     fates = []
     for pattern, seen in sorted(was.items(), key=lambda item: (-item[1].count, item[0])):
         again = now.get(pattern)
+        needed = seen.had(starts)
         if again is not None:
             status = RECURRING
-        elif len(after) >= seen.position:
+        elif len(after) >= needed:
             status = NOT_SEEN_SINCE
         else:
             status = TOO_EARLY
@@ -186,7 +197,7 @@ def pattern_fates(
                 status=status,
                 after_count=again.count if again else 0,
                 after_last_seen=iso(again.last) if again else None,
-                needed=seen.position,
+                needed=needed,
             )
         )
     new = [
