@@ -432,3 +432,27 @@ def test_an_instruction_file_of_any_agent_affects_the_project_s_skills_whichever
     expected = [("deploy", ["instructions: make first"], 6, 6)]
     assert claude_rows(traces, tmp_path / "codex") == expected
     assert claude_rows(traces) == expected
+
+
+def test_a_file_in_an_agent_s_skill_folder_is_that_skill_s_and_every_other_knowledge_file_no_one_s() -> None:
+    """Spec §9.2: ``…/skills/<name>/**`` of every agent, project and user level, is that skill's
+    own folder; instruction files and ``.claude/knowledge/**`` (even a folder named after a skill)
+    are no skill's: they affect every skill."""
+    from omkd.shell.knowledge import skill_folder
+
+    owned = {
+        "/p/shop/.claude/skills/deploy/SKILL.md": "deploy",
+        "/p/shop/.claude/skills/deploy/references/ports.md": "deploy",
+        "/p/shop/.agents/skills/deploy/SKILL.md": "deploy",
+        "/p/shop/.gemini/skills/deploy/SKILL.md": "deploy",
+        "/home/u/.claude/skills/lint/SKILL.md": "lint",
+        "/home/u/.codex/skills/lint/SKILL.md": "lint",
+        "/home/u/.agents/skills/lint/SKILL.md": "lint",
+        "/home/u/.gemini/skills/lint/SKILL.md": "lint",
+        "/p/shop/CLAUDE.md": None,
+        "/p/shop/AGENTS.md": None,
+        "/p/shop/api/GEMINI.md": None,
+        "/p/shop/.claude/knowledge/deploy/ports.md": None,
+        "/home/u/.claude/CLAUDE.md": None,
+    }
+    assert {path: skill_folder(path) for path in owned} == owned
