@@ -154,7 +154,7 @@ def test_a_knowledge_commit_is_marked_on_its_day_and_the_rate_falls_after_it(tmp
 def test_the_change_s_before_after_table_and_verdict_stand_beside_its_marker(tmp_path: Path) -> None:
     """The same project: 15 of 20 segments gapped before the commit, 1 of 20 after. The rise's
     interval is the difference of exact bounds at 98.75 % each (computed outside omkd: 1/20's lower
-    0.000633 minus 15/20's upper 0.927296, 1/20's upper 0.296719 minus 15/20's lower 0.494773):
+    0.000629 minus 15/20's upper 0.927292, 1/20's upper 0.279322 minus 15/20's lower 0.477377):
     [-92.7, -19.8] points, so `improved`."""
     _, transcripts = project_with_a_skill_commit(tmp_path)
     page_path = report_html(tmp_path, transcripts)

@@ -310,3 +310,149 @@ def test_a_pattern_too_early_to_tell_says_the_segments_it_needs_in_words() -> No
     one, six = _one(_before_after("mcccc", "")), _one(_before_after("cccccm", "ccc"))
     assert "- `docs/deploy-port.md`: too early to tell (1 before; needs 1 segment after)" in result_section(one)
     assert "- `docs/deploy-port.md`: too early to tell (1 before; needs 6 segments after)" in result_section(six)
+
+
+def test_the_html_effect_says_a_recurring_pattern_s_count_and_when_it_was_last_seen() -> None:
+    """Spec §9.6: ``recurring``, with count and last seen — on the HTML page as in the Markdown
+    (the port pattern missed once before the change and once after, on 2026-03-05 at 16:00)."""
+    from omkd.render.impact_html import effect
+    from tests.test_impact_engine import _before_after, _one
+
+    html = effect(_one(_before_after("mcccc", "ccmcc")), None)
+    assert "<code>docs/deploy-port.md</code>: recurring (1 before, 1 after, last seen 2026-03-05 16:00 UTC)" in html
+
+
+def test_the_markdown_watermark_names_the_trace_roots_read(tmp_path: Path) -> None:
+    """Spec §1: the watermark is the trace roots, the window, the sessions and segments, the
+    fingerprint and the sentence; ``omkd impact``'s text (the terminal's, ``--markdown``'s) names
+    the roots as its JSON does."""
+    from omkd.cli.markdown import text
+
+    repo = project(tmp_path, "shop")
+    traces = tmp_path / "projects"
+    sessions(repo, traces, {18: "mmcccc", 21: "cccccc"})
+    (repo / "CLAUDE.md").write_text("v2\n")
+    git(repo, "commit", "-q", "-am", "instructions", when=CHANGE)
+    result = CliRunner().invoke(main, ["impact", str(traces), "--home", str(tmp_path / "home"), "--markdown", "-"])
+    assert result.exit_code == 0, result.output
+    (watermark,) = [line for line in result.stdout.splitlines() if line.startswith("<sub>")]
+    assert f"roots {text(str(traces))}" in watermark  # escaped as every path the Markdown shows
+    assert "12 segments, 2 sessions, 2026-03-02 14:00 UTC to 2026-03-05 19:00 UTC" in watermark
+    assert watermark.endswith("do not measure the completeness of the knowledge base.</sub>")
+
+
+def test_codex_and_gemini_knowledge_files_are_changes_of_their_projects_skills(tmp_path: Path) -> None:
+    """Spec §9.1/§9.2 for the other agents: a commit to ``.agents/skills/deploy/`` affects Codex's
+    deploy skill, one to ``AGENTS.md`` every skill and ``general`` of its project, one to a second
+    project's ``GEMINI.md`` Gemini's ``general`` there (a Gemini chat names its project in
+    ``directories``). The sessions are on 2026-04-08 at 13:27 (``agent_lines``); the skill commit
+    two days before, the instruction commits a day after."""
+    from datetime import datetime
+
+    from tests.agent_lines import T0, GeminiChat, Rollout
+
+    t0 = int(datetime.fromisoformat(T0.replace("Z", "+00:00")).timestamp())
+    shop, blog = tmp_path / "shop", tmp_path / "blog"
+    skill = shop / ".agents" / "skills" / "deploy" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("# deploy\n")
+    blog.mkdir()
+    for repo, name in ((shop, "AGENTS.md"), (blog, "GEMINI.md")):
+        (repo / name).write_text("# instructions\n")
+        git(repo, "init", "-q")
+        git(repo, "add", ".")
+        git(repo, "commit", "-q", "-m", "first version", when=t0 - 100 * DAY)
+    skill.write_text("# deploy\nThe port is 8443.\n")
+    git(shop, "commit", "-q", "-am", "deploy: the port", when=t0 - 2 * DAY)
+    for repo, name in ((shop, "AGENTS.md"), (blog, "GEMINI.md")):
+        (repo / name).write_text("# instructions\nRun make first.\n")
+        git(repo, "commit", "-q", "-am", f"{name}: make first", when=t0 + DAY)
+    rollout = Rollout(cwd=str(shop))
+    rollout.prompt("$deploy ship it")
+    rollout.skill("deploy", str(skill))
+    rollout.exec("make deploy", "deployed\n")
+    rollout.say("Deployed.")
+    rollout.prompt("thanks, now list the files")
+    rollout.exec("ls", "Makefile\n")
+    rollout.say("Done.")
+    chat = GeminiChat()
+    chat.jsonl[0]["directories"] = [str(blog)]
+    chat.prompt("what does this project do?")
+    chat.reply("It is a blog.")
+    traces = tmp_path / "traces"
+    day = traces / "codex" / "2026" / "04" / "08"
+    day.mkdir(parents=True)
+    (day / "rollout-2026-04-08T13-27-20-019d6d46.jsonl").write_bytes(rollout.data())
+    (traces / "gemini" / "blog" / "chats").mkdir(parents=True)
+    (traces / "gemini" / "blog" / "chats" / "session-2026-04-08T13-27-55b29702.jsonl").write_bytes(chat.data())
+    document = impact(traces, "--home", tmp_path / "home")
+    assert sorted(
+        (r["agent"], r["skill"], r["change"]["subjects"], r["change"]["projects"], r["before"]["segments"],
+         r["after"]["segments"])
+        for r in document["results"]
+    ) == [
+        ("codex", "deploy", ["AGENTS.md: make first"], [str(shop)], 1, 0),
+        ("codex", "deploy", ["deploy: the port"], [str(shop)], 0, 1),
+        ("codex", "general", ["AGENTS.md: make first"], [str(shop)], 1, 0),
+        ("gemini", "general", ["GEMINI.md: make first"], [str(blog)], 1, 0),
+    ]  # fmt: skip
+
+
+def test_an_instruction_file_of_any_agent_affects_the_project_s_skills_whichever_agents_were_read(
+    tmp_path: Path,
+) -> None:
+    """Spec §9.1/§9.2: a change of an instruction file (``CLAUDE.md``, ``AGENTS.md``, ``GEMINI.md``)
+    affects every skill whose segments ran in the project. A commit to ``AGENTS.md`` is a change for
+    Claude Code's deploy skill there, and the same one whether or not a Codex session of the
+    project was read beside the Claude Code ones (a row's results never depend on other agents'
+    traces)."""
+    from tests.agent_lines import Rollout
+
+    repo = project(tmp_path, "shop")
+    (repo / "AGENTS.md").write_text("# instructions\n")
+    git(repo, "add", "AGENTS.md")
+    git(repo, "commit", "-q", "-m", "AGENTS.md", when=START - 100 * DAY)
+    traces = tmp_path / "projects"
+    sessions(repo, traces, {17: "mmcccc", 22: "cccccc"})
+    (repo / "AGENTS.md").write_text("# instructions\nRun make first.\n")
+    git(repo, "commit", "-q", "-am", "instructions: make first", when=CHANGE)
+    home = tmp_path / "home"
+
+    def claude_rows(*paths: Path) -> list[tuple[str, list[str], int, int]]:
+        results = impact(*paths, "--home", home, "--agent", "claude_code")["results"]
+        return [(r["skill"], r["change"]["subjects"], r["before"]["segments"], r["after"]["segments"]) for r in results]
+
+    codex = tmp_path / "codex" / "2026" / "04" / "08"
+    codex.mkdir(parents=True)
+    rollout = Rollout(cwd=str(repo))
+    rollout.prompt("list the files")
+    rollout.exec("ls", "Makefile\n")
+    rollout.say("Done.")
+    (codex / "rollout-2026-04-08T13-27-20-019d6d46.jsonl").write_bytes(rollout.data())
+    expected = [("deploy", ["instructions: make first"], 6, 6)]
+    assert claude_rows(traces, tmp_path / "codex") == expected
+    assert claude_rows(traces) == expected
+
+
+def test_a_file_in_an_agent_s_skill_folder_is_that_skill_s_and_every_other_knowledge_file_no_one_s() -> None:
+    """Spec §9.2: ``…/skills/<name>/**`` of every agent, project and user level, is that skill's
+    own folder; instruction files and ``.claude/knowledge/**`` (even a folder named after a skill)
+    are no skill's: they affect every skill."""
+    from omkd.shell.knowledge import skill_folder
+
+    owned = {
+        "/p/shop/.claude/skills/deploy/SKILL.md": "deploy",
+        "/p/shop/.claude/skills/deploy/references/ports.md": "deploy",
+        "/p/shop/.agents/skills/deploy/SKILL.md": "deploy",
+        "/p/shop/.gemini/skills/deploy/SKILL.md": "deploy",
+        "/home/u/.claude/skills/lint/SKILL.md": "lint",
+        "/home/u/.codex/skills/lint/SKILL.md": "lint",
+        "/home/u/.agents/skills/lint/SKILL.md": "lint",
+        "/home/u/.gemini/skills/lint/SKILL.md": "lint",
+        "/p/shop/CLAUDE.md": None,
+        "/p/shop/AGENTS.md": None,
+        "/p/shop/api/GEMINI.md": None,
+        "/p/shop/.claude/knowledge/deploy/ports.md": None,
+        "/home/u/.claude/CLAUDE.md": None,
+    }
+    assert {path: skill_folder(path) for path in owned} == owned

@@ -4,8 +4,8 @@ places given by hand, figures and exact bounds written here.
 Every bound below is a difference of one-sided Clopper-Pearson bounds at 1 - 0.05/4 = 98.75 %
 (the two-sided 95 % rise interval of spec §7), computed outside omkd by bisection on the exact
 binomial tail ``sum(comb(n, i) p^i (1-p)^(n-i))``: for 16/20 before and 1/20 after, the after
-side's lower bound 0.000633 minus the before side's upper 0.953446 gives -0.952813, its upper
-0.296719 minus the before side's lower 0.544652 gives -0.252067.
+side's lower bound 0.000629 minus the before side's upper 0.953441 gives -0.952813, its upper
+0.279322 minus the before side's lower 0.531390 gives -0.252067.
 """
 
 from __future__ import annotations
@@ -245,3 +245,151 @@ def test_the_window_note_is_said_only_when_a_before_side_reaches_before_the_segm
     none_left = ImpactQuery(since=START + (CHANGE_DAY + 30) * DAY)
     report = impact_report(held, edits, PLACES, none_left, held_since=later)
     assert (report.results, report.window_note) == ([], None)
+
+
+def test_a_dominant_model_share_moving_by_exactly_twenty_points_is_not_a_model_change() -> None:
+    """Before: 7 of 10 segments by opus-4-5; after: 9 of 10 (opus-4-5 wrote 16 of the 20). 70 % to
+    90 % is a move of 20 points, not more than 20 (spec §9.5): no ``model changed``, whatever
+    binary floating point makes of 0.9 - 0.7. 6 of 10 then 9 of 10 (30 points) is one."""
+    for before_share, changed in ((7, False), (6, True)):
+        t = Transcript(cwd=SHOP, model="claude-opus-4-5")
+        _segments(t, "deploy", "c" * before_share, CHANGE_DAY - 2)
+        t.model = "claude-opus-4-6"
+        _segments(t, "deploy", "c" * (10 - before_share), CHANGE_DAY - 1)
+        t.model = "claude-opus-4-5"
+        _segments(t, "deploy", "c" * 9, CHANGE_DAY + 1)
+        t.model = "claude-opus-4-6"
+        _segments(t, "deploy", "c", CHANGE_DAY + 2)
+        mix = _one(impact_report(_held(t), [_edit(CHANGE_DAY)], PLACES).results).model_mix
+        assert (mix.dominant, mix.share_before, mix.share_after) == ("claude-opus-4-5", before_share / 10, 0.9)
+        assert mix.changed is changed, before_share
+
+
+def test_one_of_twenty_gapped_before_and_sixteen_after_is_worsened_with_exact_bounds() -> None:
+    """The mirror of the first case: the rise's interval [0.252067, 0.952813] lies above 0 (the
+    bounds computed outside omkd as in the module docstring)."""
+    result = _one(_before_after("o" + "c" * 19, "m" * 16 + "c" * 4))
+    for verdict in result.verdicts:
+        assert (verdict.before, verdict.after, verdict.verdict) == (0.05, 0.8, "worsened")
+        assert verdict.interval == pytest.approx([0.2520672923449951, 0.9528125649081112], abs=1e-9)
+
+
+def _starting_at(t: Transcript, moment: float, kind: str = "c") -> None:
+    """One deploy segment whose first record (the Skill call) is at ``moment`` (seconds after START)."""
+    t.prompt("task", at=moment - 1.0)
+    t.skill("deploy")  # one second after the prompt: the segment's start
+    if kind == "m":
+        t.glob_miss(PORT)
+    else:
+        t.glob_hit("src/**/*.py")
+
+
+def test_the_sides_are_half_open_at_the_span_the_change_and_the_neighbouring_change() -> None:
+    """Spec §9.3: ``[t - span, t)`` and ``[t, t + span)``, each cut at the neighbouring change. A
+    segment starting at t - span is before, one starting at t after, one at t + span (or at the
+    next change, 5 days on) in neither; a second earlier is inside."""
+    change, span, second = CHANGE_DAY * DAY, 14 * DAY, (CHANGE_DAY + 5) * DAY
+    t = Transcript(cwd=SHOP)
+    for moment in (change - span - 1, change - span, change - 1, change, change + span - 1, change + span):
+        _starting_at(t, moment)
+    alone = _one(impact_report(_held(t), [_edit(CHANGE_DAY)], PLACES).results)
+    assert (alone.before.segments, alone.after.segments) == (2, 2)
+    assert (alone.before.start, alone.after.end) == ("2026-02-18T14:00:00.000Z", "2026-03-18T14:00:00.000Z")
+    u = Transcript(cwd=SHOP)
+    for moment in (change, second - 1, second, second + 1):
+        _starting_at(u, moment)
+    first, then = impact_report(_held(u), [_edit(CHANGE_DAY), _edit(CHANGE_DAY + 5, commit="bbb2222")], PLACES).results
+    assert (first.before.segments, first.after.segments, first.after.end) == (0, 2, "2026-03-09T14:00:00.000Z")
+    assert (then.before.segments, then.after.segments, then.before.start) == (2, 2, "2026-03-04T14:00:00.000Z")
+
+
+def test_a_user_level_file_affects_the_skills_of_every_project_and_its_skill_folder_that_skill_only() -> None:
+    """Spec §9.2: ``~/.claude/CLAUDE.md`` affects every skill, ``general`` included, in every
+    project; ``~/.claude/skills/deploy/**`` the deploy skill only, in every project."""
+    shop, blog = Transcript(cwd=SHOP, session_id="shop"), Transcript(cwd=BLOG, session_id="blog")
+    for t in (shop, blog):
+        _segments(t, "deploy", "mcc", CHANGE_DAY - 3)
+        _segments(t, "deploy", "ccc", CHANGE_DAY + 2)
+    _segments(blog, "lint", "cc", CHANGE_DAY + 4)
+    general = [*_general(SHOP, CHANGE_DAY - 1, 2), *_general(BLOG, CHANGE_DAY + 1, 3)]
+    held = _held(shop, blog, *general)
+    claude, skill = "/home/u/.claude/CLAUDE.md", "/home/u/.claude/skills/deploy/SKILL.md"
+    places = {claude: Place(None, None), skill: Place("deploy", None)}
+    by_instructions = impact_report(held, [_edit(CHANGE_DAY, (claude,))], places).results
+    assert sorted((r.skill, r.change.projects, r.before.segments, r.after.segments) for r in by_instructions) == [
+        ("deploy", None, 6, 6), ("general", None, 2, 3), ("lint", None, 0, 2),
+    ]  # fmt: skip
+    by_skill = impact_report(held, [_edit(CHANGE_DAY, (skill,))], places).results
+    assert [(r.skill, r.change.projects, r.before.segments, r.after.segments) for r in by_skill] == [
+        ("deploy", None, 6, 6)
+    ]
+
+
+def test_the_weighted_gap_rate_is_judged_on_its_own_exact_counts() -> None:
+    """Spec §9.3/§9.4: per side the weighted gap rate (exact, §4) and its own verdict. Before: 10
+    segments, each with one ``[inferred]`` marker (weight ½): gap rate 10/10, weighted 5/10.
+    After: 10 clean. The gap rate's rise interval [-1, -0.290390] is below 0 (``improved``); the
+    weighted rate's, of 0/10 against 5/10, is [-0.841498, 0.196303] (``no evidence``): the
+    bounds computed outside omkd as in the module docstring, with 5 of 10 as the weight sum."""
+    t = Transcript(cwd=SHOP)
+    for n in range(10):
+        t.prompt(f"task {n}", at=(CHANGE_DAY - 2) * DAY + n * 3600.0)
+        t.skill("deploy")
+        t.say("The port is 8443 [inferred].")
+    _segments(t, "deploy", "c" * 10, CHANGE_DAY + 1)
+    result = _one(impact_report(_held(t), [_edit(CHANGE_DAY)], PLACES).results)
+    before = result.before
+    assert (before.segments, before.gap_segments, before.half_weight_segments) == (10, 10, 10)
+    assert (before.gap_rate, before.weighted_gap_rate, result.after.weighted_gap_rate) == (1.0, 0.5, 0.0)
+    gap, weighted = result.verdicts
+    assert (gap.figure, gap.verdict, weighted.figure, weighted.verdict) == (
+        "gap_rate", "improved", "weighted_gap_rate", "no evidence",
+    )  # fmt: skip
+    assert gap.interval == pytest.approx([-1.0, -0.2903900242964319], abs=1e-9)
+    assert weighted.interval == pytest.approx([-0.841498476682194, 0.19630346453397804], abs=1e-9)
+
+
+def test_a_segment_s_model_is_the_most_frequent_of_its_assistant_records() -> None:
+    """Spec §9.5: the model that wrote a segment is its assistant records' most frequent ``model``,
+    not its first nor its last: two messages by sonnet and one by opus, then one by sonnet and two
+    by opus (a ``/model`` switch inside the skill's work)."""
+    t = Transcript(cwd=SHOP, model="claude-sonnet-4-5")
+    t.prompt("task 0", at=0.0)
+    t.skill("deploy")
+    t.glob_hit("src/**/*.py")
+    t.model = "claude-opus-4-6"
+    t.say("Done.")
+    t.prompt("task 1", at=3600.0)
+    t.model = "claude-sonnet-4-5"
+    t.skill("deploy")
+    t.model = "claude-opus-4-6"
+    t.glob_hit("src/**/*.py")
+    t.say("Done.")
+    assert [(s.skill, s.model) for s in _held(t)] == [("deploy", "claude-sonnet-4-5"), ("deploy", "claude-opus-4-6")]
+
+
+def test_not_seen_since_counts_the_segments_the_before_side_had_when_the_pattern_last_occurred() -> None:
+    """Spec §9.6: ``not seen since`` only when the after side has at least as many segments as
+    the before side had *when the pattern last occurred*. A long deploy segment starts at 00:00
+    and misses the port at 06:00; a parallel session's five deploy segments start at 01:00 to
+    05:00. When the pattern last occurred the before side had 6 segments, so 3 after are too
+    early to tell (the long segment being the first to start does not make 1 enough)."""
+    day = (CHANGE_DAY - 2) * DAY
+    long = Transcript(cwd=SHOP, session_id="long")
+    long.prompt("a long task", at=day)
+    long.skill("deploy")
+    long.clock = day + 6 * 3600.0 - 1
+    long.glob_miss(PORT)
+    parallel = Transcript(cwd=SHOP, session_id="parallel")
+    for n in range(1, 6):
+        parallel.prompt(f"task {n}", at=day + n * 3600.0)
+        parallel.skill("deploy")
+        parallel.glob_hit("src/**/*.py")
+    after = Transcript(cwd=SHOP, session_id="after")
+    _segments(after, "deploy", "ccc", CHANGE_DAY + 1)
+    result = _one(impact_report(_held(long, parallel, after), [_edit(CHANGE_DAY)], PLACES).results)
+    assert (result.before.segments, result.after.segments) == (6, 3)
+    (fate,) = result.gaps
+    assert (fate.pattern, fate.before_last_seen, fate.status, fate.needed) == (
+        PORT, "2026-03-02T20:00:01.000Z", "too early to tell", 6,  # the result, a second after the call
+    )  # fmt: skip

@@ -116,8 +116,9 @@ def impact_markdown(report: ImpactReport, heading: str = "##") -> str:
         lines += result_section(result, heading + "#")
     if report.window_note:
         lines += [f"*{text(report.window_note)}*", ""]
+    roots = f"roots {', '.join(text(root) for root in mark.roots)}; " if mark.roots else ""
     lines.append(
-        f"<sub>{mark.segments} segments, {mark.sessions} sessions, {_when(mark.window_from or '')} to "
+        f"<sub>{roots}{mark.segments} segments, {mark.sessions} sessions, {_when(mark.window_from or '')} to "
         f"{_when(mark.window_to or '')}, fingerprint {mark.fingerprint}, span {report.span_seconds / 86400:g} days. "
         f"{mark.statement}</sub>"
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 from html import escape
 from typing import Final
 
-from omkd.engine.impact.schema import ImpactResult, Side, Verdict
+from omkd.engine.impact.schema import ImpactResult, PatternFate, Side, Verdict
 
 FIGURE_NAMES: Final = {"gap_rate": "Gap rate", "weighted_gap_rate": "Weighted gap rate"}
 PATTERNS_SHOWN: Final = 8
@@ -33,6 +33,17 @@ def _rise(verdict: Verdict) -> str:
         return "—"
     lower, upper = verdict.interval
     return f"{_points(verdict.rise)} pts<span class='ci'>95 % [{_points(lower)}, {_points(upper)}]</span>"
+
+
+def _when(stamp: str | None) -> str:
+    return f"{stamp[:16].replace('T', ' ')} UTC" if stamp else "?"
+
+
+def _after(fate: PatternFate) -> str:
+    """A recurring pattern's count after the change and when it was last seen (spec §9.6)."""
+    if not fate.after_count:
+        return ""
+    return f", {fate.after_count} after, last seen {escape(_when(fate.after_last_seen))}"
 
 
 def _table(result: ImpactResult, verdicts: list[Verdict], repeated: bool) -> str:
@@ -73,8 +84,7 @@ def effect(result: ImpactResult, marker: int | None) -> str:
         )
         html.append(_table(result, mix.verdicts, True))
     fates = [
-        f"<li><code>{escape(f.pattern)}</code>: {escape(f.status)} ({f.before_count} before"
-        f"{f', {f.after_count} after' if f.after_count else ''})</li>"
+        f"<li><code>{escape(f.pattern)}</code>: {escape(f.status)} ({f.before_count} before{_after(f)})</li>"
         for f in result.gaps[:PATTERNS_SHOWN]
     ]
     fates += [

@@ -20,13 +20,15 @@ from omkd.shell.knowledge_history import knowledge_changes
 
 
 def places_of(segments: Iterable[SegmentSummary], index: KnowledgeIndex) -> dict[str, Place]:
-    """Every knowledge file the segments' agents could read, with its place: the user's files (and
-    extra roots') first, then each project's (the segments' ``cwd``s)."""
+    """Every knowledge file of every agent (spec §9.1: ``CLAUDE.md``, ``AGENTS.md``, ``GEMINI.md``,
+    the knowledge trees and each agent's skill folders), with its place: the user's files (and
+    extra roots') first, then each project's (the segments' ``cwd``s). Every agent's, whichever
+    agents' segments were read: an instruction file affects every skill of its project (§9.2), and
+    a row's changes never depend on which other agents' traces were read beside it."""
     held = list(segments)
-    agents = tuple(sorted({s.agent for s in held}))
-    places = {path: Place(skill_folder(path), None) for path in sorted(index.files_for(None, agents))}
+    places = {path: Place(skill_folder(path), None) for path in sorted(index.files_for(None))}
     for cwd in sorted({s.cwd for s in held if s.cwd}):
-        for path in sorted(index.files_for(cwd, agents)):
+        for path in sorted(index.files_for(cwd)):
             places.setdefault(path, Place(skill_folder(path), cwd))
     return places
 

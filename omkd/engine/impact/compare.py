@@ -9,6 +9,7 @@ evidence``; ``underpowered`` when either side has fewer than 5 segments.
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,8 +36,9 @@ from omkd.engine.summary import SegmentSummary
 
 MIN_SEGMENTS: Final = 5
 """A side with fewer segments makes the verdict ``underpowered``."""
-MODEL_SHARE_MOVE: Final = 0.20
-"""The dominant model's share moving by more than this between the sides is a model change."""
+MODEL_SHARE_MOVE: Final = 20
+"""The dominant model's share moving by more than this many points between the sides is a model
+change (compared exactly, in counts: 70 % to 90 % is 20 points, not more)."""
 FIGURES: Final = ("gap_rate", "weighted_gap_rate")
 
 
@@ -115,8 +117,8 @@ def model_mix(before: Sequence[SegmentSummary], after: Sequence[SegmentSummary])
     dominant = min(both, key=lambda m: (-both[m], m))
     share_before = was[dominant] / len(before) if before else None
     share_after = now[dominant] / len(after) if after else None
-    changed = (
-        share_before is not None and share_after is not None and abs(share_after - share_before) > MODEL_SHARE_MOVE
+    changed = bool(before and after) and 100 * abs(now[dominant] * len(before) - was[dominant] * len(after)) > (
+        MODEL_SHARE_MOVE * len(before) * len(after)
     )
     common = sorted(set(was) & set(now))
     if not changed:
@@ -144,6 +146,14 @@ class _Seen:
     position: int = 0
     """The side's segments (in start order) up to the one of its last occurrence."""
 
+    def had(self, starts: Sequence[float]) -> int:
+        """The segments the side had when the pattern last occurred: those started by then (a
+        segment started before the one holding it, or in a parallel session while it ran, counts);
+        at least those up to the one holding it."""
+        if self.last is None:
+            return self.position
+        return max(self.position, bisect.bisect_right(starts, self.last))
+
 
 def _patterns(segments: Sequence[SegmentSummary]) -> dict[str, _Seen]:
     """Failed-search patterns (spec §6) of segments in start order, with counts and last seen."""
@@ -165,15 +175,17 @@ def pattern_fates(
     before: Sequence[SegmentSummary], after: Sequence[SegmentSummary]
 ) -> tuple[list[PatternFate], list[PatternSeen]]:
     """Each pattern seen before: ``recurring`` after, ``not seen since`` (only when the after side
-    has at least as many segments as the before side had when it last occurred), or ``too early
-    to tell``; and the patterns new after the change. Most seen first."""
+    has at least as many segments as the before side had when it last occurred: those started by
+    then), or ``too early to tell``; and the patterns new after the change. Most seen first."""
     was, now = _patterns(before), _patterns(after)
+    starts = sorted(s.first_ts for s in before if s.first_ts is not None)
     fates = []
     for pattern, seen in sorted(was.items(), key=lambda item: (-item[1].count, item[0])):
         again = now.get(pattern)
+        needed = seen.had(starts)
         if again is not None:
             status = RECURRING
-        elif len(after) >= seen.position:
+        elif len(after) >= needed:
             status = NOT_SEEN_SINCE
         else:
             status = TOO_EARLY
@@ -185,7 +197,7 @@ def pattern_fates(
                 status=status,
                 after_count=again.count if again else 0,
                 after_last_seen=iso(again.last) if again else None,
-                needed=seen.position,
+                needed=needed,
             )
         )
     new = [

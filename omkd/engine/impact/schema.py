@@ -99,8 +99,8 @@ class PatternFate(Record):
     after_count: int
     after_last_seen: str | None
     needed: int
-    """After-side segments needed to claim ``not seen since``: the before side's segments up to
-    the pattern's last occurrence."""
+    """After-side segments needed to claim ``not seen since``: the before side's segments started
+    by the pattern's last occurrence (spec §9.6: as many as the before side had then)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
