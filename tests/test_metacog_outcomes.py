@@ -96,6 +96,24 @@ def test_a_write_inside_a_content_searchs_directory_is_not_created() -> None:
     assert (episode.outcome, episode.related) == ("proceeded", True)
 
 
+@pytest.mark.parametrize(
+    ("install", "outcome"),
+    [
+        ("npm install nodemailer twilio", "created"),  # the package the search looked for, installed
+        ("npm install axios", "proceeded"),  # another package
+    ],
+)
+def test_a_dependency_write_of_a_content_searchs_literal_is_created(install: str, outcome: str) -> None:
+    """§8.5.2: a dependency write creates what the miss looked for when its package names it as a word;
+    for a content search, what it looked for is its literals (``grep twilio package.json``), as the added
+    text of an edit holding one is."""
+    data = run(
+        bash("b1", "grep -n 'twilio' package.json", "", "m1"),
+        bash("b2", install, "added 12 packages", "m2"),
+    )
+    assert only(episodes(data)).outcome == outcome
+
+
 # --- §8.5.3: question tools of Codex CLI; ExitPlanMode is no question ---------------------------------------
 
 

@@ -83,8 +83,11 @@ def creates(write: Write, miss: Target) -> bool:
             return True
         if not miss.content and any(_under(path, p) for p in miss.paths):
             return True
-    if write.kind == DEPENDENCY and miss.names:
-        for name in miss.names:
+    # the program a probe missed, or what a content search looked for (``grep twilio package.json``:
+    # installing ``twilio`` adds it to the manifest, as an edit's added text holding it would)
+    wanted = miss.names + miss.literals if miss.content else miss.names
+    if write.kind == DEPENDENCY and wanted:
+        for name in wanted:
             word = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
             if any(word.search(p) for p in write.packages):
                 return True
