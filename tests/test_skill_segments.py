@@ -42,6 +42,29 @@ def test_a_later_qualified_attribution_opens_no_second_segment() -> None:
     assert segments_by_skill(report_of(t)) == {"superpowers:brainstorming": 1}
 
 
+@pytest.mark.parametrize("again", ["Skill call", "command frame"])
+def test_the_plugin_skill_called_again_by_its_bare_name_is_the_same_segment(again: str) -> None:
+    """``brainstorming`` is ``superpowers:brainstorming``: calling it again while it runs yields the
+    current skill's name, and the same name again opens no segment (§2, §2.1)."""
+    t = Transcript()
+    t.prompt("let's design the export")
+    plugin_skill(t)
+    t.say("What is the export for?", attribution="superpowers:brainstorming")
+    if again == "Skill call":
+        plugin_skill(t)
+    else:
+        t.command("brainstorming", frame="message-first")
+        t.meta(f"Base directory for this skill: {PLUGIN_DIR}\n\n# Brainstorming")
+    t.say("And who reads it?", attribution="superpowers:brainstorming")
+    report = report_of(t)
+    assert segments_by_skill(report) == {"superpowers:brainstorming": 1}
+    calls = 2 if again == "Skill call" else 1
+    assert (
+        health_of(report, "superpowers:brainstorming").tools.calls,
+        health_of(report, "superpowers:brainstorming").turns,
+    ) == (calls, calls + 2)
+
+
 def test_the_old_skill_stamped_on_the_new_skills_message_does_not_switch_back() -> None:
     """Claude Code stamps records of the message holding ``Skill(B)`` with A: no A, B, A, B flip-flop."""
     t = Transcript()
