@@ -27,7 +27,8 @@ SPEC_BUILTINS = (
     "compact", "cost", "agents", "init", "config", "permissions", "resume", "continue", "memory", "mcp",
     "status", "context", "usage", "login", "logout", "ide", "hooks", "vim", "terminal-setup", "add-dir",
     "export", "rewind", "todos", "bashes", "output-style", "statusline", "upgrade", "release-notes",
-    "feedback", "chrome",
+    "feedback", "chrome", "review", "pr-comments", "security-review", "bug", "install-github-app",
+    "privacy-settings", "sandbox", "theme", "btw",
 )  # fmt: skip
 
 
@@ -517,15 +518,26 @@ def test_longest_valid_name_is_a_skill() -> None:
     assert report.pipeline.invalid_skill_names == 0
 
 
+BUILTIN_ARRIVES: dict[str, Callable[[Transcript, str], object]] = {
+    "command frame": lambda t, n: t.command(n),
+    "Skill call": lambda t, n: t.skill(n),
+    "attributionSkill": lambda t, n: t.say("Working on it.", attribution=n),
+}
+
+
+@pytest.mark.parametrize("arrives", list(BUILTIN_ARRIVES))
 @pytest.mark.parametrize("name", SPEC_BUILTINS)
-def test_builtin_commands_are_never_skills(name: str) -> None:
-    """Every built-in command listed in the spec leaves the stream in general."""
-    t = Transcript()
+def test_builtin_commands_are_never_skills(name: str, arrives: str) -> None:
+    """Every built-in command listed in the spec leaves the stream in general, whichever way its
+    name arrives: a command frame, a ``Skill`` call or an ``attributionSkill`` (§2.1)."""
+    t = Transcript(version="2.1.123")
     t.prompt("hello")
     t.say("Hi.")
-    t.command(name)
+    BUILTIN_ARRIVES[arrives](t, name)
     t.say("Done.")
-    assert set(segments_by_skill(report_of(t))) == {"general"}
+    report = report_of(t)
+    generals = 2 if (name, arrives) == ("clear", "command frame") else 1  # /clear also ends general
+    assert (segments_by_skill(report), report.pipeline.invalid_skill_names) == ({"general": generals}, 0)
 
 
 @pytest.mark.parametrize("name", ["status", "mcp", "chrome", "terminal-setup"])
