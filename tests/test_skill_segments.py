@@ -81,6 +81,24 @@ def test_the_old_skill_stamped_on_the_new_skills_message_does_not_switch_back() 
     assert health_of(report, "deploy").turns == 2
 
 
+def test_the_old_skill_stamped_before_the_new_skills_result_does_not_switch_back() -> None:
+    """A record of another message written before ``Skill(B)``'s result still carries A: no switch
+    back; once the result is in, an A stamp is a switch like any other (§2, segment starts)."""
+    t = Transcript()
+    t.prompt("review then deploy")
+    t.skill("review-code")
+    t.say("Reviewed.", attribution="review-code")
+    call = t.tool_use("Skill", {"skill": "deploy"}, message_id="msg_01M", attribution="review-code")
+    t.say("Meanwhile.", message_id="msg_01N", attribution="review-code")
+    t.tool_result(call, "Launching skill: deploy", detail={"success": True, "commandName": "deploy"})
+    t.say("Step one.", attribution="deploy")
+    t.say("Back to the review.", attribution="review-code")
+    report = report_of(t)
+    assert segments_by_skill(report) == {"review-code": 2, "deploy": 1}
+    # deploy: the Skill call's message, "Meanwhile." and "Step one.": 3 messages.
+    assert health_of(report, "deploy").turns == 3
+
+
 def test_a_skill_call_that_fails_to_launch_opens_no_segment() -> None:
     """``Unknown skill``: the work stays in the segment that was current."""
     t = Transcript()
