@@ -318,3 +318,17 @@ def test_a_marker_in_a_thought_is_no_signal_and_one_in_the_reply_is() -> None:
     message = {"type": "gemini", "content": "Pushing to the internal registry [inferred].", "thoughts": thoughts}
     chat.add({**message, "model": "gemini-2.5-pro"})
     assert row(report_of(chat.data())).by_type["explicit_marker"] == 1
+
+
+def test_messages_of_unknown_type_are_counted_and_change_nothing_else() -> None:
+    """A message type the adapter does not know is counted by type, never fatal; the skill it
+    falls inside goes on (spec §2: records of unknown type are ignored and counted)."""
+    chat = GeminiChat()
+    chat.prompt("make the pdf")
+    chat.reply("", [tool_call("activate_skill", {"name": "pdf"}, '<activated_skill name="pdf">…</activated_skill>')])
+    chat.add({"type": "compression_checkpoint", "content": "…"})
+    chat.add({"type": 7, "content": "…"})
+    chat.reply("Using the pdf skill.")
+    fold, stream = fold_of(chat.data())
+    assert [(s.skill, s.segments, s.turns) for s in build_report(fold, ["tmp"]).skills] == [("pdf", 1, 2)]
+    assert dict(stream.counters.unknown_types) == {"compression_checkpoint": 1, "__other__": 1}
