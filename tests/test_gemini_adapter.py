@@ -332,3 +332,15 @@ def test_messages_of_unknown_type_are_counted_and_change_nothing_else() -> None:
     fold, stream = fold_of(chat.data())
     assert [(s.skill, s.segments, s.turns) for s in build_report(fold, ["tmp"]).skills] == [("pdf", 1, 2)]
     assert dict(stream.counters.unknown_types) == {"compression_checkpoint": 1, "__other__": 1}
+
+
+def test_a_state_snapshot_after_compression_does_not_end_a_skill() -> None:
+    """The snapshot Gemini CLI writes as a user message when it compresses the chat is not typed by
+    the person (spec §2, segment ends): the skill's segment goes on."""
+    chat = GeminiChat()
+    chat.prompt("make the pdf")
+    chat.reply("", [tool_call("activate_skill", {"name": "pdf"}, '<activated_skill name="pdf">…</activated_skill>')])
+    chat.add({"type": "user", "content": [{"text": "<state_snapshot>\n<overall_goal>make the pdf</overall_goal>"}]})
+    chat.reply("Still on the pdf.")
+    report = report_of(chat.data())
+    assert [(s.skill, s.segments, s.turns) for s in report.skills] == [("pdf", 1, 2)]
