@@ -210,6 +210,33 @@ NOT_TYPED: list[tuple[str, Callable[[Transcript], object]]] = [
     ("interruption", lambda t: t.interruption("[Request interrupted by user]")),
     ("interruption for tool use", lambda t: t.interruption("[Request interrupted by user for tool use]")),
     ("sidechain prompt", lambda t: t.user("Search the repo for the retry settings", sidechain=True)),
+    # typed while the agent worked: not a ``user`` record (Claude Code's attributionSkill goes on past it)
+    (
+        "queued prompt attachment",
+        lambda t: t.add(
+            {
+                "type": "attachment",
+                "attachment": {
+                    "type": "queued_command",
+                    "prompt": "use the formal tone",
+                    "commandMode": "prompt",
+                    "origin": {"kind": "human"},
+                },
+                "sessionId": t.session_id,
+            }
+        ),
+    ),
+    (
+        "queue-operation",
+        lambda t: t.add(
+            {
+                "type": "queue-operation",
+                "operation": "enqueue",
+                "content": "use the formal tone",
+                "sessionId": t.session_id,
+            }
+        ),
+    ),
 ]
 
 
