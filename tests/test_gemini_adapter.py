@@ -344,3 +344,16 @@ def test_a_state_snapshot_after_compression_does_not_end_a_skill() -> None:
     chat.reply("Still on the pdf.")
     report = report_of(chat.data())
     assert [(s.skill, s.segments, s.turns) for s in report.skills] == [("pdf", 1, 2)]
+
+
+def test_a_read_of_a_skill_file_opens_the_skill_from_general() -> None:
+    """The fallback signal (spec §2, segment starts, 4): ``read_file`` of ``…/.agents/skills/<name>/SKILL.md``
+    while the chat is in ``general`` opens ``<name>``; the read belongs to the new segment."""
+    chat = GeminiChat()
+    chat.prompt("release it")
+    chat.reply("Checking how releases are done.")
+    path = "/home/dev/shop/.agents/skills/release/SKILL.md"
+    chat.reply("", [tool_call("read_file", {"absolute_path": path}, "---\nname: release\n---\n# Release")])
+    chat.reply("Following the release steps.")
+    report = report_of(chat.data())
+    assert sorted((s.skill, s.segments, s.tools.calls) for s in report.skills) == [("general", 1, 0), ("release", 1, 1)]
