@@ -368,3 +368,20 @@ def test_a_marker_in_reasoning_is_no_signal_and_one_in_the_reply_is() -> None:
     r.reasoning("The registry is [unknown] so far, 【推断】 it is the internal one.")
     r.say("Pushing to the internal registry [inferred].")
     assert row(report_of(r.data())).by_type["explicit_marker"] == 1
+
+
+def test_a_compaction_and_an_aborted_turn_do_not_end_a_skill() -> None:
+    """Neither is a prompt the person typed (spec §2, segment ends): the skill's segment goes on."""
+    r = Rollout()
+    r.prompt("cut a release")
+    r.skill("release", "/home/dev/.codex/skills/release/SKILL.md")
+    r.say("Reading the checklist.")
+    r.record("compacted", {"message": "Summary of the conversation so far: cutting a release."})
+    r.record("event_msg", {"type": "context_compacted"})
+    r.say("Tagging.")
+    r.message("user", "<turn_aborted>\nThe user interrupted the previous turn.\n</turn_aborted>")
+    r.say("Pushed the tag.")
+    fold, stream = fold_of(r.data())
+    report = build_report(fold, ["sessions"])
+    assert [(s.skill, s.segments, s.turns) for s in report.skills] == [("release", 1, 2)]
+    assert stream.counters.compactions == 1

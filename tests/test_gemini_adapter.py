@@ -318,3 +318,42 @@ def test_a_marker_in_a_thought_is_no_signal_and_one_in_the_reply_is() -> None:
     message = {"type": "gemini", "content": "Pushing to the internal registry [inferred].", "thoughts": thoughts}
     chat.add({**message, "model": "gemini-2.5-pro"})
     assert row(report_of(chat.data())).by_type["explicit_marker"] == 1
+
+
+def test_messages_of_unknown_type_are_counted_and_change_nothing_else() -> None:
+    """A message type the adapter does not know is counted by type, never fatal; the skill it
+    falls inside goes on (spec §2: records of unknown type are ignored and counted)."""
+    chat = GeminiChat()
+    chat.prompt("make the pdf")
+    chat.reply("", [tool_call("activate_skill", {"name": "pdf"}, '<activated_skill name="pdf">…</activated_skill>')])
+    chat.add({"type": "compression_checkpoint", "content": "…"})
+    chat.add({"type": 7, "content": "…"})
+    chat.reply("Using the pdf skill.")
+    fold, stream = fold_of(chat.data())
+    assert [(s.skill, s.segments, s.turns) for s in build_report(fold, ["tmp"]).skills] == [("pdf", 1, 2)]
+    assert dict(stream.counters.unknown_types) == {"compression_checkpoint": 1, "__other__": 1}
+
+
+def test_a_state_snapshot_after_compression_does_not_end_a_skill() -> None:
+    """The snapshot Gemini CLI writes as a user message when it compresses the chat is not typed by
+    the person (spec §2, segment ends): the skill's segment goes on."""
+    chat = GeminiChat()
+    chat.prompt("make the pdf")
+    chat.reply("", [tool_call("activate_skill", {"name": "pdf"}, '<activated_skill name="pdf">…</activated_skill>')])
+    chat.add({"type": "user", "content": [{"text": "<state_snapshot>\n<overall_goal>make the pdf</overall_goal>"}]})
+    chat.reply("Still on the pdf.")
+    report = report_of(chat.data())
+    assert [(s.skill, s.segments, s.turns) for s in report.skills] == [("pdf", 1, 2)]
+
+
+def test_a_read_of_a_skill_file_opens_the_skill_from_general() -> None:
+    """The fallback signal (spec §2, segment starts, 4): ``read_file`` of ``…/.agents/skills/<name>/SKILL.md``
+    while the chat is in ``general`` opens ``<name>``; the read belongs to the new segment."""
+    chat = GeminiChat()
+    chat.prompt("release it")
+    chat.reply("Checking how releases are done.")
+    path = "/home/dev/shop/.agents/skills/release/SKILL.md"
+    chat.reply("", [tool_call("read_file", {"absolute_path": path}, "---\nname: release\n---\n# Release")])
+    chat.reply("Following the release steps.")
+    report = report_of(chat.data())
+    assert sorted((s.skill, s.segments, s.tools.calls) for s in report.skills) == [("general", 1, 0), ("release", 1, 1)]

@@ -6,6 +6,10 @@ from collections.abc import Callable
 
 import pytest
 
+from omkd.engine.fold import Fold
+from omkd.engine.report.build import build_report
+from omkd.engine.stream import StreamProcessor
+from tests.agent_lines import GeminiChat, Rollout, exec_stream, tool_call
 from tests.transcript_builder import (
     REJECTED,
     Transcript,
@@ -23,7 +27,8 @@ SPEC_BUILTINS = (
     "compact", "cost", "agents", "init", "config", "permissions", "resume", "continue", "memory", "mcp",
     "status", "context", "usage", "login", "logout", "ide", "hooks", "vim", "terminal-setup", "add-dir",
     "export", "rewind", "todos", "bashes", "output-style", "statusline", "upgrade", "release-notes",
-    "feedback", "chrome",
+    "feedback", "chrome", "review", "pr-comments", "security-review", "bug", "install-github-app",
+    "privacy-settings", "sandbox", "theme", "btw",
 )  # fmt: skip
 
 
@@ -205,6 +210,33 @@ NOT_TYPED: list[tuple[str, Callable[[Transcript], object]]] = [
     ("interruption", lambda t: t.interruption("[Request interrupted by user]")),
     ("interruption for tool use", lambda t: t.interruption("[Request interrupted by user for tool use]")),
     ("sidechain prompt", lambda t: t.user("Search the repo for the retry settings", sidechain=True)),
+    # typed while the agent worked: not a ``user`` record (Claude Code's attributionSkill goes on past it)
+    (
+        "queued prompt attachment",
+        lambda t: t.add(
+            {
+                "type": "attachment",
+                "attachment": {
+                    "type": "queued_command",
+                    "prompt": "use the formal tone",
+                    "commandMode": "prompt",
+                    "origin": {"kind": "human"},
+                },
+                "sessionId": t.session_id,
+            }
+        ),
+    ),
+    (
+        "queue-operation",
+        lambda t: t.add(
+            {
+                "type": "queue-operation",
+                "operation": "enqueue",
+                "content": "use the formal tone",
+                "sessionId": t.session_id,
+            }
+        ),
+    ),
 ]
 
 
@@ -388,6 +420,64 @@ def test_unknown_record_types_are_ignored_and_counted() -> None:
     assert segments_by_skill(report) == {"general": 1}
 
 
+def codex_rollout() -> tuple[str, bytes]:
+    r = Rollout()
+    r.prompt("cut a release")
+    r.say("Which version?")
+    r.skill("release", "/home/dev/.codex/skills/release/SKILL.md")
+    r.say("Tagging 1.4.0.")
+    return "2026/04/08/rollout-2026-04-08T08-27-18-019d6d46.jsonl", r.data()
+
+
+def codex_exec() -> tuple[str, bytes]:
+    items = [
+        {"type": "agent_message", "text": "Listing the sources."},
+        {"type": "command_execution", "command": "ls src", "aggregated_output": "app.py\n", "exit_code": 0},
+    ]
+    return "ci/codex-run.jsonl", exec_stream(items)
+
+
+def gemini_chat() -> tuple[str, bytes]:
+    chat = GeminiChat()
+    chat.prompt("make the pdf")
+    chat.reply("Which report?")
+    chat.reply("", [tool_call("activate_skill", {"name": "pdf"}, '<activated_skill name="pdf">…</activated_skill>')])
+    chat.reply("Using the pdf skill.")
+    return "proj/chats/session-2026-06-09T08-50-55b29702.jsonl", chat.data()
+
+
+AGENT_STREAMS: dict[str, tuple[Callable[[], tuple[str, bytes]], dict[tuple[str, str], int]]] = {
+    "codex rollout": (codex_rollout, {("codex", "general"): 1, ("codex", "release"): 1}),
+    "codex exec": (codex_exec, {("codex", "general"): 1}),
+    "gemini chat": (gemini_chat, {("gemini", "general"): 1, ("gemini", "pdf"): 1}),
+}
+BAD_FIRST_LINES = {
+    "invalid_json": b'{"timestamp":"2026-04-08T13:27:20.000Z","type":"session_me',
+    "invalid_utf8": b'{"type":"\xff\xfe"}',
+    "not_object": b'["a", "list"]',
+}
+
+
+@pytest.mark.parametrize("reason", list(BAD_FIRST_LINES))
+@pytest.mark.parametrize("stream", list(AGENT_STREAMS))
+@pytest.mark.parametrize("chunked", [False, True], ids=["one chunk", "bad line alone first"])
+def test_a_bad_first_line_is_counted_and_the_rest_is_read(reason: str, stream: str, chunked: bool) -> None:
+    """A malformed line before the first record is counted and skipped, nothing else lost: it does
+    not decide the stream's format (a Codex or Gemini stream read as Claude Code's loses every record)."""
+    make, expected = AGENT_STREAMS[stream]
+    name, data = make()
+    bad = BAD_FIRST_LINES[reason] + b"\n"
+    processor = StreamProcessor(name)
+    for chunk in [bad, data] if chunked else [bad + data]:
+        processor.feed(chunk)
+    fold = Fold()
+    fold.add_stream(processor)
+    fold.finish()
+    report = build_report(fold, ["tmp"])
+    assert {(s.agent, s.skill): s.segments for s in report.skills} == expected
+    assert (report.pipeline.bad_lines, report.pipeline.unknown_types) == ({reason: 1}, {})
+
+
 # --- §2.1 names ----------------------------------------------------------------------------
 
 
@@ -455,15 +545,26 @@ def test_longest_valid_name_is_a_skill() -> None:
     assert report.pipeline.invalid_skill_names == 0
 
 
+BUILTIN_ARRIVES: dict[str, Callable[[Transcript, str], object]] = {
+    "command frame": lambda t, n: t.command(n),
+    "Skill call": lambda t, n: t.skill(n),
+    "attributionSkill": lambda t, n: t.say("Working on it.", attribution=n),
+}
+
+
+@pytest.mark.parametrize("arrives", list(BUILTIN_ARRIVES))
 @pytest.mark.parametrize("name", SPEC_BUILTINS)
-def test_builtin_commands_are_never_skills(name: str) -> None:
-    """Every built-in command listed in the spec leaves the stream in general."""
-    t = Transcript()
+def test_builtin_commands_are_never_skills(name: str, arrives: str) -> None:
+    """Every built-in command listed in the spec leaves the stream in general, whichever way its
+    name arrives: a command frame, a ``Skill`` call or an ``attributionSkill`` (§2.1)."""
+    t = Transcript(version="2.1.123")
     t.prompt("hello")
     t.say("Hi.")
-    t.command(name)
+    BUILTIN_ARRIVES[arrives](t, name)
     t.say("Done.")
-    assert set(segments_by_skill(report_of(t))) == {"general"}
+    report = report_of(t)
+    generals = 2 if (name, arrives) == ("clear", "command frame") else 1  # /clear also ends general
+    assert (segments_by_skill(report), report.pipeline.invalid_skill_names) == ({"general": generals}, 0)
 
 
 @pytest.mark.parametrize("name", ["status", "mcp", "chrome", "terminal-setup"])

@@ -42,6 +42,29 @@ def test_a_later_qualified_attribution_opens_no_second_segment() -> None:
     assert segments_by_skill(report_of(t)) == {"superpowers:brainstorming": 1}
 
 
+@pytest.mark.parametrize("again", ["Skill call", "command frame"])
+def test_the_plugin_skill_called_again_by_its_bare_name_is_the_same_segment(again: str) -> None:
+    """``brainstorming`` is ``superpowers:brainstorming``: calling it again while it runs yields the
+    current skill's name, and the same name again opens no segment (§2, §2.1)."""
+    t = Transcript()
+    t.prompt("let's design the export")
+    plugin_skill(t)
+    t.say("What is the export for?", attribution="superpowers:brainstorming")
+    if again == "Skill call":
+        plugin_skill(t)
+    else:
+        t.command("brainstorming", frame="message-first")
+        t.meta(f"Base directory for this skill: {PLUGIN_DIR}\n\n# Brainstorming")
+    t.say("And who reads it?", attribution="superpowers:brainstorming")
+    report = report_of(t)
+    assert segments_by_skill(report) == {"superpowers:brainstorming": 1}
+    calls = 2 if again == "Skill call" else 1
+    assert (
+        health_of(report, "superpowers:brainstorming").tools.calls,
+        health_of(report, "superpowers:brainstorming").turns,
+    ) == (calls, calls + 2)
+
+
 def test_the_old_skill_stamped_on_the_new_skills_message_does_not_switch_back() -> None:
     """Claude Code stamps records of the message holding ``Skill(B)`` with A: no A, B, A, B flip-flop."""
     t = Transcript()
@@ -56,6 +79,24 @@ def test_the_old_skill_stamped_on_the_new_skills_message_does_not_switch_back() 
     assert segments_by_skill(report) == {"review-code": 1, "deploy": 1}
     # deploy: the Skill call, the text of its message, "Step one.": 3 assistant parts in 2 messages.
     assert health_of(report, "deploy").turns == 2
+
+
+def test_the_old_skill_stamped_before_the_new_skills_result_does_not_switch_back() -> None:
+    """A record of another message written before ``Skill(B)``'s result still carries A: no switch
+    back; once the result is in, an A stamp is a switch like any other (§2, segment starts)."""
+    t = Transcript()
+    t.prompt("review then deploy")
+    t.skill("review-code")
+    t.say("Reviewed.", attribution="review-code")
+    call = t.tool_use("Skill", {"skill": "deploy"}, message_id="msg_01M", attribution="review-code")
+    t.say("Meanwhile.", message_id="msg_01N", attribution="review-code")
+    t.tool_result(call, "Launching skill: deploy", detail={"success": True, "commandName": "deploy"})
+    t.say("Step one.", attribution="deploy")
+    t.say("Back to the review.", attribution="review-code")
+    report = report_of(t)
+    assert segments_by_skill(report) == {"review-code": 2, "deploy": 1}
+    # deploy: the Skill call's message, "Meanwhile." and "Step one.": 3 messages.
+    assert health_of(report, "deploy").turns == 3
 
 
 def test_a_skill_call_that_fails_to_launch_opens_no_segment() -> None:

@@ -173,6 +173,10 @@ class StreamSegmenter(SegmentLifecycle):
         bare = ":" not in current.skill and current.skill != skills.GENERAL
         if plugin is not None and bare and not current.emitted:
             current.skill = f"{plugin}:{current.skill}"
+            previous = self._previous
+            if current.tentative and previous is not None and previous.skill == current.skill:
+                # the plugin skill that was running, called again by its bare name: one segment
+                self._undo_launch("the current plugin skill called again by its bare name")
 
     def _sidechain_prompt(self, event: SidechainPrompt) -> None:
         self.lineage.prompt(event)

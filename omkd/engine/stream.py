@@ -49,7 +49,7 @@ class StreamProcessor:
     """One transcript file: splitter, adapter and segmenter, fed bytes in any chunking.
 
     The three count into one ``StreamCounters`` record, ``counters``. The adapter is Claude
-    Code's until the first complete line says the stream is another agent's (``formats.detect``);
+    Code's until its first record says the stream is another agent's (``formats.detect_lines``);
     a whole-document chat (``.json``) is held until ``close`` and read in one piece.
     """
 
@@ -72,7 +72,7 @@ class StreamProcessor:
         self._rules = rules
         self.segmenter = StreamSegmenter(name, self.role, self.adapter, rules, self.counters, observer, refiner=refiner)
         self.bytes_read = 0
-        #: the stream's format (``formats.*``); None until its first complete line is read.
+        #: the stream's format (``formats.*``); None until its first record (a line that is a JSON object) is read.
         self.format: str | None = None
         #: a whole-document chat's bytes (None for line streams), and whether they last read whole.
         self._document: bytearray | None = None
@@ -102,13 +102,15 @@ class StreamProcessor:
         self.segmenter.rebind(adapter)
 
     def _detect(self, lines: list[bytes]) -> None:
-        first = next((line for line in lines if line.strip()), None)
-        if first is None:
-            return
-        self.format = formats.detect(first)
-        adapter = ADAPTERS[self.format]
+        found = formats.detect_lines(lines)
+        if found is None:
+            return  # no record yet: Claude Code's adapter counts the bad lines, the next chunk decides
+        self.format = found
+        adapter = ADAPTERS[found]
         if not isinstance(self.adapter, adapter):
+            line = self.adapter.line
             self._use(adapter(self.counters))
+            self.adapter.line = line
 
     @property
     def lines(self) -> int:

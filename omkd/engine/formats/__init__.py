@@ -69,6 +69,23 @@ def is_transcript(path: str) -> bool:
     return parts[-1].startswith(SESSION_PREFIX) or CHATS_DIR in parts[:-1]
 
 
+def detect_lines(lines: list[bytes]) -> str | None:
+    """The format of a JSONL stream, from the first of ``lines`` that is a JSON object; None when
+    none is yet. Blank, malformed or truncated lines before it decide nothing: the adapter counts
+    them as bad lines, and one of them must not make a Codex or Gemini stream read as Claude
+    Code's (every record of it lost)."""
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(record, dict):
+            return detect(line)
+    return None
+
+
 def detect(first: bytes) -> str:
     """The format of a JSONL stream, from its first non-blank line (Claude Code unless it is
     clearly another agent's: a record that is not JSON is Claude Code's bad line)."""
