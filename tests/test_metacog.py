@@ -165,6 +165,23 @@ def test_asked_by_a_closing_question_that_states_the_gap() -> None:
     assert (episode.outcome, episode.outcome_how, episode.window_ended_by) == ("asked", "closing question", "turn")
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Node.js isn't installed on this machine.",
+        "The deploy tool is not installed here.",
+        "I could not locate a deploy file.",
+        "Die Datei existiert nicht.",
+        "部署文件未找到。",
+        "O arquivo não existe.",
+    ],
+)
+def test_a_closing_question_after_a_not_found_phrase_of_any_wording_is_asked(said: str) -> None:
+    """§8.5.3(b): "a not-found or uncertainty phrase" — the table's examples are not all its wordings."""
+    data = run(glob_miss("t1", "**/deploy.yaml", "m1"), cl.text(f"{said}\n\nWhich option do you want?", "m2"))
+    assert only(episodes(data)).outcome == "asked"
+
+
 def test_a_closing_question_that_does_not_state_the_gap_is_not_asking() -> None:
     data = run(glob_miss("t1", "**/deploy.yaml", "m1"), cl.text("Should the banner be blue?", "m2"), cl.user("yes"))
     assert only(episodes(data)).outcome == "dropped"

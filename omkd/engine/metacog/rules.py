@@ -153,8 +153,15 @@ GAP_ACK: Final = (
     "don't exist", "do not exist", "isn't there", "there is no", "there are no", "there's no", "no such",
     "is empty", "are empty", "is missing", "are missing", "not sure", "unsure", "unclear", "don't know",
     "do not know", "not certain", "no file", "no directory", "no folder", "no config", "no match",
-    "找不到", "没找到", "沒找到", "不存在", "没有", "沒有", "不确定", "不確定", "不清楚",
-    "없", "찾을 수 없", "見つかりません", "存在しません", "nicht gefunden",
+    "not installed", "isn't installed", "wasn't found", "weren't found", "couldn't locate",
+    "could not locate", "can't locate", "cannot locate", "not present", "isn't available",
+    "not available", "no longer exists",
+    "找不到", "没找到", "沒找到", "未找到", "未找著", "不存在", "没有", "沒有", "未安装", "未安裝",
+    "不确定", "不確定", "不清楚",
+    "없", "찾을 수 없", "見つかりません", "見つからない", "存在しません", "存在しない",
+    "nicht gefunden", "existiert nicht", "nicht vorhanden", "nicht installiert", "weiß nicht",
+    "nicht sicher", "não encontr", "não existe", "não está instalado", "não sei",
+    "no existe", "no encontr", "no está instalado",
 )  # fmt: skip
 """Phrases that state a gap (table ``GAP_ACK`` of §8.5.3), lower case, found in the lower-cased text
 (curly apostrophes read as straight ones)."""
