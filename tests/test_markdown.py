@@ -3,6 +3,7 @@ results, every transcript text escaped (issue 15, item 2). Figures by hand from 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,21 @@ def test_warnings_for_every_skill_are_cut_too(tmp_path: Path) -> None:
     assert "### Warnings" in document
     assert "more (`omkd scan` prints them all)" in document
     assert sum(1 for line in document.splitlines() if line.startswith("| skill-")) > 100
+
+
+def test_the_watermark_carries_everything_spec_1_names(session: Path, tmp_path: Path) -> None:
+    """Spec §1: every place that shows a gap rate carries the watermark: the trace roots, the window,
+    the sessions and segments, the fingerprint and the sentence. The pull-request comment too."""
+    result = run(session, "--json", "--home", tmp_path / "home")
+    mark = json.loads(result.stdout)["watermark"]
+    document = run(session, "--markdown", "-", "--home", tmp_path / "home").stdout
+    last = document.rstrip().splitlines()[-1]
+    assert mark["roots"] == [str(session)]
+    for part in (
+        f"roots: {text(str(session))}",
+        f"{mark['segments']} segments, {mark['sessions']} sessions",
+        f"window {mark['window_from']} → {mark['window_to']}",
+        f"fingerprint `{mark['fingerprint']}`",
+        mark["statement"],
+    ):
+        assert part in last, part

@@ -149,7 +149,8 @@ def _document(
     mark = report.watermark
     lines += [
         "",
-        f"<sub>{mark.segments} segments, {mark.sessions} sessions, window {mark.window_from or '—'} → "
+        f"<sub>roots: {text(', '.join(mark.roots)) or '—'}; "
+        f"{mark.segments} segments, {mark.sessions} sessions, window {mark.window_from or '—'} → "
         f"{mark.window_to or '—'}, fingerprint `{mark.fingerprint}`. {html.escape(mark.statement)}</sub>",
         "",
     ]
