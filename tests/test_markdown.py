@@ -29,7 +29,8 @@ def test_the_summary_holds_the_table_and_the_gate_results(session: Path, tmp_pat
     assert "2 skills gated, 1 underpowered (&lt; 5 segments) not gated" in document
     assert "| alpha | 5 | 40.0 % [" in document
     gamma = next(line for line in document.splitlines() if line.startswith("| gamma |"))
-    assert (gamma.startswith("| gamma | 1 | 100.0 % ["), gamma.endswith("| underpowered | (red?) |")) == (True, True)
+    assert gamma.startswith("| gamma | 1 | 100.0 % [")
+    assert gamma.endswith("| underpowered | (red?) | — |")  # no knowledge file known: no coverage
     assert "| **overall** | 11 |" in document
 
 
@@ -80,7 +81,7 @@ def test_a_thousand_skills_fit_a_pull_request_comment_and_render(tmp_path: Path)
     assert result.exit_code == 1
     assert len(document) <= MAX_CHARS
     lines = document.splitlines()
-    table = lines[lines.index("| skill | segments | gap rate | weighted | tier | band |") :]
+    table = lines[lines.index("| skill | segments | gap rate | weighted | tier | band | coverage |") :]
     shown = [line for line in table[: table.index(next(t for t in table if t.startswith("| **overall**")))]
              if line.startswith("| skill-")]  # fmt: skip
     assert 100 < len(shown) < 1000
@@ -134,3 +135,18 @@ def test_the_watermark_carries_everything_spec_1_names(session: Path, tmp_path: 
         mark["statement"],
     ):
         assert part in last, part
+
+
+def test_coverage_stands_beside_the_gap_rate(session: Path, tmp_path: Path) -> None:
+    """Spec §5: coverage and gap rate are shown together. One user-level knowledge file that no
+    segment read: every row reads 0 of 1."""
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "CLAUDE.md").write_text("Answer in English.\n")
+    document = run(session, "--markdown", "-", "--home", home).stdout
+    header = next(line for line in document.splitlines() if line.startswith("| skill |"))
+    assert [cell.strip() for cell in header.strip("|").split("|")][2:] == [
+        "gap rate", "weighted", "tier", "band", "coverage"
+    ]  # fmt: skip
+    overall = next(line for line in document.splitlines() if line.startswith("| **overall** |"))
+    assert "| 0.0 % (0/1) |" in overall
