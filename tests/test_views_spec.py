@@ -67,3 +67,21 @@ def test_status_adds_the_nudge_after_three_quiet_windows() -> None:
         _segments(busy, "docs", 1 if day == 1 else 0, 5 if day != 1 else 4, day=day)
     assert f"docs: {NUDGE_MESSAGE}" in _warnings_of(quiet)
     assert not [line for line in _warnings_of(busy) if NUDGE_MESSAGE in line]
+
+
+def test_the_terminal_watermark_names_everything_spec_1_names() -> None:
+    """``omkd scan`` and ``omkd status`` print the roots, the window, sessions, segments, fingerprint
+    and the sentence below the table."""
+    t = Transcript()
+    t.prompt("where is the retry config?")
+    t.glob_miss("**/retry*.yaml")
+    report = report_of(t)
+    mark = report.watermark
+    text = " ".join(render.watermark(report).plain.split())
+    for part in (
+        f"roots: {', '.join(ROOTS)}",
+        f"window: {mark.window_from} → {mark.window_to}",
+        f"sessions: {mark.sessions} segments: {mark.segments} fingerprint: {mark.fingerprint}",
+        mark.statement,
+    ):
+        assert part in text, part
