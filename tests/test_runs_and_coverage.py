@@ -1,5 +1,6 @@
-"""Spec §3.4 (repeated_failure) and §5 (coverage) for Codex CLI and Gemini CLI: their records count
-as Claude Code's do. Hand-made transcripts (``tests/agent_lines.py``); expected verdicts by hand."""
+"""Spec §3.4 (repeated_failure: the calls walked in call order, whatever order their results come
+back in) and §5 (coverage), for Codex CLI and Gemini CLI as for Claude Code. Hand-made transcripts
+(``tests/agent_lines.py``, ``tests/claude_lines.py``); expected verdicts by hand."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from omkd.engine.fold import Fold
 from omkd.engine.report.build import build_report
 from omkd.engine.report.schema import Report
+from omkd.engine.stream import StreamProcessor
 from omkd.shell.knowledge import FileKnowledgeIndex
+from tests import claude_lines as cl
 from tests import test_codex_adapter, test_gemini_adapter
 from tests.agent_lines import GeminiChat, Rollout, tool_call
 from tests.transcript_builder import gaps_of
@@ -30,6 +34,55 @@ def codex_report(r: Rollout) -> Report:
 
 def runs(report: Report) -> list[dict[str, object]]:
     return [gap.evidence for gap in gaps_of(report, "repeated_failure")]
+
+
+GLOBS = {"a": "**/retry.yaml", "b": "src/**/*.py", "c": "**/retry.yml", "d": "**/retry.toml"}
+"""b finds (a hit); a, c and d find nothing."""
+
+
+def claude_runs(batches: list[list[str]], answers: list[str]) -> list[dict[str, object]]:
+    """A prompt, then each batch of Glob calls in one assistant message (parallel calls), the
+    results in the order ``answers`` gives (a call left out of it is never answered)."""
+    records = [cl.user(PROMPT)]
+    for n, batch in enumerate(batches):
+        records += [cl.tool_use(f"toolu_{c}", "Glob", {"pattern": GLOBS[c]}, f"msg_{n}") for c in batch]
+        for c in [c for c in answers if c in batch]:
+            if c == "b":
+                records.append(cl.tool_result("toolu_b", "/p/src/app.py", cl.glob_hit("/p/src/app.py")))
+            else:
+                records.append(cl.tool_result(f"toolu_{c}", "No files found", cl.GLOB_EMPTY))
+    stream = StreamProcessor("s.jsonl")
+    stream.feed(cl.jsonl(records))
+    fold = Fold()
+    fold.add_stream(stream)
+    fold.finish()
+    return runs(build_report(fold, ["r"]))
+
+
+@pytest.mark.parametrize(
+    ("batches", "answers", "count"),
+    [
+        ([["a", "b", "c", "d"]], ["a", "c", "d", "b"], 0),
+        ([["a", "b"], ["c"], ["d"]], ["b", "a", "c", "d"], 0),
+        ([["a", "c", "d"]], ["d", "a", "c"], 1),
+        ([["a", "b", "c", "d"]], ["a", "b", "c", "d"], 0),
+    ],
+    ids=["a hit answered last still sits between", "a hit answered first still sits after a miss",
+         "three misses answered in any order", "in order"],
+)  # fmt: skip
+def test_parallel_calls_are_walked_in_the_order_they_were_made(
+    batches: list[list[str]], answers: list[str], count: int
+) -> None:
+    """Spec §3.4 walks the segment's tool calls in order: an assistant message's parallel calls are
+    answered as each finishes, and a hit made between two misses resets the run wherever its
+    result lands."""
+    assert len(claude_runs(batches, answers)) == count
+
+
+def test_a_call_never_answered_holds_no_later_message_back() -> None:
+    """The hit b is never answered (a call the agent left behind); its batch-mate a waits for it
+    only until a later message's result comes back: a, c and d are then a run of three."""
+    assert [e["count"] for e in claude_runs([["b", "a"], ["c"], ["d"]], ["a", "c", "d"])] == [3]
 
 
 def test_three_failed_codex_searches_in_a_row_are_one_repeated_failure() -> None:
