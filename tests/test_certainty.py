@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from omkd.cli import main
 from omkd.engine.intervals import rate_interval
 from omkd.engine.report.schema import Report
+from tests.agent_lines import Rollout
 from tests.transcript_builder import Transcript, health_of, report_of
 
 DAY = 86_400.0
@@ -209,4 +210,45 @@ def test_baseline_regression_reports_significance(gate_file: Path, tmp_path: Pat
     (moved,) = document["regressions"]
     assert (moved["skill"], moved["rise"], moved["significant"]) == ("always", 1.0, True)
     assert moved["interval"] == pytest.approx([0.606481, 1.0], abs=1e-6)
+    assert result.exit_code == 1
+
+
+def _codex_deploy(misses: int, clean: int) -> bytes:
+    """A Codex rollout with ``misses`` ``deploy`` segments whose ``ls`` finds nothing, ``clean`` whose ``ls`` finds."""
+    r = Rollout()
+    for n in range(misses + clean):
+        r.prompt(f"task {n}")
+        r.skill("deploy", "/home/dev/.codex/skills/deploy/SKILL.md")
+        if n < misses:
+            r.exec(f"ls docs/deploy-{n}.md", f"ls: cannot access 'docs/deploy-{n}.md': No such file or directory", 2)
+        else:
+            r.exec("ls src", "app.py\n")
+    return r.data()
+
+
+def test_a_scan_json_baseline_is_read_per_skill_and_agent(tmp_path: Path) -> None:
+    """Spec §7 (the regression gate) for every agent: a ``scan --json`` report used as the baseline
+    compares each row with the same skill *of the same agent*. Claude Code's ``deploy`` stays at
+    0/5; Codex's ``deploy`` goes from 0/5 to 5/5: a rise of 1.0, over the 0.5 allowed, for Codex
+    alone."""
+    claude = Transcript()
+    _segments(claude, "deploy", 0, 5)
+    (tmp_path / "before").mkdir()
+    (tmp_path / "before" / "claude.jsonl").write_bytes(claude.to_bytes())
+    (tmp_path / "before" / "rollout-a.jsonl").write_bytes(_codex_deploy(0, 5))
+    (tmp_path / "after").mkdir()
+    (tmp_path / "after" / "claude.jsonl").write_bytes(claude.to_bytes())
+    (tmp_path / "after" / "rollout-a.jsonl").write_bytes(_codex_deploy(5, 0))
+    saved = CliRunner().invoke(main, ["scan", str(tmp_path / "before"), "--home", "/nonexistent", "--json"])
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(saved.stdout)
+    result = CliRunner().invoke(
+        main,
+        ["scan", str(tmp_path / "after"), "--home", "/nonexistent", "--json", "--baseline", str(baseline),
+         "--gap-rate-regression", "0.5"],
+    )  # fmt: skip
+    document = orjson.loads(result.stdout)
+    moved = {(m["skill"], m["before"], m["after"]) for m in document["regressions"]}
+    assert moved == {("deploy", 0.0, 0.0), ("deploy (codex)", 0.0, 1.0)}
+    assert [(f["skill"], f["gate"]) for f in document["gate_failures"]] == [("deploy (codex)", "gap_rate_rise")]
     assert result.exit_code == 1

@@ -120,6 +120,14 @@ def test_coverage_per_skill_and_overall(project: Path, home: Path) -> None:
         ("less .claude/knowledge/policy.yaml", 1),
         ("cat .claude/knowledge/retry.md | head -n 3", 1),
         ("cat ../proj/.claude/knowledge/retry.md", 1),
+        ("sed -ne '1,5p' .claude/knowledge/schema.json", 1),
+        ("sed -E -n '/^#/p' CLAUDE.md", 1),
+        ("sed --quiet 1p CLAUDE.md", 1),
+        # spec §5 names ``sed -n``: an in-place edit, or a sed that prints the whole file rewritten, is no reader
+        ("sed -i 's/3 on 503/5 on 503/' .claude/knowledge/retry.md", 0),
+        ("sed -i.bak -e 's/3/5/' .claude/knowledge/retry.md", 0),
+        ("sed -n -i '1,5p' .claude/knowledge/retry.md", 0),
+        ("sed 's/Shop/Store/' CLAUDE.md", 0),
     ],
 )
 def test_shell_readers_access_files_relative_to_cwd(project: Path, home: Path, command: str, accessed: int) -> None:

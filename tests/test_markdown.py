@@ -3,6 +3,7 @@ results, every transcript text escaped (issue 15, item 2). Figures by hand from 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,8 @@ def test_the_summary_holds_the_table_and_the_gate_results(session: Path, tmp_pat
     assert "2 skills gated, 1 underpowered (&lt; 5 segments) not gated" in document
     assert "| alpha | 5 | 40.0 % [" in document
     gamma = next(line for line in document.splitlines() if line.startswith("| gamma |"))
-    assert (gamma.startswith("| gamma | 1 | 100.0 % ["), gamma.endswith("| underpowered | (red?) |")) == (True, True)
+    assert gamma.startswith("| gamma | 1 | 100.0 % [")
+    assert gamma.endswith("| underpowered | (red?) | — |")  # no knowledge file known: no coverage
     assert "| **overall** | 11 |" in document
 
 
@@ -79,7 +81,7 @@ def test_a_thousand_skills_fit_a_pull_request_comment_and_render(tmp_path: Path)
     assert result.exit_code == 1
     assert len(document) <= MAX_CHARS
     lines = document.splitlines()
-    table = lines[lines.index("| skill | segments | gap rate | weighted | tier | band |") :]
+    table = lines[lines.index("| skill | segments | gap rate | weighted | tier | band | coverage |") :]
     shown = [line for line in table[: table.index(next(t for t in table if t.startswith("| **overall**")))]
              if line.startswith("| skill-")]  # fmt: skip
     assert 100 < len(shown) < 1000
@@ -115,3 +117,36 @@ def test_warnings_for_every_skill_are_cut_too(tmp_path: Path) -> None:
     assert "### Warnings" in document
     assert "more (`omkd scan` prints them all)" in document
     assert sum(1 for line in document.splitlines() if line.startswith("| skill-")) > 100
+
+
+def test_the_watermark_carries_everything_spec_1_names(session: Path, tmp_path: Path) -> None:
+    """Spec §1: every place that shows a gap rate carries the watermark: the trace roots, the window,
+    the sessions and segments, the fingerprint and the sentence. The pull-request comment too."""
+    result = run(session, "--json", "--home", tmp_path / "home")
+    mark = json.loads(result.stdout)["watermark"]
+    document = run(session, "--markdown", "-", "--home", tmp_path / "home").stdout
+    last = document.rstrip().splitlines()[-1]
+    assert mark["roots"] == [str(session)]
+    for part in (
+        f"roots: {text(str(session))}",
+        f"{mark['segments']} segments, {mark['sessions']} sessions",
+        f"window {mark['window_from']} → {mark['window_to']}",
+        f"fingerprint `{mark['fingerprint']}`",
+        mark["statement"],
+    ):
+        assert part in last, part
+
+
+def test_coverage_stands_beside_the_gap_rate(session: Path, tmp_path: Path) -> None:
+    """Spec §5: coverage and gap rate are shown together. One user-level knowledge file that no
+    segment read: every row reads 0 of 1."""
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "CLAUDE.md").write_text("Answer in English.\n")
+    document = run(session, "--markdown", "-", "--home", home).stdout
+    header = next(line for line in document.splitlines() if line.startswith("| skill |"))
+    assert [cell.strip() for cell in header.strip("|").split("|")][2:] == [
+        "gap rate", "weighted", "tier", "band", "coverage"
+    ]  # fmt: skip
+    overall = next(line for line in document.splitlines() if line.startswith("| **overall** |"))
+    assert "| 0.0 % (0/1) |" in overall

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from typing import Any, Final
 
-from omkd.cli import render
+from omkd.cli import cells, render
 from omkd.engine import skills
 from omkd.engine.figures import BAND_LEGEND
 from omkd.engine.gates import GateFailure
@@ -56,6 +56,8 @@ def _cell(column: Column, skill: SkillHealth, overall: bool) -> str:
         return _rate(value.value, value.interval.lower, value.interval.upper)
     if kind == columns.BAND:
         return _band(value)
+    if kind == columns.COVERAGE:
+        return cells.coverage(value)
     if kind == columns.OUTCOMES:
         return text(metacog.described(value))
     return str(value)
@@ -149,7 +151,8 @@ def _document(
     mark = report.watermark
     lines += [
         "",
-        f"<sub>{mark.segments} segments, {mark.sessions} sessions, window {mark.window_from or '—'} → "
+        f"<sub>roots: {text(', '.join(mark.roots)) or '—'}; "
+        f"{mark.segments} segments, {mark.sessions} sessions, window {mark.window_from or '—'} → "
         f"{mark.window_to or '—'}, fingerprint `{mark.fingerprint}`. {html.escape(mark.statement)}</sub>",
         "",
     ]

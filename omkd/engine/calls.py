@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from omkd.engine import given, judge, patterns, removals, search_pattern, shell_rules
+from omkd.engine import given, judge, patterns, removals, runs, search_pattern, shell_rules
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.native import mypyc_attr
 from omkd.engine.plain import attributes, set_attributes
@@ -49,6 +49,8 @@ class PendingCall:
     call: ToolCall
     turn: int
     line: int
+    place: int = 0
+    """Its place among its segment's calls (``runs.py`` walks them in this order)."""
 
 
 def verdict_name(verdict: Verdict) -> str:
@@ -99,7 +101,7 @@ class CallTracker:
 
     def add(self, segment: Segment, call: ToolCall, turn: int, line: int) -> None:
         segment.tool_calls += 1
-        self.pending[call.call_id] = PendingCall(segment, call, turn, line)
+        self.pending[call.call_id] = PendingCall(segment, call, turn, line, segment.tool_calls)
 
     def repoint(self, old: Segment, new: Segment) -> None:
         """Calls of a segment that was undone now belong to the one that took it in."""
@@ -146,10 +148,15 @@ class CallTracker:
                 else:
                     failed_tool = call.tool
                     name = self._failed_search(segment, pending, result, verdict.search_key, line, cwd)
-        segment.note_outcome(failed_tool, pending.turn, result.timestamp, line)
+        walked = (pending.place, pending.turn, failed_tool or "", result.timestamp, line)
+        runs.answered(segment, walked, lambda: self._waiting(segment))
         if observer is not None:
             observer.call_judged(call, pending.line, name, verdict.rule, line, segment)
         return pending, verdict, name
+
+    def _waiting(self, segment: Segment) -> list[tuple[int, int]]:
+        """(place, turn) of the segment's calls still awaiting their results."""
+        return [(p.place, p.turn) for p in self.pending.values() if p.segment is segment]
 
     def _failed_search(
         self, segment: Segment, pending: PendingCall, result: ToolResult, key: str, line: int, cwd: str | None

@@ -20,6 +20,7 @@ from omkd.engine import intervals, stats
 from omkd.engine.binomial import exact_lower_bound, rate_exceeds
 from omkd.engine.records import to_data
 from omkd.engine.report.schema import Report, SkillHealth
+from omkd.engine.skills import row_key
 
 BASELINE_SCHEMA: Final = 2
 GATED_TIERS: Final = frozenset({"low", "high"})
@@ -231,8 +232,8 @@ def baseline_rates(document: object) -> dict[str, BaselineSkill]:
     skills = document.get("skills")
     if isinstance(skills, dict):
         items = list(skills.items())
-    elif isinstance(skills, list):
-        items = [(entry.get("skill"), entry) for entry in skills if isinstance(entry, dict)]
+    elif isinstance(skills, list):  # a report's rows: keyed as a saved baseline is, by skill and agent
+        items = [(_row_of(entry), entry) for entry in skills if isinstance(entry, dict)]
     else:
         raise BaselineError("no 'skills' in it")
     rates: dict[str, BaselineSkill] = {}
@@ -244,3 +245,12 @@ def baseline_rates(document: object) -> dict[str, BaselineSkill]:
         counted = isinstance(segments, int) and isinstance(gaps, int) and 0 <= gaps <= segments
         rates[name] = BaselineSkill(float(rate), segments if counted else None, gaps if counted else None)
     return rates
+
+
+def _row_of(entry: dict[str, Any]) -> object:
+    """The row key of a report's skill entry (``skills.row_key``): Codex's ``general`` is not
+    Claude Code's; an entry without an agent (a report of an older omkd) is Claude Code's."""
+    skill, agent = entry.get("skill"), entry.get("agent")
+    if isinstance(skill, str) and isinstance(agent, str):
+        return row_key(skill, agent)
+    return skill

@@ -307,7 +307,7 @@ def read_paths(call: ToolCall) -> list[str]:
     if tool in shell_rules.SHELL_TOOLS:
         command = call.input.get("command")
         if isinstance(command, str) and any(reader in command for reader in shell_rules.SHELL_READERS):
-            return shell.reads(command)
+            return shell.reads(command, accessed=True)
     return []
 
 

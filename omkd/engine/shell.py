@@ -322,12 +322,12 @@ def only_not_found(lines: list[str]) -> bool:
     return bool(lines) and all(shell_rules.SHELL_RULE.not_found_lines.match(line) for line in lines)
 
 
-def reads(command: str) -> list[str]:
-    """Paths a shell command reads with cat/head/tail/sed/less (coverage)."""
+def reads(command: str, accessed: bool = False) -> list[str]:
+    """Paths a shell command reads with cat/head/tail/sed/less; ``accessed``: as coverage counts them."""
     paths: list[str] = []
     for element in parse(command).elements:
         stage = element[0]
-        if stage.program not in shell_rules.SHELL_READERS:
+        if not shell_rules.reads_a_file(stage.program, stage.args, accessed):
             continue
         files = [a for a in operands(stage.args) if not a.isdigit()]
         if stage.program == "sed" and files and "-e" not in stage.args:

@@ -148,6 +148,17 @@ typed excuses their miss, a bare file name of it does not (the agent guessed the
 listings (``ls``, ``dir``, ``Get-ChildItem``) search for a name."""
 SHELL_READERS: Final = frozenset({"cat", "head", "tail", "sed", "less"})
 """Programs that read a file, for coverage: a successful run accesses its operands."""
+SED_QUIET: Final = re.compile(r"^(?:--quiet|--silent|-[Ersuz]*n[Ersuz]*[ef]?)$")
+"""``sed -n`` (``-ne``, ``-En``, ``--quiet``): it prints only the lines asked for, as a reader does."""
+
+
+def reads_a_file(program: str, args: list[str], accessed: bool) -> bool:
+    """One of ``SHELL_READERS``; with ``accessed``, one that spec §5 counts as accessing its files:
+    ``sed`` only as ``sed -n`` and never with an editing flag (``sed -i`` edits the file)."""
+    if program != "sed" or not accessed:
+        return program in SHELL_READERS
+    editing = tuple(SHELL_RULE.editing_flags)
+    return any(SED_QUIET.match(a) for a in args) and not any(a.startswith(editing) for a in args)
 
 
 @dataclass(frozen=True, slots=True)

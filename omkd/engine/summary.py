@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Final
 
-from omkd.engine import patterns, skills
+from omkd.engine import skills
 from omkd.engine.formats import CLAUDE_CODE
 from omkd.engine.metacog.view import Episode, episode_of
 from omkd.engine.signals import Signal
@@ -204,6 +204,8 @@ class Segment:
     run_tool: str = ""
     run_length: int = 0
     run_first_turn: int = 0
+    run_held: list[tuple[int, int, str, float | None, int]] = field(default_factory=list)
+    """Answered calls waiting for an earlier call of their message (``runs.py``: call order)."""
     meta: Any = None
     """What the agent did at this segment's gaps (``metacog.episodes.SegmentMeta``; None before any)."""
 
@@ -234,6 +236,7 @@ class Segment:
         self.signals.extend(other.signals)
         self.accessed |= other.accessed
         self.user_given.extend(other.user_given)
+        self.run_held.extend(other.run_held)  # walked with this segment's next answer
         self.hedges.extend(other.hedges)
         self.hedges_asked += other.hedges_asked
         self.tallies.update(other.tallies)
@@ -278,28 +281,6 @@ class Segment:
         settled = [s for s, awaited in self.hedges if not awaited and s.evidence["is_uncertainty"]]
         best = max(settled, key=lambda s: s.evidence["confidence"], default=None)
         self.hedges = [(s, a) for s, a in self.hedges if a or s is best]
-
-    def note_outcome(self, failed_tool: str | None, turn: int, timestamp: float | None, line: int) -> None:
-        """Extend or reset the run of failed searches; the third in a row is a signal."""
-        run = patterns.REPEATED_RUN
-        if failed_tool is None:
-            self.run_tool, self.run_length = "", 0
-            return
-        if failed_tool == self.run_tool:
-            self.run_length += 1
-        else:
-            self.run_tool, self.run_length, self.run_first_turn = failed_tool, 1, turn
-        if self.run_length == run:
-            self.signals.append(
-                Signal(
-                    patterns.REPEATED_FAILURE,
-                    self.run_first_turn,
-                    timestamp,
-                    f"{failed_tool} found nothing {run} times in a row",
-                    {"tool": failed_tool, "count": run, "first_turn": self.run_first_turn},
-                    line,
-                )
-            )
 
     def _signals(self) -> tuple[Signal, ...]:
         hedge = self.strongest_hedge()

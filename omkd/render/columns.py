@@ -97,8 +97,9 @@ BY_NAME: Final = {column.name: column for column in COLUMNS}
 TERMINAL: Final = ("skill", "agent", "segments", "gap rate", "weighted", "tier", "band", "coverage", "stability")
 """``omkd scan``'s table (the agent column only when a row is not Claude Code's; coverage and
 stability left out on a narrow terminal)."""
-MARKDOWN: Final = ("skill", "agent", "segments", "gap rate", "weighted", "tier", "band")
-"""The pull-request comment's table (the agent column only when a row is not Claude Code's)."""
+MARKDOWN: Final = ("skill", "agent", "segments", "gap rate", "weighted", "tier", "band", "coverage")
+"""The pull-request comment's table (the agent column only when a row is not Claude Code's); coverage
+stands beside the gap rate, as spec §5 asks of every view."""
 HTML: Final = TERMINAL
 """The HTML page's table (the agent column always)."""
 AT_A_GAP: Final = ("skill", "agent", "gap rate", "at a gap")

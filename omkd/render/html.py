@@ -110,11 +110,14 @@ def _short_watermark(report: Report) -> str:
 
 
 def _watermark(report: Report, source: str) -> str:
+    """The whole watermark (spec §1): the trace roots are the report's (a daemon's, for a page read
+    from its URL), and where the page read them from when that is elsewhere."""
     w = report.watermark
+    read_from = f", read from {escape(source)}" if source != ", ".join(w.roots) else ""
     return (f'<p class="watermark"><strong>Watermark.</strong> {escape(w.statement)} Window '
             f"{escape(w.window_from or '–')} to {escape(w.window_to or '–')}; {w.sessions} session(s), "
             f"{w.segments} segment(s); fingerprint <code>{escape(w.fingerprint)}</code>; "
-            f"read from {escape(source)}.</p>")  # fmt: skip
+            f"trace roots {escape(', '.join(w.roots) or '–')}{read_from}.</p>")  # fmt: skip
 
 
 SHOWN: Final = columns.chosen(columns.HTML)

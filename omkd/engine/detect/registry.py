@@ -55,7 +55,7 @@ SIGNALS: Final[tuple[SignalKind, ...]] = (
     ),
     SignalKind(
         "repeated_failure", 1.0, "strong", "The same kind of search failed three or more times in a row.",
-        ("failed_search", "deduplicated"), "omkd.engine.summary", ("omkd.engine.patterns",),
+        ("failed_search", "deduplicated"), "omkd.engine.runs", ("omkd.engine.patterns",),
     ),
     SignalKind(
         "explicit_marker", 0.5, "weak", "The agent marked its own guess ([inferred], [unknown], 【推断】…).",
