@@ -149,14 +149,14 @@ class CallTracker:
                     failed_tool = call.tool
                     name = self._failed_search(segment, pending, result, verdict.search_key, line, cwd)
         walked = (pending.place, pending.turn, failed_tool or "", result.timestamp, line)
-        runs.answered(segment, walked, lambda: self._waiting(segment))
+        runs.answered(segment, walked, lambda place, turn: self._waiting(segment, place, turn))
         if observer is not None:
             observer.call_judged(call, pending.line, name, verdict.rule, line, segment)
         return pending, verdict, name
 
-    def _waiting(self, segment: Segment) -> list[tuple[int, int]]:
-        """(place, turn) of the segment's calls still awaiting their results."""
-        return [(p.place, p.turn) for p in self.pending.values() if p.segment is segment]
+    def _waiting(self, segment: Segment, place: int, turn: int) -> bool:
+        """A call of ``segment`` made before ``place`` in message ``turn`` still awaits its result."""
+        return any(p.turn == turn and p.place < place and p.segment is segment for p in self.pending.values())
 
     def _failed_search(
         self, segment: Segment, pending: PendingCall, result: ToolResult, key: str, line: int, cwd: str | None

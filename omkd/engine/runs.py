@@ -11,7 +11,7 @@ the call itself where its result arrives, as calls of different messages always 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 from omkd.engine import patterns
@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 Outcome = tuple[int, int, str, "float | None", int]
 """One answered call: (its place among the segment's calls, its turn, the tool of a failed search
 or "" for any other call, the result's timestamp, the result's line)."""
-Waiting = Callable[[], Iterable[tuple[int, int]]]
-"""(place, turn) of the segment's calls still awaiting their results."""
+Waiting = Callable[[int, int], bool]
+"""Whether a call of the segment made before ``place`` in message ``turn`` still awaits its result."""
 _PLACE: Final = 0
 _TURN: Final = 1
 
@@ -36,14 +36,11 @@ def answered(segment: Segment, outcome: Outcome, waiting: Waiting) -> None:
     held.append(outcome)
     if len(held) > 1:
         held.sort(key=lambda o: o[_PLACE])
-    unanswered: list[tuple[int, int]] | None = None
     while held:
         first = held[0]
-        if first[_TURN] >= outcome[_TURN]:  # its message may still have calls out: are any before it?
-            if unanswered is None:
-                unanswered = list(waiting())
-            if any(place < first[_PLACE] and turn == first[_TURN] for place, turn in unanswered):
-                return
+        # its message may still have calls out: is one of them before it?
+        if first[_TURN] >= outcome[_TURN] and waiting(first[_PLACE], first[_TURN]):
+            return
         held.pop(0)
         _walk(segment, first)
 

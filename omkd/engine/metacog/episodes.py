@@ -248,12 +248,13 @@ class MetaTracker:
         seq = self.seq
         if not thinking:
             meta.last_text = (seq, line, text)
-            if meta.open:
-                says = states_gap(text)
-                for anchor in meta.open:
-                    if anchor.outcome is None and not anchor.acknowledged:
-                        words = anchor.target.strong if anchor.target is not None else ()
-                        anchor.acknowledged = says or targets.names(text, words) is not None
+            says: bool | None = None  # read once, and only when an anchor still waits for it
+            for anchor in meta.open:
+                if anchor.outcome is None and not anchor.acknowledged:
+                    if says is None:
+                        says = states_gap(text)
+                    words = anchor.target.strong if anchor.target is not None else ()
+                    anchor.acknowledged = says or targets.names(text, words) is not None
         for kind, sentence in kept:
             for anchor in meta.open:
                 if anchor.outcome is None:
