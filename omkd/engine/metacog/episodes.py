@@ -145,16 +145,6 @@ class MetaTracker:
                 self._end(meta, anchor, line, "cap")
 
     def _write(self, meta: SegmentMeta, call: ToolCall, write: Write, seq: int, line: int) -> None:
-        load, making = loads.load_at(meta.anchors, meta.checkpoint, seq)
-        meta.writing = True
-        meta.max_load = max(meta.max_load, load)
-        if load >= self.load_at:
-            meta.unchecked = True
-            meta.tripped.add(write.kind)
-        if len(meta.writes) < KEPT_WRITES:
-            meta.writes.append(
-                WriteRow(write.kind, write.paths, load, tuple(a.line for a in making), line, call.call_id)
-            )
         deciding: list[Anchor] = []
         for anchor in meta.open:
             if anchor.outcome is not None:
@@ -168,6 +158,17 @@ class MetaTracker:
             deciding.append(anchor)
         if deciding:
             meta.write_anchors[call.call_id] = deciding
+        # its load after what it decided: a miss this very write creates is resolved "at" it (§8.6 M4 (c))
+        load, making = loads.load_at(meta.anchors, meta.checkpoint, seq)
+        meta.writing = True
+        meta.max_load = max(meta.max_load, load)
+        if load >= self.load_at:
+            meta.unchecked = True
+            meta.tripped.add(write.kind)
+        if len(meta.writes) < KEPT_WRITES:
+            meta.writes.append(
+                WriteRow(write.kind, write.paths, load, tuple(a.line for a in making), line, call.call_id)
+            )
 
     # --- results --------------------------------------------------------------------------------
 
