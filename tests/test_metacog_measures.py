@@ -6,8 +6,13 @@ never by running omkd.
 
 from __future__ import annotations
 
+import importlib
+import re
+
 import pytest
 
+from omkd.engine import reproducibility
+from omkd.engine.segmenting import SegmenterRules
 from tests import claude_lines as cl
 from tests.metacog_helpers import edit, glob_miss, read_miss, run, tallies, write
 
@@ -33,3 +38,30 @@ def test_a_miss_the_write_itself_creates_adds_no_load_to_that_write() -> None:
     assert "unchecked_write_segments" not in found
     assert "write_load_2_plus" not in found
     assert (found["episodes_failed_search_created"], found["episodes_failed_search_proceeded"]) == (1, 1)
+
+
+# --- §8.7: the rule tables of §8.1-8.5 enter rules_hash ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("module", "table"),
+    [
+        ("omkd.engine.metacog.targets", "_TOKEN"),  # §8.2.1: what a token of a search is
+        ("omkd.engine.metacog.writes", "_REDIRECTION"),  # §8.3.1: which redirection writes a file
+        ("omkd.engine.metacog.outcomes", "_FENCE"),  # §8.5.3: a question inside code is no question
+    ],
+)
+def test_a_changed_metacognition_rule_table_changes_the_rules_hash(
+    module: str, table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = importlib.import_module(module)
+    rules = SegmenterRules()
+    reproducibility.rules_hash.cache_clear()
+    before = reproducibility.rules_hash(rules, "embedded")
+    monkeypatch.setattr(held, table, re.compile("changed"))
+    reproducibility.rules_hash.cache_clear()
+    try:
+        assert reproducibility.rules_hash(rules, "embedded") != before
+    finally:
+        monkeypatch.undo()
+        reproducibility.rules_hash.cache_clear()
