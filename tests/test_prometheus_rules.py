@@ -224,3 +224,31 @@ def test_dashboard_metacognition_bounds_are_omkds_own_method() -> None:
     targets = [t["expr"] for t in panel["targets"]]
     assert [t for t in targets if " / (" in t] == expected
     assert not any("proceeded" in t and " / " in t for t in targets)  # no pushed-through rate (unjudged)
+
+
+METACOG_INPUTS: Final = re.compile(
+    r"(?<![\w:])omkd_(?:window_(?:overall_)?)?(?:lookup_gap|gap_outcome|open_gap|asked_at_gap|writing|unchecked_write"
+    r"|gap_episodes|self_recovery|proceeded)\w*(?![\w:])"
+)
+"""The §8 figures' series (counters, window gauges, ratios) and what is recorded of them."""
+
+
+def test_the_one_alert_on_what_the_agents_did_at_a_gap_is_unchecked_writes_at_info(
+    rules: list[dict[str, Any]],
+) -> None:
+    """Spec §8.7: of §8's figures only M4 is alerted on, `OmkdUncheckedWriteHigh`, severity info; M1 is a
+    findability hint, M2 and M3 (unjudged candidates) stay on the dashboard."""
+    recorded = {rule["name"]: rule["query"] for rule in rules if rule["type"] == "recording"}
+
+    def reads(query: str, seen: frozenset[str] = frozenset()) -> set[str]:
+        found = set(METACOG_INPUTS.findall(query))
+        for name, expr in recorded.items():
+            if name not in seen and re.search(rf"(?<![\w:]){re.escape(name)}(?![\w:])", query):
+                found |= reads(expr, seen | {name})
+        return found
+
+    alerts = {rule["name"]: rule for rule in rules if rule["type"] == "alerting"}
+    reading = {name: reads(rule["query"]) for name, rule in alerts.items()}
+    assert {name for name, found in reading.items() if found} == {"OmkdUncheckedWriteHigh"}
+    assert reading["OmkdUncheckedWriteHigh"] == {"omkd_window_writing_segments", "omkd_window_unchecked_write_segments"}
+    assert alerts["OmkdUncheckedWriteHigh"]["labels"]["severity"] == "info"
