@@ -18,7 +18,7 @@ from omkd.engine.report.metacog import metacog_report
 from omkd.engine.segmenting import SegmenterRules
 from tests import claude_lines as cl
 from tests.agent_lines import GeminiChat, Rollout, tool_call
-from tests.metacog_helpers import edit, glob_miss, read_miss, run, tallies, write
+from tests.metacog_helpers import edit, episodes, glob_miss, only, read_miss, run, tallies, write
 
 pytestmark = pytest.mark.engine
 ROOT = cl.CWD
@@ -152,3 +152,51 @@ def test_every_agent_s_write_after_two_unresolved_misses_is_unchecked_until_a_ch
     assert found.get("unchecked_write_segments", 0) == int(unchecked)
     assert found.get(f"unchecked_{kind}", 0) == int(unchecked)
     assert found["write_load_2_plus" if unchecked else "write_load_0"] == 1
+
+
+# --- §8.6 M2 / §8.7: "the inventory keeps the question" (outcome_how: the recovering call, the write, the question)
+
+
+def test_a_closing_question_is_kept_in_the_gap_s_outcome() -> None:
+    data = run(
+        glob_miss("t1", "**/deploy.yaml", "m1"),
+        cl.text("I couldn't find a deploy file in the repository.\n\nWhere do you keep it?", "m2"),
+        cl.user("in ops/"),
+    )
+    episode = only(episodes(data))
+    assert (episode.outcome, episode.outcome_how) == ("asked", "closing question: Where do you keep it?")
+
+
+def test_a_closing_question_at_the_end_of_the_stream_is_kept_too() -> None:
+    data = run(glob_miss("t1", "**/deploy.yaml", "m1"), cl.text("There is no deploy file. Should I create one?", "m2"))
+    episode = only(episodes(data))
+    assert (episode.outcome, episode.window_ended_by) == ("asked", "end of stream")
+    assert episode.outcome_how == "closing question: There is no deploy file. Should I create one?"
+
+
+def test_a_claude_question_tool_s_questions_are_kept() -> None:
+    questions = [{"question": "Where is the deploy config?", "header": "Config"}, {"question": "Which region?"}]
+    data = run(
+        glob_miss("t1", "**/deploy.yaml", "m1"),
+        cl.tool_use("q1", "AskUserQuestion", {"questions": questions}, "m2"),
+        cl.tool_result("q1", "User answered: in ops/"),
+    )
+    episode = only(episodes(data))
+    assert episode.outcome_how == "AskUserQuestion (question tool): Where is the deploy config? / Which region?"
+
+
+def test_gemini_and_codex_question_tools_keep_their_questions() -> None:
+    chat = GeminiChat()
+    chat.prompt("deploy it")
+    missed = 'No files found matching pattern "**/deploy.toml" within /home/dev/shop'
+    chat.reply(calls=[tool_call("glob", {"pattern": "**/deploy.toml"}, output=missed)])
+    asked = {"questions": [{"type": "yesno", "question": "Is the deploy config in ops/?", "header": "Config"}]}
+    chat.reply(calls=[tool_call("ask_user", asked, output="yes")])
+    assert only(episodes(chat.data(), GEMINI)).outcome_how == "ask_user (question tool): Is the deploy config in ops/?"
+    rollout = Rollout()
+    rollout.prompt("deploy it")
+    rollout.exec("cat ops/deploy.toml", "cat: ops/deploy.toml: No such file or directory", code=1)
+    call = rollout.call("request_user_input", {"questions": [{"question": "Where is the deploy config?"}]})
+    rollout.output(call, "in infra/")
+    how = only(episodes(rollout.data(), CODEX)).outcome_how
+    assert how == "request_user_input (question tool): Where is the deploy config?"
