@@ -252,3 +252,25 @@ def test_the_one_alert_on_what_the_agents_did_at_a_gap_is_unchecked_writes_at_in
     assert {name for name, found in reading.items() if found} == {"OmkdUncheckedWriteHigh"}
     assert reading["OmkdUncheckedWriteHigh"] == {"omkd_window_writing_segments", "omkd_window_unchecked_write_segments"}
     assert alerts["OmkdUncheckedWriteHigh"]["labels"]["severity"] == "info"
+
+
+def test_dashboard_metacognition_rates_carry_the_tier_of_their_own_denominator() -> None:
+    """Spec §8.6: each measure has the confidence tier of §4 computed on its own denominator
+    (underpowered < 5, low < 20, high): the row's table gives the three tiers beside the rates."""
+    dashboard = json.loads((REPO / "config" / "grafana" / "omkd.json").read_text())
+    selected = 'instance=~"$instance", skill=~"$skill", agent=~"$agent"'
+    (panel,) = [p for p in dashboard["panels"] if p.get("title", "").startswith("What the agents did at a gap, per")]
+    targets = {t["refId"]: t["expr"] for t in panel["targets"]}
+    renamed = next(t for t in panel["transformations"] if t["id"] == "organize")["options"]["renameByName"]
+    columns = {renamed[f"Value #{ref}"]: expr for ref, expr in targets.items()}
+    for column, metric in (
+        ("self-recovery (M1) tier", "omkd_window_lookup_gap_segments"),
+        ("asked at a gap (M2) tier", "omkd_window_open_gap_segments"),
+        ("unchecked writes (M4) tier", "omkd_window_writing_segments"),
+    ):
+        n = f"sum by (skill, agent) ({metric}{{{selected}}})"
+        assert columns[column] == f"({n} >= bool 5) + ({n} >= bool 20)", column
+        (override,) = [o for o in panel["fieldConfig"]["overrides"] if o["matcher"]["options"] == column]
+        (mapping,) = [p["value"] for p in override["properties"] if p["id"] == "mappings"]
+        texts = {value: said["text"] for value, said in mapping[0]["options"].items()}
+        assert texts == {"0": "underpowered", "1": "low", "2": "high"}, column
