@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from omkd.cli import main
 from omkd.engine import stream_state
 from omkd.engine.figures import CATALOGUE
+from omkd.engine.health import confidence_tier
 from omkd.engine.metacog import rules
 from omkd.engine.metacog.measures import ALL_TALLIES
 from omkd.engine.stream import StreamProcessor
@@ -181,3 +182,10 @@ def test_the_partition_sums_to_the_lookup_gap_segments_on_every_row(real_fixture
         assert sum(meta["outcomes"][o] for o in rules.OUTCOMES) == meta["lookup_gap_segments"], row["skill"]
         assert meta["asked_at_gap"] <= meta["open_gap_segments"]
         assert meta["unchecked_write_segments"] <= meta["writing_segments"] == sum(meta["max_write_load"].values())
+    # §8.6: overall is the same over all segments of all skills, `general` included, with its own tiers
+    overall, skills = document["overall"]["metacognition"], [row["metacognition"] for row in document["skills"]]
+    assert any(row["skill"] == "general" and row["metacognition"]["lookup_gap_segments"] for row in document["skills"])
+    for name in ("lookup_gap_segments", "open_gap_segments", "asked_at_gap", "writing_segments"):
+        assert overall[name] == sum(meta[name] for meta in skills), name
+    assert overall["outcomes"] == {o: sum(meta["outcomes"][o] for meta in skills) for o in rules.OUTCOMES}
+    assert overall["confidence"]["lookup_gap_segments"] == confidence_tier(overall["lookup_gap_segments"])

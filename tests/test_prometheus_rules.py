@@ -224,3 +224,53 @@ def test_dashboard_metacognition_bounds_are_omkds_own_method() -> None:
     targets = [t["expr"] for t in panel["targets"]]
     assert [t for t in targets if " / (" in t] == expected
     assert not any("proceeded" in t and " / " in t for t in targets)  # no pushed-through rate (unjudged)
+
+
+METACOG_INPUTS: Final = re.compile(
+    r"(?<![\w:])omkd_(?:window_(?:overall_)?)?(?:lookup_gap|gap_outcome|open_gap|asked_at_gap|writing|unchecked_write"
+    r"|gap_episodes|self_recovery|proceeded)\w*(?![\w:])"
+)
+"""The §8 figures' series (counters, window gauges, ratios) and what is recorded of them."""
+
+
+def test_the_one_alert_on_what_the_agents_did_at_a_gap_is_unchecked_writes_at_info(
+    rules: list[dict[str, Any]],
+) -> None:
+    """Spec §8.7: of §8's figures only M4 is alerted on, `OmkdUncheckedWriteHigh`, severity info; M1 is a
+    findability hint, M2 and M3 (unjudged candidates) stay on the dashboard."""
+    recorded = {rule["name"]: rule["query"] for rule in rules if rule["type"] == "recording"}
+
+    def reads(query: str, seen: frozenset[str] = frozenset()) -> set[str]:
+        found = set(METACOG_INPUTS.findall(query))
+        for name, expr in recorded.items():
+            if name not in seen and re.search(rf"(?<![\w:]){re.escape(name)}(?![\w:])", query):
+                found |= reads(expr, seen | {name})
+        return found
+
+    alerts = {rule["name"]: rule for rule in rules if rule["type"] == "alerting"}
+    reading = {name: reads(rule["query"]) for name, rule in alerts.items()}
+    assert {name for name, found in reading.items() if found} == {"OmkdUncheckedWriteHigh"}
+    assert reading["OmkdUncheckedWriteHigh"] == {"omkd_window_writing_segments", "omkd_window_unchecked_write_segments"}
+    assert alerts["OmkdUncheckedWriteHigh"]["labels"]["severity"] == "info"
+
+
+def test_dashboard_metacognition_rates_carry_the_tier_of_their_own_denominator() -> None:
+    """Spec §8.6: each measure has the confidence tier of §4 computed on its own denominator
+    (underpowered < 5, low < 20, high): the row's table gives the three tiers beside the rates."""
+    dashboard = json.loads((REPO / "config" / "grafana" / "omkd.json").read_text())
+    selected = 'instance=~"$instance", skill=~"$skill", agent=~"$agent"'
+    (panel,) = [p for p in dashboard["panels"] if p.get("title", "").startswith("What the agents did at a gap, per")]
+    targets = {t["refId"]: t["expr"] for t in panel["targets"]}
+    renamed = next(t for t in panel["transformations"] if t["id"] == "organize")["options"]["renameByName"]
+    columns = {renamed[f"Value #{ref}"]: expr for ref, expr in targets.items()}
+    for column, metric in (
+        ("self-recovery (M1) tier", "omkd_window_lookup_gap_segments"),
+        ("asked at a gap (M2) tier", "omkd_window_open_gap_segments"),
+        ("unchecked writes (M4) tier", "omkd_window_writing_segments"),
+    ):
+        n = f"sum by (skill, agent) ({metric}{{{selected}}})"
+        assert columns[column] == f"({n} >= bool 5) + ({n} >= bool 20)", column
+        (override,) = [o for o in panel["fieldConfig"]["overrides"] if o["matcher"]["options"] == column]
+        (mapping,) = [p["value"] for p in override["properties"] if p["id"] == "mappings"]
+        texts = {value: said["text"] for value, said in mapping[0]["options"].items()}
+        assert texts == {"0": "underpowered", "1": "low", "2": "high"}, column

@@ -15,7 +15,7 @@ from typing import Final
 
 from omkd.engine import judge
 from omkd.engine.events import ToolCall, ToolResult
-from omkd.engine.metacog import loads, measures, rules, targets
+from omkd.engine.metacog import loads, measures, outcomes, rules, targets
 from omkd.engine.metacog.anchor import MISS, Anchor, WriteRow
 from omkd.engine.metacog.outcomes import asks, creates, is_lookup, looked_at, related, states_gap
 from omkd.engine.metacog.targets import Target
@@ -81,7 +81,7 @@ class SegmentMeta:
                 and anchor.asked_after(text)
                 and asks(text[2], anchor.target.strong if anchor.target else (), anchor.sentence)
             ):
-                return "asked", text[1], "closing question", end_line, "end of stream"
+                return "asked", text[1], outcomes.closing(text[2]), end_line, "end of stream"
             if anchor.outcome is None:
                 return "dropped", end_line, "", end_line, "end of stream"
             return anchor.outcome, anchor.outcome_line, anchor.outcome_how, end_line, "end of stream"
@@ -134,9 +134,10 @@ class MetaTracker:
             anchor.calls += 1
         tool = judge.unwrapped(call.tool)
         if tool in rules.QUESTION_TOOLS and self.main:
+            how = outcomes.asked_by_tool(call)
             for anchor in meta.open:
                 if anchor.outcome is None:
-                    anchor.decide("asked", seq, line, f"{call.tool} (question tool)")
+                    anchor.decide("asked", seq, line, how)
         write = write_of(call)
         if write is not None and not write.scratch:
             self._write(meta, call, write, seq, line)
@@ -145,6 +146,20 @@ class MetaTracker:
                 self._end(meta, anchor, line, "cap")
 
     def _write(self, meta: SegmentMeta, call: ToolCall, write: Write, seq: int, line: int) -> None:
+        deciding: list[Anchor] = []
+        for anchor in meta.open:
+            if anchor.outcome is not None:
+                continue
+            how = f"{call.tool} {', '.join(write.paths) or write.kind}"[: outcomes.HOW_CHARS]
+            if anchor.miss and anchor.target is not None and creates(write, anchor.target):
+                anchor.decide("created", seq, line, how)
+            else:
+                anchor.decide("proceeded", seq, line, how)
+                anchor.related = anchor.miss and anchor.target is not None and related(write, anchor.target)
+            deciding.append(anchor)
+        if deciding:
+            meta.write_anchors[call.call_id] = deciding
+        # its load after what it decided: a miss this very write creates is resolved "at" it (§8.6 M4 (c))
         load, making = loads.load_at(meta.anchors, meta.checkpoint, seq)
         meta.writing = True
         meta.max_load = max(meta.max_load, load)
@@ -155,19 +170,6 @@ class MetaTracker:
             meta.writes.append(
                 WriteRow(write.kind, write.paths, load, tuple(a.line for a in making), line, call.call_id)
             )
-        deciding: list[Anchor] = []
-        for anchor in meta.open:
-            if anchor.outcome is not None:
-                continue
-            how = f"{call.tool} {', '.join(write.paths) or write.kind}"[:160]
-            if anchor.miss and anchor.target is not None and creates(write, anchor.target):
-                anchor.decide("created", seq, line, how)
-            else:
-                anchor.decide("proceeded", seq, line, how)
-                anchor.related = anchor.miss and anchor.target is not None and related(write, anchor.target)
-            deciding.append(anchor)
-        if deciding:
-            meta.write_anchors[call.call_id] = deciding
 
     # --- results --------------------------------------------------------------------------------
 
@@ -302,7 +304,7 @@ class MetaTracker:
             and anchor.asked_after(text)
             and asks(text[2], anchor.target.strong if anchor.target else (), anchor.sentence)
         ):
-            anchor.decide("asked", text[0], text[1], "closing question")
+            anchor.decide("asked", text[0], text[1], outcomes.closing(text[2]))
             return
         if anchor.outcome is not None:
             return

@@ -15,6 +15,8 @@ from omkd.engine.metacog.writes import DEPENDENCY, Write, git_subcommand, shell_
 
 _FENCE: Final = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _INLINE: Final = re.compile(r"`[^`\n]*`")
+HOW_CHARS: Final = 160
+"""An outcome's ``how`` (the write, the question) is cut to this many characters."""
 
 
 def is_lookup(call: ToolCall) -> bool:
@@ -49,16 +51,33 @@ def states_gap(text: str) -> bool:
     return any(phrase in lowered for phrase in rules.GAP_ACK)
 
 
-def question_line(text: str) -> bool:
-    """A line, outside code, quotes and tables, asking a question that is not a stock closer."""
+def question_line(text: str) -> str:
+    """The first line, outside code, quotes and tables, asking a question that is not a stock closer
+    ("" when none does)."""
     text = _INLINE.sub("", _FENCE.sub("", text))
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or stripped[0] in ">|":
             continue
         if any(mark in stripped for mark in rules.QUESTION_MARKS) and not rules.STOCK_CLOSERS.search(stripped):
-            return True
-    return False
+            return stripped
+    return ""
+
+
+def asked_by_tool(call: ToolCall) -> str:
+    """An ``asked`` outcome's ``how`` for a question tool: the tool and what it asked, its
+    ``questions[].question`` (Claude Code, Gemini CLI, Codex CLI) or ``question`` joined by `` / ``
+    (the inventory keeps the question, §8.6 M2)."""
+    asked = call.input.get("questions")
+    found = [q.get("question") for q in asked if isinstance(q, dict)] if isinstance(asked, list) else []
+    found.append(call.input.get("question"))
+    said = " / ".join(" ".join(q.split()) for q in found if isinstance(q, str) and q.strip())
+    return f"{call.tool} (question tool){': ' + said if said else ''}"[:HOW_CHARS]
+
+
+def closing(text: str) -> str:
+    """An ``asked`` outcome's ``how`` for a closing question: the question line itself."""
+    return f"closing question: {question_line(text)}"[:HOW_CHARS]
 
 
 def _under(path: str, base: str) -> bool:
