@@ -27,7 +27,7 @@ UNDERPOWERED: Final = "underpowered"
 LEGEND: Final = (
     "at a gap: the segments with a failed search that named something, by the worst that came of it — "
     "found it (a later search found it: the knowledge is there but hard to find), created it, asked the person, "
-    "left it (never found: missing), wrote anyway (a project write followed; candidates, unjudged); "
+    "left it (not found within its window: likely missing), wrote anyway (a project write followed; candidates, unjudged); "
     "self-recovery over those segments, asked over the segments with an open gap, unchecked writes over the "
     "segments that wrote (a write after two or more unresolved gaps and no check-in); "
     "under 5 in a denominator: counts only (underpowered)"
