@@ -53,6 +53,7 @@ __all__ = ["SegmentSummary", "StreamSegmenter"]
 name (``daemon/state/queries.py``'s ``summary_of``; ``tests/test_state_upgrade.py``). Import it from
 ``summary``."""
 
+SUBAGENT: Final = "subagent"
 LAUNCH_TOOLS: Final = frozenset({"Task", "Agent"})
 """Tools that launch a sub-agent (``Task`` up to 2.1.4x, ``Agent`` after)."""
 
@@ -98,7 +99,7 @@ class StreamSegmenter(SegmentLifecycle):
         self.lineage = Lineage(role, context, rules.builtin_commands)
         self.meta: MetaTracker | None = None
         if rules.metacog and not replaying:
-            self.meta = MetaTracker(role == "main", rules.window_calls, rules.unchecked_write_load)
+            self.meta = MetaTracker(rules.window_calls, rules.unchecked_write_load)
         self._dry: StreamSegmenter | None = None
         self.current = self._open(skills.GENERAL, "stream start")
         self.current.inherit = role == "subagent"
@@ -218,6 +219,11 @@ class StreamSegmenter(SegmentLifecycle):
             segment.session_id = self._context.session_id
         if segment.cwd is None:
             segment.cwd = self._context.cwd
+        if self._context.subagent:
+            # a sub-agent's stream by its own records (Codex, Gemini; read before any message): its
+            # segments are a sub-agent's for §8, whichever file name it has (the lineage keeps the role
+            # the name gave: such a stream is not held for a link to its launcher)
+            segment.role = SUBAGENT
         self._touch(segment, timestamp)
         if self.observer is not None:
             self.observer.assistant_record(segment, self._context.line)

@@ -69,6 +69,11 @@ class StreamContext(Protocol):
     def copying(self) -> bool:
         """The events replay a fork's copy of its parent's conversation."""
 
+    @property
+    def subagent(self) -> bool:
+        """The stream's own records say a sub-agent wrote it (Codex's ``session_meta.source``, Gemini's
+        ``kind``): its user messages come from the agent that launched it, not the person."""
+
 
 class Observer(CallObserver, Protocol):
     """Told every decision, for ``omkd explain`` (None in normal runs)."""

@@ -22,12 +22,11 @@ from omkd.engine.lines import DEFAULT_MAX_LINE_BYTES, LineSplitter
 from omkd.engine.links import Link
 from omkd.engine.native import mypyc_attr
 from omkd.engine.plain import fields_state, set_attributes, set_fields_state
-from omkd.engine.segment import StreamSegmenter
+from omkd.engine.segment import SUBAGENT, StreamSegmenter
 from omkd.engine.segmenting import Observer, SegmenterRules
 from omkd.engine.summary import SegmentSummary
 from omkd.engine.text_signals import Refiner
 
-SUBAGENT: Final = "subagent"
 MAIN: Final = "main"
 MAX_DOCUMENT_BYTES: Final = 256 * 1024 * 1024
 """A whole-document chat larger than this is not read (counted as ``oversize``)."""

@@ -4,7 +4,9 @@ A rollout (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``, 0.40 to 0.154 seen)
 ``{timestamp, type, payload}`` per line. What omkd reads of it:
 
 - ``response_item`` messages: ``user`` texts are typed prompts unless Codex injected them
-  (environment context, the AGENTS.md text, permissions and skill lists: ``NOT_TYPED``); a
+  (environment context, the AGENTS.md text, permissions and skill lists: ``NOT_TYPED``) or the
+  rollout is a sub-agent's (its first ``session_meta`` has ``source: {"subagent": …}``: a review,
+  a guardian, a spawned thread; the launching agent wrote its prompts, spec §2); a
   ``<skill><name>…</name>`` injection is an explicit skill launch (of the work after the prompt
   that named it, whichever of the two is written first); ``assistant`` texts and
   ``reasoning`` summaries (as thinking) are the agent's words. The ``event_msg`` mirrors of
@@ -32,7 +34,16 @@ from typing import Any, Final
 import orjson
 
 from omkd.engine.counters import StreamCounters
-from omkd.engine.events import AssistantText, CommandInvoked, Compaction, Event, ToolCall, ToolResult, UserPrompt
+from omkd.engine.events import (
+    AssistantText,
+    CommandInvoked,
+    Compaction,
+    Event,
+    SidechainPrompt,
+    ToolCall,
+    ToolResult,
+    UserPrompt,
+)
 from omkd.engine.formats import CODEX
 from omkd.engine.formats.codex_output import (
     SANDBOXED_EXIT,
@@ -133,6 +144,8 @@ class CodexAdapter(AdapterBase):
             version = payload.get("cli_version")
             if isinstance(version, str):
                 self.version = version[:32]
+            source = payload.get("source")
+            self.subagent = isinstance(source, dict) and "subagent" in source
 
     def _with_skill(self, events: list[Event]) -> list[Event]:
         """A skill injection waits for what comes next: the prompt that named it (``$skill``) may be
@@ -141,7 +154,7 @@ class CodexAdapter(AdapterBase):
         if skill is None or not events:
             return events
         self._skill = None
-        if isinstance(events[0], UserPrompt):
+        if isinstance(events[0], (UserPrompt, SidechainPrompt)):
             return [events[0], skill, *events[1:]]
         return [skill, *events]
 
@@ -251,6 +264,9 @@ class CodexAdapter(AdapterBase):
         if text.lstrip().startswith(NOT_TYPED):
             self.counters.ignored["injected_context"] += 1
             return []
+        if self.subagent:
+            self.counters.ignored["sidechain_prompt"] += 1
+            return [SidechainPrompt(timestamp, text)]
         return [UserPrompt(timestamp, text)]
 
     def _call(self, payload: dict[str, Any], timestamp: float | None) -> list[Event]:

@@ -145,7 +145,7 @@ class AdapterBase:
     agent: str = ""
     """The agent that writes this format (``formats.AGENTS``; set by each adapter)."""
 
-    __slots__ = ("_unknown", "agent_id", "copying", "counters", "cwd", "first_uuid", "line", "session_id")
+    __slots__ = ("_unknown", "agent_id", "copying", "counters", "cwd", "first_uuid", "line", "session_id", "subagent")
 
     def __init__(self, counters: StreamCounters | None = None) -> None:
         self.counters = counters if counters is not None else StreamCounters()
@@ -154,6 +154,8 @@ class AdapterBase:
         self.line = 0
         #: the line being decoded replays another stream's (a fork's copied head): Claude Code only.
         self.copying = False
+        #: a sub-agent's stream, by its own metadata (Codex, Gemini; Claude Code's is told by its file name).
+        self.subagent = False
         self.cwd: str | None = None
         self.session_id: str | None = None
         self.first_uuid: str | None = None

@@ -13,8 +13,10 @@ document read again after each rewrite, gives the events of one reading of the f
 
 ``$rewindTo`` drops messages from the chat the agent sees; the calls they made were made and
 their misses stand (counted under ``ignored.rewind``). ``info``/``error``/``warning`` messages
-are the CLI's own notices. Tool results: ``status`` ``error`` is a failure, ``cancelled`` a
-cancellation; a shell call's exit code is its output's ``Exit Code: N`` line.
+are the CLI's own notices. A sub-agent's chat (metadata ``kind: "subagent"``) has no typed
+prompts: its user messages are the launching agent's (``SidechainPrompt``, spec §2). Tool
+results: ``status`` ``error`` is a failure, ``cancelled`` a cancellation; a shell call's exit
+code is its output's ``Exit Code: N`` line.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any, Final
 import orjson
 
 from omkd.engine.counters import StreamCounters
-from omkd.engine.events import AssistantText, Event, ToolCall, ToolResult, UserPrompt
+from omkd.engine.events import AssistantText, Event, SidechainPrompt, ToolCall, ToolResult, UserPrompt
 from omkd.engine.formats import GEMINI
 from omkd.engine.formats.common import (
     BAD_SHAPE,
@@ -42,6 +44,9 @@ FINAL_STATUSES: Final = frozenset({"success", "error", "cancelled"})
 CANCELLED_MARK: Final = "[Operation Cancelled]"
 NOT_TYPED: Final = ("<session_context>", "# Initial Context", "<loaded_context>", "<state_snapshot>")
 """User texts the CLI writes: the session context, a sub-agent's initial context, snapshots."""
+SUBAGENT_KIND: Final = "subagent"
+"""The metadata ``kind`` of a sub-agent's chat (``chats/<parentSessionId>/<id>.jsonl``): its user
+messages come from the agent that launched it, not the person (spec §2)."""
 NOTICE_TYPES: Final = frozenset({"info", "error", "warning"})
 _EXIT_CODE: Final = re.compile(r"^Exit Code: (-?\d+)\s*$", re.MULTILINE)
 _SHELL_FIELDS: Final = re.compile(
@@ -189,6 +194,7 @@ class GeminiAdapter(AdapterBase):
         kind = record.get("kind")
         if isinstance(kind, str):
             self.kind = kind[:MAX_TYPE_CHARS]
+            self.subagent = kind == SUBAGENT_KIND
         directories = record.get("directories")
         if isinstance(directories, list) and directories and isinstance(directories[0], str):
             self.cwd = directories[0]
@@ -230,6 +236,9 @@ class GeminiAdapter(AdapterBase):
         if text.lstrip().startswith(NOT_TYPED):
             self.counters.ignored["injected_context"] += 1
             return []
+        if self.subagent:
+            self.counters.ignored["sidechain_prompt"] += 1
+            return [SidechainPrompt(timestamp, text)]
         return [UserPrompt(timestamp, text)]
 
     def _reply(self, message: dict[str, Any], message_id: str, timestamp: float | None) -> list[Event]:

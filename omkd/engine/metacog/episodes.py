@@ -117,8 +117,7 @@ def meta_of(segment: Segment) -> SegmentMeta:
 class MetaTracker:
     """One stream's episodes: told each event by the segmenter, in file order."""
 
-    def __init__(self, main: bool, window_calls: int, load_at: float, enabled: bool = True) -> None:
-        self.main = main
+    def __init__(self, window_calls: int, load_at: float, enabled: bool = True) -> None:
         self.window_calls = window_calls
         self.load_at = load_at
         self.enabled = enabled
@@ -133,7 +132,7 @@ class MetaTracker:
         for anchor in list(meta.open):
             anchor.calls += 1
         tool = judge.unwrapped(call.tool)
-        if tool in rules.QUESTION_TOOLS and self.main:
+        if tool in rules.QUESTION_TOOLS and meta.main:
             how = outcomes.asked_by_tool(call)
             for anchor in meta.open:
                 if anchor.outcome is None:
@@ -294,11 +293,11 @@ class MetaTracker:
     def _end(self, meta: SegmentMeta, anchor: Anchor, line: int, reason: str) -> None:
         meta.open.remove(anchor)
         anchor.end_seq, anchor.window_end, anchor.end_reason = self.seq, line, reason
-        closing = reason == "turn" or (reason == "end of stream" and self.main)
+        closing = reason == "turn" or (reason == "end of stream" and meta.main)
         text = meta.last_text
         if (
             closing
-            and self.main
+            and meta.main
             and text is not None
             and text[0] >= anchor.seq
             and anchor.asked_after(text)
