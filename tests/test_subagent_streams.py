@@ -3,7 +3,9 @@
 stream therefore has no typed prompts": the launching agent's prompt makes no miss ``user_given``
 (§3.1), ends no skill segment and no §8 window; "in a sub-agent stream the window ends at the end of
 the stream" (§8.4.4) and "a sub-agent is never ``asked``" (§8.5.3). Unlinked to its launcher, such a
-stream still folds at once, in ``general`` unless it ran a skill itself. Hand-made transcripts; the
+stream still folds at once, in ``general``: a skill launched inside it opens no segment of its own (§2:
+"a sub-agent's work is done for the skill whose segment launched it", as a Claude Code sub-agent's
+``Skill`` call). Hand-made transcripts; the
 same transcript as a main stream is the control."""
 
 from __future__ import annotations
@@ -109,7 +111,9 @@ def test_codex_a_sub_agents_later_prompt_does_not_end_its_skill(source: object |
     r.prompt("The following is the history added since your last assessment.")
     r.exec("ls tests", "test_app.py\n")
     skills = [s.skill for s in read(r.data(), CODEX)]
-    assert skills == (["ui-review"] if source is not None else ["ui-review", "general"])
+    # a skill injected into a sub-agent's conversation (a guardian gets the parent's copied) is not its
+    # own segment: a sub-agent's work is its launcher's skill's (§2, as a Claude Code sub-agent's Skill call)
+    assert skills == (["general"] if source is not None else ["ui-review", "general"])
 
 
 # --- §8.4.4 / §8.5.3: no person's turn, never asked --------------------------------------------------
@@ -172,7 +176,7 @@ def folded(data: bytes, name: str) -> dict[str, Any]:
     return {skill: totals.tool_calls for skill, totals in fold.skills.items()}
 
 
-def test_an_unlinked_codex_sub_agent_folds_at_once_in_general_or_its_own_skill() -> None:
+def test_an_unlinked_codex_sub_agent_folds_at_once_in_general() -> None:
     plain = rollout(SOURCES[0])
     plain.prompt(DELEGATION)
     plain.exec("ls", "app.py\n")
@@ -182,7 +186,7 @@ def test_an_unlinked_codex_sub_agent_folds_at_once_in_general_or_its_own_skill()
     skilled.prompt(DELEGATION)
     skilled.skill("deploy", "/home/dev/.agents/skills/deploy/SKILL.md")
     skilled.exec("ls", "app.py\n")
-    assert folded(skilled.data(), CODEX) == {"codex/deploy": 1}
+    assert folded(skilled.data(), CODEX) == {"codex/general": 1}  # its own skill launch opens no segment
 
 
 @GEMINI_NAMES

@@ -158,7 +158,11 @@ class StreamSegmenter(SegmentLifecycle):
 
     def _command(self, event: CommandInvoked) -> None:
         name = skills.normalise(event.name)
-        if self._builtin(name):
+        if self._context.subagent:
+            # a sub-agent's stream by its own records (Codex, Gemini): a skill launched in it is its
+            # launcher's work, as a Claude Code sub-agent's Skill call is (§2), and no person's turn
+            self.counters.ignored["subagent_skill"] += 1
+        elif self._builtin(name):
             if name.lower() == "clear":
                 self._settle()
                 self._cut(skills.GENERAL, "/clear")
