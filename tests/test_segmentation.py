@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -430,7 +431,7 @@ def codex_rollout() -> tuple[str, bytes]:
 
 
 def codex_exec() -> tuple[str, bytes]:
-    items = [
+    items: list[dict[str, Any]] = [
         {"type": "agent_message", "text": "Listing the sources."},
         {"type": "command_execution", "command": "ls src", "aggregated_output": "app.py\n", "exit_code": 0},
     ]
