@@ -86,6 +86,8 @@ def test_the_markdown_summary_says_the_partition_beside_the_gap_rate(session: Pa
         f"{DEPLOY}; self-recovery 0 of 2 segments (underpowered); asked at 0 of 2 open gaps (underpowered)"
     )
     assert rows["**overall**"].startswith(OVERALL)
+    # spec §8.8: a hedge-anchored figure is a floor, and the view says so
+    assert "a floor" in result.output.split("### What the agents did at a gap", 1)[1]
 
 
 def test_scan_at_80_columns_wraps_the_partition_within_the_terminal(session: Path, tmp_path: Path) -> None:
@@ -188,3 +190,12 @@ def test_the_page_of_the_real_transcripts_in_chromium(real_fixtures: Path, tmp_p
     assert all(re.match(r"(of \d+ segments? that hit a gap|no segment hit a lookup gap)", row) for row in rows), rows
     assert not any(re.search(r"\bof 0 ", row) for row in rows), rows  # a denominator of 0 is never said
     assert (artifacts / "report-at-gap.png").stat().st_size > 5_000
+
+
+def test_explain_says_a_push_through_is_a_candidate(session: Path) -> None:
+    """Spec §8.5.4/§8.8: ``proceeded`` nominates; explain says so beside each one."""
+    result = cli("explain", session)
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.output.splitlines() if "at this gap" in line and "proceeded" in line]
+    assert len(rows) == 10, result.output  # release's 5 segments, two misses each
+    assert all("a candidate" in row for row in rows), result.output

@@ -119,6 +119,8 @@ def _metacog_rows(found: Explanation, file: str) -> list[tuple[int, int, Text]]:
         looked = ", ".join(ep.tokens)[:60] if ep.anchor == "failed_search" else ep.anchor
         line = Text(f"    {file}:{ep.result_line}  at this gap ({looked}): ")
         line.append(ep.outcome or "window open", style=OUTCOME_STYLES.get(ep.outcome or "", "dim"))
+        if ep.outcome == "proceeded":
+            line.append(" (a candidate: only a judge reading the write could confirm it)", style="dim")
         if ep.outcome_line is not None and ep.outcome != "dropped":
             line.append(f" at :{ep.outcome_line}")
         if ep.outcome_how:

@@ -29,7 +29,8 @@ LEGEND: Final = (
     "found it (a later search found it: the knowledge is there but hard to find), created it, asked the person, "
     "left it (not found within its window: likely missing), "
     "wrote anyway (a project write followed; candidates, unjudged); "
-    "self-recovery over those segments, asked over the segments with an open gap, unchecked writes over the "
+    "self-recovery over those segments, asked over the segments with an open gap (hedges count too, and "
+    "omkd finds about a quarter of them: a floor), unchecked writes over the "
     "segments that wrote (a write after two or more unresolved gaps and no check-in); "
     "under 5 in a denominator: counts only (underpowered)"
 )
