@@ -9,9 +9,10 @@ import pytest
 
 from omkd.engine.events import AssistantText
 from omkd.engine.formats.claude_code import ClaudeCodeAdapter
+from omkd.engine.stream import StreamProcessor
 from tests import claude_lines as cl
 
-TS_SECONDS = (56 * 365 + 14) * 86400.0
+pytestmark = pytest.mark.engine
 
 
 def decode(record: cl.Record) -> tuple[ClaudeCodeAdapter, list[object]]:
@@ -63,3 +64,39 @@ def test_system_records_other_than_commands_and_compaction_are_quiet(record: cl.
     no event, and the type is a known one (not counted as unknown)."""
     adapter, events = decode(record)
     assert (events, dict(adapter.counters.unknown_types), dict(adapter.counters.bad_lines)) == ([], {}, {})
+
+
+SUMMARY = "This session is being continued from a previous conversation that ran out of context. The summary: …"
+
+
+def compactions(records: list[cl.Record]) -> int:
+    stream = StreamProcessor("stream.jsonl")
+    stream.feed(cl.jsonl(records))
+    return stream.counters.compactions
+
+
+def test_boundary_and_its_summary_are_one_compaction() -> None:
+    """§1.8: from 2.1.19 one compaction writes a ``compact_boundary`` record, then the summary user record
+    (``isCompactSummary``): one compaction, counted once, as Codex's ``compacted`` line and its event are."""
+    boundary = cl.system("compact_boundary", "Conversation compacted")
+    boundary["compactMetadata"] = {"trigger": "auto", "preTokens": 150000}
+    summary = cl.user(SUMMARY, isCompactSummary=True, isVisibleInTranscriptOnly=True)
+    records = [cl.user("fix the build"), cl.text("Fixing.", "msg_1"), boundary, summary, cl.text("Done.", "msg_2")]
+    assert compactions(records) == 1
+    assert compactions([*records, boundary, summary]) == 2  # a second compaction later in the stream
+
+
+def test_summary_alone_is_a_compaction() -> None:
+    """§1.8: before 2.1.19 the summary user record (no boundary, no flag) is the compaction's only record."""
+    assert compactions([cl.user("fix the build"), cl.text("Fixing.", "msg_1"), cl.user(SUMMARY)]) == 1
+
+
+def test_a_stream_opening_with_a_compaction_keeps_its_summarys_key() -> None:
+    """A session continued after a compaction opens with the boundary and the summary: the summary record
+    still names the stream (its segments' identity must not change with how the compaction is counted)."""
+    boundary = cl.system("compact_boundary", "Conversation compacted")
+    summary = cl.user(SUMMARY, isCompactSummary=True, isVisibleInTranscriptOnly=True)
+    adapter = ClaudeCodeAdapter()
+    for record in (boundary, summary, cl.user("go on"), cl.text("Going on.", "msg_1")):
+        adapter.decode(cl.line(record))
+    assert (adapter.stream_key, adapter.counters.ignored["compact_summary"]) == (summary["uuid"], 1)
