@@ -75,13 +75,15 @@ class ClaudeCodeAdapter(AdapterBase):
 
     agent = CLAUDE_CODE
 
-    __slots__ = ("_forked", "_links")
+    __slots__ = ("_after_boundary", "_forked", "_links")
 
     def __init__(self, counters: StreamCounters | None = None) -> None:
         super().__init__(counters)
         self._links: set[tuple[str, str]] = set()
         #: inside the copied head of a side-question fork (None: not known yet).
         self._forked: bool | None = None
+        #: the last record was a ``compact_boundary``: the summary record next is the same compaction.
+        self._after_boundary = False
 
     @property
     def stream_key(self) -> str | None:
@@ -109,6 +111,11 @@ class ClaudeCodeAdapter(AdapterBase):
         if record is None:
             return []
         kind = record.get("type")
+        after_boundary, self._after_boundary = self._after_boundary, False
+        if kind == "user" and after_boundary and record.get("isCompactSummary") is True:
+            self._envelope(record)  # it may be the stream's first uuid (a session continued after /compact)
+            counters.ignored["compact_summary"] += 1  # the boundary before it was this compaction
+            return []
         if kind in ("assistant", "user") and "message" not in record:
             self._count_unknown(kind)  # another agent's record that reuses the type name
             return []
@@ -292,7 +299,8 @@ class ClaudeCodeAdapter(AdapterBase):
         subtype = record.get("subtype")
         timestamp = parse_timestamp(record.get("timestamp"))
         if subtype in ("compact_boundary", "microcompact_boundary"):
-            return [Compaction(timestamp)] if subtype == "compact_boundary" else []
+            self._after_boundary = subtype == "compact_boundary"
+            return [Compaction(timestamp)] if self._after_boundary else []
         if subtype == "local_command":
             content = record.get("content")
             if isinstance(content, str) and "<command-name>" in content:
