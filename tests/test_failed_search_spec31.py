@@ -23,9 +23,9 @@ PROMPT = "make the client retry on 503"
 Agent = Callable[[str, str, int], Report]
 
 
-def claude(command: str, output: str, code: int) -> Report:
+def claude(command: str, output: str, code: int, prompt: str = PROMPT) -> Report:
     t = Transcript()
-    t.prompt(PROMPT)
+    t.prompt(prompt)
     if code:
         t.bash_error(command, output, code)
     else:
@@ -33,9 +33,9 @@ def claude(command: str, output: str, code: int) -> Report:
     return report_of(t)
 
 
-def codex_exec(command: str, output: str, code: int) -> Report:
+def codex_exec(command: str, output: str, code: int, prompt: str = PROMPT) -> Report:
     r = Rollout()
-    r.prompt(PROMPT)
+    r.prompt(prompt)
     r.exec(command, output, code)
     return test_codex_adapter.report_of(r.data())
 

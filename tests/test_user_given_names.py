@@ -15,28 +15,18 @@ from collections.abc import Callable
 import pytest
 
 from omkd.engine.report.schema import Report
-from tests import test_codex_adapter
-from tests.agent_lines import Rollout
-from tests.transcript_builder import Transcript, bash_detail, health_of, report_of
+from tests import test_failed_search_spec31
+from tests.transcript_builder import health_of
 
 pytestmark = pytest.mark.engine
 
 
 def claude(prompt: str, command: str, output: str, code: int) -> Report:
-    t = Transcript()
-    t.prompt(prompt)
-    if code:
-        t.bash_error(command, output, code)
-    else:
-        t.call("Bash", {"command": command}, output, detail=bash_detail(stdout=output))
-    return report_of(t)
+    return test_failed_search_spec31.claude(command, output, code, prompt)
 
 
 def codex(prompt: str, command: str, output: str, code: int) -> Report:
-    r = Rollout()
-    r.prompt(prompt)
-    r.exec(command, output, code)
-    return test_codex_adapter.report_of(r.data())
+    return test_failed_search_spec31.codex_exec(command, output, code, prompt)
 
 
 AGENTS = pytest.mark.parametrize("agent", [claude, codex], ids=["claude", "codex"])
