@@ -7,6 +7,8 @@ import fnmatch
 import re
 from typing import Final
 
+import ahocorasick
+
 from omkd.engine import cues, judge, shell, shell_rules
 from omkd.engine.events import ToolCall
 from omkd.engine.metacog import rules, targets
@@ -45,10 +47,22 @@ def _reads(stage: shell.Stage) -> bool:
     return (stage.program, (stage.args or [""])[0]) in rules.LOOKUP_SUBCOMMANDS
 
 
+def _gap_phrases() -> ahocorasick.Automaton:
+    automaton = ahocorasick.Automaton()
+    for phrase in rules.GAP_ACK:
+        automaton.add_word(phrase, phrase)
+    automaton.make_automaton()
+    return automaton
+
+
+_GAP_PHRASES: Final = _gap_phrases()
+"""``rules.GAP_ACK`` as one automaton: a text is read once for every phrase, not once per phrase."""
+
+
 def states_gap(text: str) -> bool:
     """The text holds a not-found or uncertainty phrase (``rules.GAP_ACK``)."""
     lowered = text.lower().replace("\u2019", "'")
-    return any(phrase in lowered for phrase in rules.GAP_ACK)
+    return next(_GAP_PHRASES.iter(lowered), None) is not None
 
 
 def question_line(text: str) -> str:
