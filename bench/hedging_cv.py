@@ -361,3 +361,19 @@ def nested(rows: Sequence[Row], feats: dict[str, list[str]], lambdas: Sequence[f
             scores[r.id] = float(p)
             said[r.id] = float(p) >= threshold_for(table, r)
     return scores, said
+
+
+def language_held_out(rows: Sequence[Row], feats: dict[str, list[str]], lambdas: Sequence[float],
+                      lang: str) -> tuple[dict[str, float], dict[str, bool]]:  # fmt: skip
+    """How the judge does on a language it has no labelled sentence of (the next team's Korean or
+    German, say): a model fitted on every other language's rows, its lambda and thresholds chosen
+    by cross-validation by person on them, scores the rows of ``lang`` (the language the judge
+    sees). Having seen none, its threshold table has no row for ``lang``: the part's own applies,
+    as it does in omkd for such a language. The scores and verdicts of the caught rows of ``lang``."""
+    train_rows = [r for r in rows if r.run_lang != lang]
+    lam, table, _ = select(train_rows, feats, people_folds(train_rows), lambdas)
+    train = [r for r in train_rows if r.candidate is not None]
+    model = fit([feats[r.id] for r in train], [r.is_uncertainty for r in train], lam)
+    test = [r for r in rows if r.candidate is not None and r.run_lang == lang]
+    scores = {r.id: float(p) for r, p in zip(test, model.predict([feats[r.id] for r in test]), strict=True)}
+    return scores, {r.id: scores[r.id] >= threshold_for(table, r) for r in test}

@@ -14,8 +14,10 @@ Run from the repository root::
    estimates (real-2's sampling weights: cue-less sentences were drawn lightly and weigh much).
    Targets: text P >= 0.80 at R >= 0.50; thinking P >= 0.85 at R >= 0.55; P >= 0.70 in every
    language with >= 20 positives. Also: the same with the written sentences added to every
-   training set (they are used only if they help), and a learning curve (1/4, 1/2, 3/4 and all of
-   the training people of each fold).
+   training set (they are used only if they help), a learning curve (1/4, 1/2, 3/4 and all of
+   the training people of each fold), and, per language with enough positives, the judge fitted
+   without any sentence of that language (``hedging_cv.language_held_out``): what a team writing
+   in a language omkd has no labels for gets.
 2. **Cost per candidate.** Every assistant text part of the Claude Code fixtures: the net's
    time per part, and the judge's time per candidate it catches (features and score), best of 5.
 3. **Catch-up.** The daemon's catch-up of the ``scan_throughput.py`` corpus with ``[hedging]
@@ -93,6 +95,9 @@ class Result:
     auc: float | None = None
     with_written: list[Row] = field(default_factory=list)
     with_written_auc: float | None = None
+    unseen: list[Row] = field(default_factory=list)
+    """Per language with enough positives: the judge trained without that language's rows."""
+    unseen_auc: dict[str, float | None] = field(default_factory=dict)
     curve: list[Curve] = field(default_factory=list)
     thresholds: dict[str, dict[str, float]] = field(default_factory=dict)
     targets: dict[str, str] = field(default_factory=dict)
@@ -186,6 +191,16 @@ def quality(result: Result, progress: Callable[[str], None] = print) -> None:
     w_scores, w_said = cv.nested(real, feats, LAMBDAS, written)
     result.with_written = [r for r in breakdown(real, w_said) if r.group == "part"]
     result.with_written_auc = cv.auc([r.is_uncertainty for r in caught], [w_scores[r.id] for r in caught])
+    for lang in sorted({r.run_lang for r in real}):
+        these = [r for r in real if r.run_lang == lang]
+        if sum(r.is_uncertainty for r in these) < cv.MIN_LANG_POSITIVES:
+            continue
+        progress(f"  {lang} as a language the judge has never seen (trained on the others)")
+        l_scores, l_said = cv.language_held_out(real, feats, LAMBDAS, lang)
+        caught_l = [r for r in these if r.id in l_scores]
+        result.unseen_auc[lang] = cv.auc([r.is_uncertainty for r in caught_l], [l_scores[r.id] for r in caught_l])
+        for part in ("text", "thinking"):
+            result.unseen.append(measured("unseen language", part, lang, [r for r in these if r.part == part], l_said))
     judge = embedded_judge()
     result.thresholds = judge.thresholds
     progress("  learning curve")
@@ -287,6 +302,9 @@ def rows(result: Result) -> list[str]:
     lines += ["", "Per person:", "", *_table([r for r in result.rows if r.group == "person"])]
     lines += ["", f"With the written sentences in every training set: AUC {_num(result.with_written_auc)}", ""]
     lines += _table(result.with_written)
+    aucs = ", ".join(f"{lang} {_num(value)}" for lang, value in result.unseen_auc.items())
+    lines += ["", f"A language the judge has never seen (trained on every other language's rows): AUC {aucs}", ""]
+    lines += _table(result.unseen)
     lines += ["", "Learning curve (fraction of each fold's training people; P/R at the shipped thresholds):", ""]
     lines += [
         "| fraction | people per fold | AUC | text P | text R | thinking P | thinking R |",

@@ -10,6 +10,7 @@ import pytest
 
 from omkd.cli import main
 from omkd.engine.explain import Explanation
+from omkd.engine.hedge_judge import embedded_judge
 from omkd.shell.explain import explain
 from omkd.shell.scan import Source
 from tests.live_helpers import omkd
@@ -148,3 +149,25 @@ def test_explain_only_gaps_says_what_each_failed_search_looked_for_and_why_in_wo
     assert hedge.reason.startswith(("for: ", "against: "))
     assert "sign:" not in hedge.reason
     assert not any(part.strip().startswith(("w:", "cue:", "right:", "left:")) for part in hedge.reason.split(","))
+
+
+def test_explain_says_which_candidates_the_judge_was_not_tuned_on(tmp_path: Path) -> None:
+    """A candidate in a language the judge has no threshold of its own for is judged with its part's
+    and rarely kept (bench/hedging_quality.py, a language held out): said on its line and per file."""
+    t = Transcript()
+    t.prompt("설정 파일은 어디 있어?")
+    t.say("아마 환경 변수가 로드되지 않아서 그런 것 같습니다.")
+    t.say("The retry count is probably three.")
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(t.to_bytes())
+    judge = embedded_judge()
+    assert judge.tuned(False, "en")
+    shown = omkd("explain", path)
+    assert shown.returncode == 0, shown.stderr
+    text = " ".join(shown.stdout.split())
+    assert f"[{judge.name}]: The retry count is probably three." in text
+    if judge.tuned(False, "ko"):
+        assert "not tuned" not in text
+    else:
+        assert f"[{judge.name}, not tuned on ko]: 아마 환경 변수가" in text
+        assert "1 hedging candidates in languages the judge was not tuned on (ko 1)" in text

@@ -16,7 +16,7 @@ from omkd.engine import conventions, cues
 from omkd.engine.agreement import Cells, krippendorff_alpha
 from omkd.engine.cues import Candidate, Net
 from omkd.engine.gold import read_gold
-from omkd.engine.hedge_judge import embedded_judge, threshold_of
+from omkd.engine.hedge_judge import EmbeddedJudge, embedded_judge, threshold_of
 from omkd.engine.segmenting import SegmenterRules
 from omkd.shell.calibrate import SelfPreference, calibrate
 from omkd.shell.knowledge import FileKnowledgeIndex
@@ -286,6 +286,16 @@ def test_the_threshold_table_by_part_and_language() -> None:
     shipped = embedded_judge().thresholds
     assert set(shipped) == {"text", "thinking"}
     assert all("*" in t and all(0 < v < 1 for v in t.values()) for t in shipped.values())
+
+
+def test_a_judge_is_tuned_on_the_languages_with_a_threshold_of_their_own() -> None:
+    """A part's language without its own threshold (too few labelled uncertain sentences of it) is
+    one the judge was not tuned on: views say so (its hedges are a floor)."""
+    model = {"version": "t", "bias": 0.0, "weights": {},
+             "thresholds": {"text": {"*": 0.6, "en": 0.5}, "thinking": {"*": 0.7, "zh": 0.8}}}  # fmt: skip
+    judge = EmbeddedJudge(model)
+    assert [judge.tuned(False, "en"), judge.tuned(False, "zh"), judge.tuned(False, "ko")] == [True, False, False]
+    assert [judge.tuned(True, "zh"), judge.tuned(True, "en")] == [True, False]
 
 
 def test_a_verdict_at_its_threshold_has_confidence_one_half() -> None:

@@ -12,7 +12,9 @@ from rich.text import Text
 
 from omkd.cli import render
 from omkd.cli.gating import EXIT_INPUT
+from omkd.engine import cues
 from omkd.engine.explain import Explanation
+from omkd.engine.hedge_judge import embedded_judge
 from omkd.shell.explain import explain
 from omkd.shell.scan import ScanInputError, discover
 
@@ -63,6 +65,7 @@ def show(found: Explanation) -> None:
         {s.file for s in found.segments} | {c.file for c in found.calls} | {c.file for c in found.candidates}
     )
 
+    judge = embedded_judge()
     for file in files:
         console.print(Text(file, style="bold"))
         rows: list[tuple[int, int, Text]] = []
@@ -85,7 +88,9 @@ def show(found: Explanation) -> None:
             part = " (thinking)" if cand.thinking else ""
             line = Text(f"    {file}:{cand.line}  text{part} cue “{cand.cue}” → ")
             line.append(f"{verdict} {cand.confidence:.2f}", style="yellow" if cand.is_uncertainty else "dim")
-            line.append(f" [{cand.judge}]: ", style="dim")
+            lang = cues.language_of(cand.sentence)
+            untuned = cand.judge == judge.name and not judge.tuned(cand.thinking, lang)
+            line.append(f" [{cand.judge}{f', not tuned on {lang}' if untuned else ''}]: ", style="dim")
             line.append(cand.sentence, style="italic")
             if cand.reason:
                 line.append(f"  ({cand.reason})", style="dim")
@@ -101,6 +106,23 @@ def show(found: Explanation) -> None:
                      "their hedges are not looked for, not counted as certain", style="yellow"),
                 soft_wrap=True,
             )  # fmt: skip
+        judged = _untuned(found, file)
+        if judged:
+            said = ", ".join(f"{lang} {n}" for lang, n in sorted(judged.items()))
+            console.print(
+                Text(f"  {sum(judged.values())} hedging candidates in languages the judge was not tuned on ({said}): "
+                     "it keeps few uncertain sentences of such a language, so their hedges are a floor",
+                     style="yellow"),
+                soft_wrap=True,
+            )  # fmt: skip
+
+
+def _untuned(found: Explanation, file: str) -> Counter[str]:
+    """This file's candidates the embedded judge decided in a language it has no threshold of its own
+    for (``EmbeddedJudge.tuned``), by language."""
+    judge = embedded_judge()
+    mine = (c for c in found.candidates if c.file == file and c.judge == judge.name)
+    return Counter(lang for c in mine if not judge.tuned(c.thinking, lang := cues.language_of(c.sentence)))
 
 
 OUTCOME_STYLES = {

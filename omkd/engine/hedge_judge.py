@@ -204,6 +204,13 @@ class EmbeddedJudge:
     def threshold(self, candidate: Candidate) -> float:
         return threshold_of(self.thresholds, candidate.thinking, cues.language_of(candidate.sentence))
 
+    def tuned(self, thinking: bool, lang: str) -> bool:
+        """The judge was tuned on this part's sentences of this language: it has a threshold of its
+        own, chosen on enough labelled uncertain sentences of it. A language without one is judged
+        by the words of the others and the part's threshold, and keeps few of its uncertain
+        sentences (``bench/hedging_quality.py``: a language left out of training entirely)."""
+        return lang in self.thresholds["thinking" if thinking else "text"]
+
     def _score(self, present: set[str]) -> float:
         # the weights in the set's order, added one by one as before: the same sum to the last bit
         return sigmoid(self._bias + sum(map(self._weights.get, present, itertools.repeat(0.0))))
