@@ -39,6 +39,15 @@ STOP_WORDS: Final = frozenset(
         "async", "await", "export", "default", "public", "private", "static", "void", "string", "value",
         "http", "https", "www", "com", "org", "lib", "bin", "usr", "home", "users", "tmp", "var",
         "md", "py", "ts", "tsx", "js", "jsx", "rs", "go", "txt", "yml", "lock", "sh", "css", "scss",
+        # the reserved words of the common languages (Go, TypeScript/JavaScript, Python, Rust, Java,
+        # Kotlin, C/C++), as `def` and `class`: every codebase has them, none names a thing
+        "struct", "interface", "enum", "impl", "trait", "func", "package", "extends", "implements",
+        "namespace", "typedef", "typeof", "instanceof", "template", "typename", "virtual", "unsigned",
+        "nullptr", "boolean", "lambda", "yield", "throw", "throws", "catch", "finally", "except", "raise",
+        "assert", "continue", "break", "while", "elif", "switch", "case", "abstract", "protected",
+        "override", "readonly", "declare", "undefined", "sizeof", "extern", "unsafe", "ifdef", "ifndef",
+        "endif", "global", "nonlocal", "super", "final", "sealed", "internal", "fallthrough", "defer",
+        "chan", "goto", "crate",
     }
 )  # fmt: skip
 """Generic words a content search's tokens never are."""
