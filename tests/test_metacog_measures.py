@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import importlib
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 
 import pytest
@@ -68,6 +70,31 @@ def test_a_changed_metacognition_rule_table_changes_the_rules_hash(
     reproducibility.rules_hash.cache_clear()
     try:
         assert reproducibility.rules_hash(rules, "embedded") != before
+    finally:
+        monkeypatch.undo()
+        reproducibility.rules_hash.cache_clear()
+
+
+def test_the_rules_hash_is_the_same_in_every_process() -> None:
+    """A worker's report and the daemon's name the same rules: no rule table may hold an object whose
+    only form is its address (an automaton kept as a module constant once did)."""
+    code = (
+        "from omkd.engine.reproducibility import rules_hash; from omkd.engine.segmenting import SegmenterRules; "
+        "print(rules_hash(SegmenterRules(), 'embedded'))"
+    )
+    hashes = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+              for _ in range(2)}  # fmt: skip
+    reproducibility.rules_hash.cache_clear()
+    assert hashes == {reproducibility.rules_hash(SegmenterRules(), "embedded") + "\n"}
+
+
+def test_a_rule_table_without_a_form_of_its_own_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    held = importlib.import_module("omkd.engine.metacog.outcomes")
+    monkeypatch.setattr(held, "_AN_AUTOMATON", object(), raising=False)
+    reproducibility.rules_hash.cache_clear()
+    try:
+        with pytest.raises(TypeError, match="no form the same in every process"):
+            reproducibility.rules_hash(SegmenterRules(), "embedded")
     finally:
         monkeypatch.undo()
         reproducibility.rules_hash.cache_clear()

@@ -45,6 +45,10 @@ def _canonical(value: Any) -> Any:
         return value.value
     if isinstance(value, str | int | float | bool) or value is None:
         return value
+    if callable(value) or " object at 0x" in repr(value):
+        # a function or an object with no form of its own (its repr holds its address): a hash over it
+        # would differ in every process, and a worker's report from the daemon's
+        raise TypeError(f"a rule table holds a {type(value).__name__}, which has no form the same in every process")
     return repr(value)
 
 

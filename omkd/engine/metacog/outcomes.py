@@ -4,6 +4,7 @@ miss looked for, a write related to it."""
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from typing import Final
 
@@ -47,7 +48,11 @@ def _reads(stage: shell.Stage) -> bool:
     return (stage.program, (stage.args or [""])[0]) in rules.LOOKUP_SUBCOMMANDS
 
 
+@functools.cache
 def _gap_phrases() -> ahocorasick.Automaton:
+    """``rules.GAP_ACK`` as one automaton: a text is read once for every phrase, not once per phrase.
+    Built on first use, not a module constant: ``rules_hash`` reads this module's constants, and an
+    automaton has no form that is the same in every process (the table itself is hashed)."""
     automaton = ahocorasick.Automaton()
     for phrase in rules.GAP_ACK:
         automaton.add_word(phrase, phrase)
@@ -55,14 +60,10 @@ def _gap_phrases() -> ahocorasick.Automaton:
     return automaton
 
 
-_GAP_PHRASES: Final = _gap_phrases()
-"""``rules.GAP_ACK`` as one automaton: a text is read once for every phrase, not once per phrase."""
-
-
 def states_gap(text: str) -> bool:
     """The text holds a not-found or uncertainty phrase (``rules.GAP_ACK``)."""
     lowered = text.lower().replace("\u2019", "'")
-    return next(_GAP_PHRASES.iter(lowered), None) is not None
+    return next(_gap_phrases().iter(lowered), None) is not None
 
 
 def question_line(text: str) -> str:
