@@ -342,6 +342,19 @@ def select(rows: Sequence[Row], feats: dict[str, list[str]], folds: dict[str, in
     return lam, choose_thresholds(rows, scores), aucs
 
 
+def selected_and_judged(train_rows: Sequence[Row], folds: dict[str, int], test: Sequence[Row],
+                        feats: dict[str, list[str]], lambdas: Sequence[float],
+                        extra: Sequence[Row] = ()) -> tuple[dict[str, float], dict[str, bool]]:  # fmt: skip
+    """Lambda and thresholds chosen by cross-validation (``folds``) on ``train_rows``, a model fitted on
+    them (and ``extra``), then the scores and verdicts of the caught rows of ``test``."""
+    lam, table, _ = select(train_rows, feats, folds, lambdas, extra)
+    train = [r for r in (*train_rows, *extra) if r.candidate is not None]
+    model = fit([feats[r.id] for r in train], [r.is_uncertainty for r in train], lam)
+    caught = [r for r in test if r.candidate is not None]
+    scores = {r.id: float(p) for r, p in zip(caught, model.predict([feats[r.id] for r in caught]), strict=True)}
+    return scores, {r.id: scores[r.id] >= threshold_for(table, r) for r in caught}
+
+
 def nested(rows: Sequence[Row], feats: dict[str, list[str]], lambdas: Sequence[float],
            extra: Sequence[Row] = ()) -> tuple[dict[str, float], dict[str, bool]]:  # fmt: skip
     """Repository-held-out verdicts: for each outer fold of people, lambda and thresholds are
@@ -353,13 +366,10 @@ def nested(rows: Sequence[Row], feats: dict[str, list[str]], lambdas: Sequence[f
     for k in sorted(set(folds.values())):
         inner_rows = [r for r in rows if folds.get(r.person, -1) != k]
         inner_folds = {p: f for p, f in folds.items() if f != k}
-        lam, table, _ = select(inner_rows, feats, inner_folds, lambdas, extra)
-        train = [r for r in inner_rows if r.candidate is not None] + [r for r in extra if r.candidate is not None]
-        model = fit([feats[r.id] for r in train], [r.is_uncertainty for r in train], lam)
-        test = [r for r in rows if r.candidate is not None and folds[r.person] == k]
-        for r, p in zip(test, model.predict([feats[r.id] for r in test]), strict=True):
-            scores[r.id] = float(p)
-            said[r.id] = float(p) >= threshold_for(table, r)
+        test = [r for r in rows if folds[r.person] == k]
+        fold_scores, fold_said = selected_and_judged(inner_rows, inner_folds, test, feats, lambdas, extra)
+        scores.update(fold_scores)
+        said.update(fold_said)
     return scores, said
 
 
@@ -371,9 +381,5 @@ def language_held_out(rows: Sequence[Row], feats: dict[str, list[str]], lambdas:
     sees). Having seen none, its threshold table has no row for ``lang``: the part's own applies,
     as it does in omkd for such a language. The scores and verdicts of the caught rows of ``lang``."""
     train_rows = [r for r in rows if r.run_lang != lang]
-    lam, table, _ = select(train_rows, feats, people_folds(train_rows), lambdas)
-    train = [r for r in train_rows if r.candidate is not None]
-    model = fit([feats[r.id] for r in train], [r.is_uncertainty for r in train], lam)
-    test = [r for r in rows if r.candidate is not None and r.run_lang == lang]
-    scores = {r.id: float(p) for r, p in zip(test, model.predict([feats[r.id] for r in test]), strict=True)}
-    return scores, {r.id: scores[r.id] >= threshold_for(table, r) for r in test}
+    test = [r for r in rows if r.run_lang == lang]
+    return selected_and_judged(train_rows, people_folds(train_rows), test, feats, lambdas)

@@ -69,6 +69,7 @@ def show(found: Explanation) -> None:
     for file in files:
         console.print(Text(file, style="bold"))
         rows: list[tuple[int, int, Text]] = []
+        untuned: Counter[str] = Counter()  # candidates judged in a language the judge has no threshold for
         for seg in (s for s in found.segments if s.file == file and s.counted):
             ended = f", ended by {seg.ended_by}" if seg.ended_by else ", still open"
             counted = "" if seg.counted else " (empty: not counted)"
@@ -89,8 +90,9 @@ def show(found: Explanation) -> None:
             line = Text(f"    {file}:{cand.line}  text{part} cue “{cand.cue}” → ")
             line.append(f"{verdict} {cand.confidence:.2f}", style="yellow" if cand.is_uncertainty else "dim")
             lang = cues.language_of(cand.sentence)
-            untuned = cand.judge == judge.name and not judge.tuned(cand.thinking, lang)
-            line.append(f" [{cand.judge}{f', not tuned on {lang}' if untuned else ''}]: ", style="dim")
+            tuned = cand.judge != judge.name or judge.tuned(cand.thinking, lang)
+            untuned.update(() if tuned else (lang,))
+            line.append(f" [{cand.judge}{'' if tuned else f', not tuned on {lang}'}]: ", style="dim")
             line.append(cand.sentence, style="italic")
             if cand.reason:
                 line.append(f"  ({cand.reason})", style="dim")
@@ -106,23 +108,14 @@ def show(found: Explanation) -> None:
                      "their hedges are not looked for, not counted as certain", style="yellow"),
                 soft_wrap=True,
             )  # fmt: skip
-        judged = _untuned(found, file)
-        if judged:
-            said = ", ".join(f"{lang} {n}" for lang, n in sorted(judged.items()))
+        if untuned:
+            said = ", ".join(f"{lang} {n}" for lang, n in sorted(untuned.items()))
             console.print(
-                Text(f"  {sum(judged.values())} hedging candidates in languages the judge was not tuned on ({said}): "
+                Text(f"  {sum(untuned.values())} hedging candidates in languages the judge was not tuned on ({said}): "
                      "it keeps few uncertain sentences of such a language, so their hedges are a floor",
                      style="yellow"),
                 soft_wrap=True,
             )  # fmt: skip
-
-
-def _untuned(found: Explanation, file: str) -> Counter[str]:
-    """This file's candidates the embedded judge decided in a language it has no threshold of its own
-    for (``EmbeddedJudge.tuned``), by language."""
-    judge = embedded_judge()
-    mine = (c for c in found.candidates if c.file == file and c.judge == judge.name)
-    return Counter(lang for c in mine if not judge.tuned(c.thinking, lang := cues.language_of(c.sentence)))
 
 
 OUTCOME_STYLES = {
