@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import subprocess
 import sys
 import time
@@ -529,28 +530,72 @@ def test_compressed_rollouts_are_told_not_read(tmp_path: Path, home: Path) -> No
     assert "no zstd decoder" in result.stderr
 
 
-def test_an_80_column_terminal_keeps_the_skill_names(tmp_path: Path) -> None:
-    """At 80 columns stability and coverage are left out first, and a note names them; a long skill
-    name is cut with an ellipsis on its one line (issue 29 item 6: it was folded mid-word)."""
+def _rendered(report: Any, width: int) -> str:
     from io import StringIO
 
     from rich.console import Console
 
     from omkd.cli import render
+
+    console = Console(file=StringIO(), width=width, force_terminal=True, color_system=None)
+    render.render(report, console, [])
+    return console.file.getvalue()  # type: ignore[attr-defined,no-any-return]
+
+
+def _skill_rows(text: str) -> list[list[str]]:
+    """The skill table's body rows, cell by cell (the first table of the page)."""
+    table = text.split("Skill health", 1)[1].split("└", 1)[0]
+    return [[c.strip() for c in line.split("│")[1:-1]] for line in table.splitlines() if line.startswith("│")]
+
+
+def test_an_80_column_terminal_keeps_the_skill_names(tmp_path: Path) -> None:
+    """At 80 columns stability and coverage are left out first, and a note names them; a long skill
+    name keeps its one line (issue 29 item 6: it was folded mid-word), cut with an ellipsis only when
+    the figures need its room."""
     from omkd.engine.report.build import build_report
     from omkd.shell.scan import scan
 
     path = transcript(tmp_path / "p" / f"{cl.SESSION}.jsonl", [("superpowers:brainstorming", "miss")] * 6)
     report = build_report(scan([path]), [str(path)])
-    narrow = Console(file=StringIO(), width=80, force_terminal=True, color_system=None)
-    render.render(report, narrow, [])
-    text = narrow.file.getvalue()  # type: ignore[attr-defined]
-    wide = Console(file=StringIO(), width=160, force_terminal=True, color_system=None)
-    render.render(report, wide, [])
+    text, wide = _rendered(report, 80), _rendered(report, 160)
     header = next(line for line in text.splitlines() if "segments" in line)
-    row = next(line for line in text.splitlines() if "superpowers:" in line and "│" in line)
-    assert ("stability" in header, "superpowers:brain…" in row, "stability, coverage" in text) == (False, True, True)
-    assert "stability" in wide.file.getvalue()  # type: ignore[attr-defined]
+    names = [row[0] for row in _skill_rows(text)]
+    assert ("stability" in header, names, "stability, coverage" in text) == (
+        False, ["superpowers:brainstorming", "overall"], True,
+    )  # fmt: skip
+    assert "stability" in wide
+
+
+def test_a_narrow_terminal_never_cuts_a_figure(tmp_path: Path) -> None:
+    """With an agent column (a Claude Code and a Codex skill) the figures need more room than the
+    fixed widths allowed: rates were cut to ``33.6…``. Now every width from 80 to 200 shows each
+    figure whole; at 80 the table gives up the intervals and uses short labels, and says so."""
+    from omkd.engine.report.build import build_report
+    from omkd.shell.scan import scan
+    from tests.agent_lines import Rollout
+
+    claude = transcript(tmp_path / "p" / f"{cl.SESSION}.jsonl", [("a-skill-with-a-rather-long-name", "miss")] * 6)
+    rollout = Rollout()
+    rollout.prompt("task")
+    rollout.skill("deploy", "/home/dev/.codex/skills/deploy/SKILL.md")
+    rollout.exec("ls docs/deploy.md", "ls: cannot access 'docs/deploy.md': No such file or directory", 2)
+    codex = tmp_path / "sessions" / "rollout-2026-04-08T13-27-20-019d6d46-test.jsonl"
+    codex.parent.mkdir(parents=True)
+    codex.write_bytes(rollout.data())
+    report = build_report(scan([claude, codex]), [str(claude), str(codex)])
+    for width in (80, 90, 100, 120, 140, 200):
+        rows = _skill_rows(_rendered(report, width))
+        figures = [cell for row in rows for cell in row[1:]]
+        assert [cell for cell in figures if cell.endswith("…")] == [], width
+        assert all(len(line) <= width for line in _rendered(report, width).splitlines()), width
+    narrow = _rendered(report, 80)
+    assert [row[1:4] for row in _skill_rows(narrow)] == [
+        ["claude", "6", "100.0 %"], ["codex", "1", "100.0 %"], ["", "7", "100.0 %"],
+    ]  # fmt: skip
+    assert "short labels: segs = segments, claude = claude_code, under = underpowered" in " ".join(narrow.split())
+    wide = _skill_rows(_rendered(report, 200))
+    assert [bool(re.fullmatch(r"100\.0 % \[\d+\.\d–100\.0\]", row[3])) for row in wide] == [True] * 3
+    assert "stability" in _rendered(report, 200).split("Skill health", 1)[1].split("┡", 1)[0]
 
 
 def test_the_report_is_the_same_whatever_the_number_of_jobs(real_fixtures: Path, home: Path) -> None:

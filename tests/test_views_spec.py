@@ -77,7 +77,7 @@ def test_the_terminal_watermark_names_everything_spec_1_names() -> None:
     t.glob_miss("**/retry*.yaml")
     report = report_of(t)
     mark = report.watermark
-    text = " ".join(render.watermark(report).plain.split())
+    text = " ".join(" ".join(lines.plain for _, lines in render.watermark_sections(report)).split())
     for part in (
         f"roots: {', '.join(ROOTS)}",
         f"window: {mark.window_from} → {mark.window_to}",

@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.text import Text
 
+from omkd.cli import fit
 from omkd.engine import gates
 from omkd.engine.certainty import Interval
 from omkd.engine.report.schema import CoverageReport, SkillHealth
@@ -37,8 +38,8 @@ def with_interval(value: float | None, interval: Interval) -> Text:
     return Text(f"{100 * value:.1f} % [{100 * interval.lower:.1f}–{100 * interval.upper:.1f}]")
 
 
-def tier(value: str) -> Text:
-    return Text(value, style="dim" if value == "underpowered" else "")
+def tier(value: str, short: bool = False) -> Text:
+    return Text(fit.label(value, short), style="dim" if value == "underpowered" else "")
 
 
 def coverage(cov: CoverageReport) -> str:
@@ -47,18 +48,19 @@ def coverage(cov: CoverageReport) -> str:
     return f"{percent(cov.ratio)} ({cov.accessed}/{cov.files})"
 
 
-def cell(column: Column, skill: SkillHealth, overall: bool, intervals: bool) -> str | Text:
-    """One cell of the skill table: the column's value as the terminal shows its kind."""
+def cell(column: Column, skill: SkillHealth, overall: bool, intervals: bool, short: bool = False) -> str | Text:
+    """One cell of the skill table: the column's value as the terminal shows its kind (``short``: an
+    agent's and a tier's short label, ``fit.SHORT_VALUES``)."""
     value: Any = column.read(skill)
     kind = column.kind
     if kind == columns.NAME:
         return Text("overall", style="bold") if overall else Text(value)
     if kind == columns.AGENT:
-        return Text(value or "")
+        return Text(fit.label(value or "", short))
     if kind == columns.RATE:
         return with_interval(value.value, value.interval) if intervals else Text(percent(value.value))
     if kind == columns.TIER:
-        return tier(value)
+        return tier(value, short)
     if kind == columns.BAND:
         return band(value)
     if kind == columns.COVERAGE:

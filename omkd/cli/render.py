@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from omkd.cli import fit
 from omkd.cli.cells import cell, percent
 from omkd.engine import formats, gates, skills, stats
 from omkd.engine.figures import BAND_LEGEND
@@ -34,50 +35,60 @@ def several_agents(report: Report) -> bool:
     return any(s.agent not in (None, formats.CLAUDE_CODE) for s in report.skills)
 
 
-SKILL_MIN_WIDTH: Final = 14
 SKILL_NARROW_WIDTH: Final = 18
-"""The skill column's width on a narrow terminal: the figures keep theirs, a longer name is cut."""
+"""The skill column's width on a narrow terminal in the tables whose text wraps (at a gap, patterns)."""
 NARROW_BELOW: Final = 120
-DROPPED_WHEN_NARROW: Final = (("stability", 120), ("coverage", 110))
-"""Columns left out below these terminal widths, least needed first: the skill name keeps its room."""
 INTERVALS_FROM: Final = 100
-"""Below this width the rates are shown without their intervals (a note says so)."""
+"""Below this width the at-a-gap table shows its rates without their intervals."""
 
 
 def shows_intervals(width: int | None) -> bool:
     return width is None or width >= INTERVALS_FROM
 
 
-def left_out(width: int | None) -> list[str]:
-    """What the skill table leaves out at this terminal width, least needed first."""
-    dropped = [name for name, below in DROPPED_WHEN_NARROW if width is not None and width < below]
-    return [*dropped, *([] if shows_intervals(width) else ["intervals"])]
+def skill_fit(report: Report, width: int | None) -> fit.Fit:
+    """What the skill table shows at this width (``fit.py``): the figures whole, the least needed
+    columns and the intervals left out first; the agent column only when a row is not Claude Code's."""
+    wanted = columns.chosen(columns.TERMINAL, () if several_agents(report) else ("agent",))
+    rows = [*report.skills, report.overall]
+
+    def cells(column: columns.Column, intervals: bool, short: bool) -> list[str | Text]:
+        return [cell(column, skill, skill is report.overall, intervals, short) for skill in rows]
+
+    return fit.fit(wanted, cells, width)
 
 
 def skill_table(report: Report, width: int | None = None) -> Table:
     table = Table(title="Skill health", title_justify="left")
-    dropped = [name for name, below in DROPPED_WHEN_NARROW if width is not None and width < below]
-    if not several_agents(report):
-        dropped.append("agent")
-    intervals = shows_intervals(width)
-    shown = columns.chosen(columns.TERMINAL, dropped)
-    for column in shown:
+    arrangement = skill_fit(report, width)
+    for column in arrangement.shown:
+        header = fit.header(column, arrangement.short)
         if column.kind == columns.NAME:  # one line a row: a long name is cut with an ellipsis
             table.add_column(
-                column.header, justify="left", min_width=SKILL_MIN_WIDTH, no_wrap=True, overflow="ellipsis",
-                max_width=None if width is None or width >= NARROW_BELOW else SKILL_NARROW_WIDTH,
+                header, justify="left", min_width=fit.SKILL_MIN_WIDTH, no_wrap=True, overflow="ellipsis",
+                max_width=arrangement.skill_width,
             )  # fmt: skip
-        elif column.kind == columns.AGENT:
-            table.add_column(column.header, justify="left", no_wrap=True)
         else:
-            table.add_column(column.header, justify="right" if column.right else "left", no_wrap=True)
+            table.add_column(header, justify="right" if column.right else "left", no_wrap=True)
     rows = [*report.skills, report.overall]
+    intervals, short = arrangement.intervals, arrangement.short
     for skill in rows:
         table.add_row(
-            *(cell(column, skill, skill is report.overall, intervals) for column in shown),
+            *(cell(c, skill, skill is report.overall, intervals, short) for c in arrangement.shown),
             end_section=skill is rows[-2] if len(rows) > 1 else False,
         )
     return table
+
+
+def given_up_note(arrangement: fit.Fit, width: int | None) -> str | None:
+    """What the skill table left out or shortened at this width, and where to find it whole."""
+    if not arrangement.given_up:
+        return None
+    dropped = [step for step in arrangement.given_up if step != "short labels"]
+    parts = [f"left out at this width ({width} columns): {', '.join(dropped)}"]
+    if arrangement.abbreviations:
+        parts.append(f"short labels: {', '.join(arrangement.abbreviations)}")
+    return "; ".join(parts) + " — a wider terminal or --json has them"
 
 
 def at_gap_table(report: Report, width: int | None = None) -> Table | None:
@@ -197,25 +208,38 @@ def short_time(iso: str | None) -> str:
     return iso[:16].replace("T", " ") if iso else "—"
 
 
-def watermark(report: Report) -> Text:
+def watermark_sections(report: Report) -> list[tuple[str, Text]]:
+    """The watermark (spec §1) and how the figures were computed, each a label and its lines."""
     mark = report.watermark
     text = Text()
-    text.append("Watermark  ", style="bold")
     text.append(f"roots: {', '.join(mark.roots)}\n")
-    text.append(f"           window: {mark.window_from or '—'} → {mark.window_to or '—'}\n")
-    text.append(f"           sessions: {mark.sessions}  segments: {mark.segments}  fingerprint: {mark.fingerprint}\n")
-    text.append(f"           {mark.statement}", style="italic")
+    text.append(f"window: {mark.window_from or '—'} → {mark.window_to or '—'}\n")
+    text.append(f"sessions: {mark.sessions}  segments: {mark.segments}  fingerprint: {mark.fingerprint}\n")
+    text.append(mark.statement, style="italic")
+    sections = [("Watermark", text)]
     audit = report.reproducibility
     if audit is not None:
         methods = audit.methods
-        text.append(
-            f"\nComputed   omkd {audit.omkd_version}  schema {audit.schema_version}  rules {audit.rules_hash}  "
+        computed = Text(
+            f"omkd {audit.omkd_version}  schema {audit.schema_version}  rules {audit.rules_hash}  "
             f"judge {audit.judge}\n"
-            f"           intervals: {methods.rate_interval}; rise: {methods.rise_interval}; "
+            f"intervals: {methods.rate_interval}; rise: {methods.rise_interval}; "
             f"gates: {methods.gates}; seeds: {audit.seeds}",
             style="dim",
         )
-    return text
+        sections.append(("Computed", computed))
+    return sections
+
+
+def watermark(report: Report) -> Table:
+    """The watermark block: labels on the left, their lines wrapped within the right column (so a
+    line that wraps on a narrow terminal keeps its indent)."""
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(no_wrap=True, style="bold")
+    grid.add_column(overflow="fold")
+    for label, text in watermark_sections(report):
+        grid.add_row(label, text)
+    return grid
 
 
 def pipeline_line(report: Report) -> str:
@@ -272,15 +296,12 @@ def render(
     """The whole terminal view; ``comparable`` False warns that the baseline's rules differ."""
     width = console.width if console.is_terminal else None
     console.print(skill_table(report, width))
-    dropped = left_out(width)
-    if dropped:
-        console.print(
-            f"left out at this width ({width} columns): {', '.join(dropped)} — a wider terminal or --json has them",
-            style="dim",
-            markup=False,
-        )
+    arrangement = skill_fit(report, width)
+    given_up = given_up_note(arrangement, width)
+    if given_up is not None:
+        console.print(given_up, style="dim", markup=False)
     console.print(
-        ("rates with their 95 % intervals (Wilson, continuity-corrected); " if shows_intervals(width) else "")
+        ("rates with their 95 % intervals (Wilson, continuity-corrected); " if arrangement.intervals else "")
         + BAND_LEGEND,
         style="dim",
         markup=False,
