@@ -199,3 +199,29 @@ def test_explain_says_a_push_through_is_a_candidate(session: Path) -> None:
     rows = [line for line in result.output.splitlines() if "at this gap" in line and "proceeded" in line]
     assert len(rows) == 10, result.output  # release's 5 segments, two misses each
     assert all("a candidate" in row for row in rows), result.output
+
+
+def test_explain_names_the_recovering_call_from_its_start(tmp_path: Path) -> None:
+    """What decided an outcome is cut at its end, with an ellipsis (it was cut at its start:
+    "t: sed -n …" for "… found the same target: sed -n …"); a miss whose target has no token
+    (a Chinese literal) prints no empty "()"."""
+    from tests import metacog_helpers as mh
+
+    long_path = "server/" + "nested/" * 12 + "fetch-group-members.js"
+    data = mh.run(
+        mh.bash("t1", f"cat {long_path}", f"cat: {long_path}: No such file or directory", "m1"),
+        mh.bash("t2", f"sed -n '1,200p' {long_path}", "module.exports = {}", "m2"),
+        mh.bash("t3", "rg -n '用户名称' logs/", "", "m3"),
+    )
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(data)
+    result = cli("explain", path, "--only", "gaps")
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.output.splitlines() if "at this gap" in line]
+    assert len(rows) == 2, result.output
+    recovered, dropped = rows
+    assert "recovered at :" in recovered
+    assert "(Bash found the same target: sed -n '1,200p' server/nested/" in recovered
+    assert re.search(r"\(Bash found the same target: [^)]{40,}…\)", recovered), recovered
+    assert "at this gap: dropped" in dropped
+    assert "()" not in dropped, dropped

@@ -15,6 +15,7 @@ from omkd.cli.gating import EXIT_INPUT
 from omkd.engine import cues
 from omkd.engine.explain import Explanation
 from omkd.engine.hedge_judge import embedded_judge
+from omkd.engine.signals import collapse
 from omkd.shell.explain import explain
 from omkd.shell.scan import ScanInputError, discover
 
@@ -118,6 +119,8 @@ def show(found: Explanation) -> None:
             )  # fmt: skip
 
 
+HOW_CHARS = 100
+"""What decided an outcome (the recovering call, the write, the question), cut at its end."""
 OUTCOME_STYLES = {
     "recovered": "green",
     "created": "green",
@@ -131,15 +134,15 @@ def _metacog_rows(found: Explanation, file: str) -> list[tuple[int, int, Text]]:
     """Each anchor's episode (spec §8) after its result, each project write with its load."""
     rows: list[tuple[int, int, Text]] = []
     for ep in (e for e in found.episodes if e.file == file):
-        looked = ", ".join(ep.tokens)[:60] if ep.anchor == "failed_search" else ep.anchor
-        line = Text(f"    {file}:{ep.result_line}  at this gap ({looked}): ")
+        looked = collapse(", ".join(ep.tokens), 60) if ep.anchor == "failed_search" else ep.anchor
+        line = Text(f"    {file}:{ep.result_line}  at this gap{f' ({looked})' if looked else ''}: ")
         line.append(ep.outcome or "window open", style=OUTCOME_STYLES.get(ep.outcome or "", "dim"))
         if ep.outcome == "proceeded":
             line.append(" (a candidate: only a judge reading the write could confirm it)", style="dim")
         if ep.outcome_line is not None and ep.outcome != "dropped":
             line.append(f" at :{ep.outcome_line}")
         if ep.outcome_how:
-            line.append(f" ({ep.outcome_how[-48:]})", style="dim")
+            line.append(f" ({collapse(ep.outcome_how, HOW_CHARS)})", style="dim")
         flags = [f for f, on in (("acknowledged", ep.acknowledged), ("related", ep.related),
                                  ("rejected", ep.rejected), ("failed", ep.failed)) if on]  # fmt: skip
         if flags:
@@ -150,7 +153,7 @@ def _metacog_rows(found: Explanation, file: str) -> list[tuple[int, int, Text]]:
             line.append(f"; window to :{ep.window_end} ({ep.window_ended_by})", style="dim")
         rows.append((ep.result_line, 3, line))
     for write in (w for w in found.writes if w.file == file):
-        where = ", ".join("/".join(p.rsplit("/", 2)[-2:]) for p in write.paths)[:40]
+        where = collapse(", ".join("/".join(p.rsplit("/", 2)[-2:]) for p in write.paths), 60)
         line = Text(f"    {file}:{write.line}  write {write.kind} {where}  load ")
         line.append(f"{write.load:g}", style="bold red" if write.load >= 2 else "")
         if write.anchors:
