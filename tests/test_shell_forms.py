@@ -178,6 +178,20 @@ def test_a_regex_the_tool_cannot_run_is_a_fault_not_a_miss(tool: str, tool_input
     assert overall_signals(t) == {}
 
 
+@pytest.mark.parametrize(
+    ("offset", "signals"),
+    [(None, "miss"), (0, "miss"), (50, "none"), ("50", "none")],
+    ids=["no offset", "first page", "a later page", "a later page, as text"],
+)
+def test_a_grep_page_past_the_last_is_not_a_miss(offset: int | str | None, signals: str) -> None:
+    """Claude Code before 2.1.210 answered a content-mode Grep paged past its last result ``offset``
+    with "No matches found" (other-agents.md §4): the pattern had matched on the pages before."""
+    tool_input: dict[str, Any] = {"pattern": "RetryPolicy", "output_mode": "content"}
+    if offset is not None:
+        tool_input["offset"] = offset
+    assert overall_signals(one_call("Grep", tool_input, "No matches found")) == (MISS if signals == "miss" else {})
+
+
 def test_rg_with_pcre2_runs_look_around_so_its_empty_answer_is_a_miss() -> None:
     assert bash("rg -P 'retry(?=Policy)' src/", "") == MISS
 

@@ -150,6 +150,8 @@ def _judge_search(call: ToolCall, result: ToolResult, name: str, rule: patterns.
         if _unknown_type(call.input.get("type")):
             # ripgrep refused the type; some Claude Code versions answer "No files found"
             return Verdict(Outcome.FAILED, key, rule="Grep.unknown_type")
+        if _later_page(call.input.get(patterns.PAGE_KEY)):
+            return Verdict(Outcome.OK, key, rule="Grep.past_last_page")
     if empty:
         return Verdict(Outcome.MISSED, key, given, rule=f"{name}.empty_text")
     if _empty_count(rule, result):
@@ -258,6 +260,13 @@ def _profile_noise(line: str, command: str) -> bool:
 def _empty_pattern(stage: shell.Stage) -> bool:
     """A content search (``grep``, ``rg``…) whose pattern is the empty string."""
     return stage.program in shell_rules.GREP_FAMILY and search_pattern.stage_pattern(stage, None) == ""
+
+
+def _later_page(value: object) -> bool:
+    """A Grep ``offset`` past the first result (a number, or its digits as text)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def _unknown_type(value: object) -> bool:

@@ -63,6 +63,10 @@ REGEX_FAULT_TEXT: Final = "regex parse error"
 UNKNOWN_TYPE_TEXT: Final = "unrecognized file type"
 """ripgrep did not know the file type it was given (``rg -t tsx``): the search never ran, a fault
 (``ripgrep_types.py``)."""
+PAGE_KEY: Final = "offset"
+"""Grep's pagination: a call with ``offset`` > 0 asks for the results after those already shown, and
+Claude Code before 2.1.210 answered a page past the last with "No matches found" (``other-agents.md``
+§4): the pattern had matched, so an empty later page is not a miss."""
 TYPE_FLAGS: Final = ("-t", "--type", "-T", "--type-not")
 """ripgrep's flags that name a file type, as a word of their own or joined (``-tpy``, ``--type=py``)."""
 LOOK_AROUND: Final = re.compile(r"\(\?<?[=!]|\\[1-9]")
