@@ -10,6 +10,7 @@ import contextlib
 import shutil
 import subprocess
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Final
 
@@ -347,3 +348,23 @@ def test_the_process_metrics_are_exported(golden_scrape: bytes) -> None:
     names = exported_names(golden_scrape)
     wanted = {"process_resident_memory_bytes", "process_open_fds", "process_max_fds", "process_cpu_seconds_total"}
     assert wanted - names == set()
+
+
+def test_the_watermark_is_exported_as_the_status_page_states_it(tmp_path: Path) -> None:
+    """Spec §1: the dashboard carries the watermark, so /metrics does: the roots, the window's ends,
+    the sessions and the fingerprint, each equal to what ``/api/v1/status`` states of the same moment."""
+    with started(tmp_path, session_bytes(GOLDEN_PLAN)) as daemon:
+        status = daemon.get("/api/v1/status")
+        samples = samples_of(daemon.get("/metrics", raw=True))
+        assert daemon.stop() == 0
+    mark = status["watermark"]
+    roots = next(key for key in samples if key.startswith("omkd_watermark_info{"))
+    assert roots == f'omkd_watermark_info{{roots="{", ".join(mark["roots"])}"}}'
+    assert samples["omkd_window_sessions"] == mark["sessions"] == 1
+    assert f"{int(samples['omkd_window_fingerprint']):012x}" == mark["fingerprint"]
+
+    def seconds(iso: str) -> float:
+        return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+
+    assert samples["omkd_window_to_timestamp_seconds"] == pytest.approx(seconds(mark["window_to"]))
+    assert samples["omkd_window_from_timestamp_seconds"] == pytest.approx(seconds(mark["window_from"]))

@@ -13,12 +13,12 @@ from typing import Final, Protocol
 
 from omkd.daemon.clock import Clock
 from omkd.daemon.metrics import render
-from omkd.daemon.samples import Snapshot, WindowRow
+from omkd.daemon.samples import Snapshot, WatermarkFigures, WindowRow
 from omkd.daemon.selfmetrics import IngestStats
 from omkd.engine import figures
 from omkd.engine.counters import PastRetention, PipelineCounters
 from omkd.engine.figures import AllTimeCounts, SkillCounters, SkillTotals
-from omkd.engine.fold import Fold
+from omkd.engine.fold import Fold, short_fingerprint
 from omkd.engine.labels import CappedLabels
 from omkd.engine.plain import add_into
 from omkd.engine.report.build import KnowledgeIndex, agents_of, knowledge_of, open_segments
@@ -65,6 +65,8 @@ class Exported(Protocol):
     def last_event(self) -> float | None: ...
     @property
     def window_length(self) -> float: ...
+    @property
+    def roots(self) -> tuple[str, ...]: ...
     @property
     def past_retention(self) -> PastRetention: ...
     @property
@@ -187,6 +189,13 @@ class Exporter:
             replaying=tail.replaying,
             last_event=kept.last_event,
             window_length=kept.window_length,
+            watermark=WatermarkFigures(
+                kept.roots,
+                fold.window.since,
+                fold.window.until if fold.window.until is not None else kept.last_event,
+                len(overall.sessions),
+                int(short_fingerprint(fold.fingerprint), 16),
+            ),
             outside_window=outside,
             newest_outside_window=newest_outside,
             labels=self.labels,

@@ -218,6 +218,11 @@ class Keeper:
     def window_length(self) -> float:
         return self.config.window.length
 
+    @property
+    def roots(self) -> tuple[str, ...]:
+        """The trace roots (spec §1's watermark names them)."""
+        return tuple(str(root) for root in self.config.roots())
+
     def open_after(self) -> float:
         """Segments whose last record is older than this are idle: closed, whatever their stream."""
         return self.clock.time() - self.config.segments.idle_close

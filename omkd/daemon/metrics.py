@@ -40,6 +40,7 @@ from omkd.daemon.samples import (
     revision,
     rules_info,
     signals,
+    watermark_info,
 )
 from omkd.daemon.selfmetrics import IngestStats
 from omkd.engine import figures, health
@@ -146,6 +147,20 @@ TABLE: Final[list[MetricSpec]] = [
                overall(lambda r: TIER_VALUES[r.figures.tier])),
     MetricSpec("omkd_window_length_seconds", "gauge", "Length of the event-time window.", (),
                plain(lambda s: s.window_length)),
+    # --- the watermark (spec §1): what every figure above describes ---
+    MetricSpec("omkd_watermark", "info", "The trace roots the figures were read from (spec §1's watermark).", (),
+               watermark_info),
+    MetricSpec("omkd_window_from_timestamp_seconds", "gauge", "Start of the event-time window (absent before "
+               "the first event).", (),
+               lambda s: [((), s.watermark.window_from)] if s.watermark.window_from is not None else []),
+    MetricSpec("omkd_window_to_timestamp_seconds", "gauge", "End of the event-time window: the newest event "
+               "read (absent before the first event).", (),
+               lambda s: [((), s.watermark.window_to)] if s.watermark.window_to is not None else []),
+    MetricSpec("omkd_window_sessions", "gauge", "Sessions with a segment in the window, all skills.", (),
+               plain(lambda s: s.watermark.sessions)),
+    MetricSpec("omkd_window_fingerprint", "gauge", "Fingerprint of the window's segment set: the status "
+               "page's 12 hex digits as an integer (Grafana unit hex).", (),
+               plain(lambda s: s.watermark.fingerprint)),
     MetricSpec("omkd_window_outside_segments", "gauge",
                "Segments read that lie outside the event-time window (kept, or forgotten past retention): "
                "why a window can be empty.", (), plain(lambda s: s.outside_window)),
@@ -210,7 +225,10 @@ TABLE: Final[list[MetricSpec]] = [
                "judge: a change here is a change of rules, not of the knowledge.", (), rules_info),
 ]  # fmt: skip
 
-ON_OCCURRENCE: Final = frozenset({"omkd_errors", "omkd_window_outside_newest_timestamp_seconds"})
+ON_OCCURRENCE: Final = frozenset(
+    {"omkd_errors", "omkd_window_outside_newest_timestamp_seconds", "omkd_window_from_timestamp_seconds"}
+    | {"omkd_window_to_timestamp_seconds"}
+)
 """Families with no sample until something happened (an error's cause; a segment outside the
 window), rather than a made-up label or a timestamp of 0."""
 DECLARED: Final[dict[str, tuple[str, str]]] = {spec.name: (spec.kind, spec.help) for spec in TABLE}

@@ -37,6 +37,19 @@ class WindowRow:
     """Its metacognition figures (spec §8.7), made once by the exporter."""
 
 
+@dataclass(frozen=True, slots=True)
+class WatermarkFigures:
+    """Spec §1's watermark as /metrics carries it: the roots (an info metric's label), the window's
+    ends, the sessions, and the fingerprint of the segment set as a number (its 12 hex digits read as
+    an integer, exact in a float: Grafana's ``hex`` unit writes it as the status page does)."""
+
+    roots: tuple[str, ...] = ()
+    window_from: float | None = None
+    window_to: float | None = None
+    sessions: int = 0
+    fingerprint: int = 0
+
+
 @dataclass(slots=True)
 class Snapshot:
     """Everything the exposition shows, gathered at one moment."""
@@ -54,6 +67,7 @@ class Snapshot:
     replaying: bool = False
     last_event: float | None = None
     window_length: float = 0.0
+    watermark: WatermarkFigures = field(default_factory=WatermarkFigures)
     outside_window: int = 0
     """Segments read outside the window (kept, or forgotten past retention)."""
     newest_outside_window: float | None = None
@@ -131,6 +145,10 @@ def rated(value: Callable[[WindowRow], float]) -> Callable[[WindowRow], float | 
 
 def overall_rated(value: Callable[[WindowRow], float]) -> Callable[[Snapshot], Iterable[Sample]]:
     return lambda s: [((), value(s.overall))] if s.overall is not None and s.overall.figures.segments else []
+
+
+def watermark_info(s: Snapshot) -> Iterable[Sample]:
+    return [((), {"roots": ", ".join(s.watermark.roots)})] if s.watermark.roots else []
 
 
 def rules_info(s: Snapshot) -> Iterable[Sample]:

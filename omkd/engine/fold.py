@@ -44,6 +44,11 @@ def segment_fingerprint(key: str) -> int:
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
 
 
+def short_fingerprint(value: int) -> str:
+    """The fingerprint of a segment set as the watermark writes it (spec §1): 12 hex digits."""
+    return f"{value:016x}"[:12]
+
+
 class Fold:
     """The latest summary of every segment, and totals of those inside the window."""
 

@@ -14,7 +14,7 @@ from typing import Any, Final, Protocol
 from omkd.engine import certainty, conventions, figures, health, patterns, skills
 from omkd.engine.counters import GapCounts, PastRetention, PipelineCounters
 from omkd.engine.figures import SkillTotals
-from omkd.engine.fold import Fold
+from omkd.engine.fold import Fold, short_fingerprint
 from omkd.engine.formats import CLAUDE_CODE
 from omkd.engine.hedge_judge import judge_identity
 from omkd.engine.plain import to_plain
@@ -271,7 +271,7 @@ def build_report(
             window_to=window_to,
             sessions=len(fold.overall.sessions),
             segments=fold.overall.segments,
-            fingerprint=f"{fold.fingerprint:016x}"[:12],
+            fingerprint=short_fingerprint(fold.fingerprint),
             statement=WATERMARK_STATEMENT,
         ),
         overall=overall,
