@@ -192,6 +192,20 @@ def test_a_grep_page_past_the_last_is_not_a_miss(offset: int | str | None, signa
     assert overall_signals(one_call("Grep", tool_input, "No matches found")) == (MISS if signals == "miss" else {})
 
 
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "output"),
+    [
+        ("Grep", {"pattern": "skills-lock", "path": "https://code.claude.com/docs/en"}, "Path does not exist: https:/"),
+        ("Glob", {"pattern": "**/*.md", "path": "https://example.com/docs"}, "Directory does not exist"),
+        ("Read", {"file_path": "https://example.com/docs/setup.md"}, "File does not exist."),
+    ],
+    ids=["Grep", "Glob", "Read"],
+)
+def test_a_url_given_to_a_file_tool_is_a_fault_not_a_miss(tool: str, tool_input: dict[str, Any], output: str) -> None:
+    """A file tool cannot read a URL: its "does not exist" says the search could not run as asked."""
+    assert overall_signals(one_call(tool, tool_input, output, is_error=True)) == {}
+
+
 def test_rg_with_pcre2_runs_look_around_so_its_empty_answer_is_a_miss() -> None:
     assert bash("rg -P 'retry(?=Policy)' src/", "") == MISS
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from typing import Final
 
 import orjson
 
@@ -137,6 +138,10 @@ def _judge_search(call: ToolCall, result: ToolResult, name: str, rule: patterns.
         return Verdict(Outcome.FAILED, key, rule=f"{name}.regex_fault")
     if patterns.UNKNOWN_TYPE_TEXT in head:
         return Verdict(Outcome.FAILED, key, rule=f"{name}.unknown_type")
+    if name in _FILE_TOOLS and any(
+        isinstance(v := call.input.get(k), str) and patterns.URL_AS_PATH.match(v) for k in patterns.PATH_KEYS
+    ):
+        return Verdict(Outcome.FAILED, key, rule=f"{name}.url_as_path")
     if result.is_error:
         if rule.fault_errors and _head_has(result, rule.fault_errors):
             return Verdict(Outcome.FAILED, key, rule=f"{name}.fault")
@@ -224,6 +229,8 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
 
 
 NAME_OR_PATH = patterns.NAME_GIVEN
+_FILE_TOOLS: Final = frozenset({"Grep", "Glob", "Read", "list_directory"})
+"""The search tools that read files and directories, never URLs (``patterns.URL_AS_PATH``)."""
 
 
 def _unrunnable(pattern: str) -> bool:

@@ -63,6 +63,10 @@ REGEX_FAULT_TEXT: Final = "regex parse error"
 UNKNOWN_TYPE_TEXT: Final = "unrecognized file type"
 """ripgrep did not know the file type it was given (``rg -t tsx``): the search never ran, a fault
 (``ripgrep_types.py``)."""
+URL_AS_PATH: Final = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+"""A file tool (Grep, Glob, Read, a directory listing) given a URL where a path goes: it answers "Path
+does not exist", but it cannot read a URL at all — the search could not run as asked (a fault, as a
+regex it cannot run is), not a guess of where a file lives that failed."""
 PAGE_KEY: Final = "offset"
 """Grep's pagination: a call with ``offset`` > 0 asks for the results after those already shown, and
 Claude Code before 2.1.210 answered a page past the last with "No matches found" (``other-agents.md``
