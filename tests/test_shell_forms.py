@@ -489,3 +489,20 @@ def test_a_find_for_what_was_removed_confirms_the_removal(removal: str, command:
     other.call("Bash", {"command": "rm src/unrelated.py"}, "", detail=bash_detail())
     other.call("Bash", {"command": command}, "", detail=bash_detail())
     assert overall_signals(other) == MISS
+
+
+@pytest.mark.parametrize(
+    ("command", "signals"),
+    [
+        ("mkdir -p out/reports && ls out/reports", {}),
+        ("mkdir -p out/reports && ls -la out/reports/", {}),
+        ("touch notes.md && cat notes.md", {}),
+        ("mkdir -p build; [ -d build ] && ls build", {}),
+        ("mkdir -p out && ls out/reports", MISS),  # made out, looked in out/reports: not what was made
+        ("ls out/reports", MISS),
+    ],
+    ids=["mkdir then ls", "ls with flags", "touch then cat", "mkdir then test and ls", "another path", "no mkdir"],
+)
+def test_looking_at_what_the_same_command_just_made_is_not_a_search(command: str, signals: dict[str, int]) -> None:
+    """``mkdir -p X && ls X`` finds X empty by design: nothing was looked for that could be missing."""
+    assert bash(command, "") == signals

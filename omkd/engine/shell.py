@@ -55,6 +55,9 @@ class ParsedCommand:
     """Package, module and tool probes (``pip show X``, ``python -c "import X"``, ``X --version``)."""
     http: list[Stage] = field(default_factory=list)
     """HTTP clients on a URL (``curl``, ``wget``…): a 404 or 410 is a miss."""
+    made: set[str] = field(default_factory=set)
+    """Paths an earlier part of the command made (``mkdir -p X``, ``touch X``): looking at them right
+    after finds what was just made, empty by design, not a thing that is missing."""
 
 
 def strip_heredocs(command: str) -> str:
@@ -254,12 +257,17 @@ def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> bool:
     """Take one pipeline's stages; True when it holds a search, probe or test. A pipeline whose last
     stage acts (``| xargs kill``, ``> file``, ``| Set-Content``) looked only to pick what to act on."""
     parsed.elements.append([stage for stage, _ in element])
+    for stage, _ in element:
+        if stage.program in shell_rules.MAKERS:
+            parsed.made.update(_plain_path(a) for a in operands(stage.args))
     last, last_text = element[-1]
     if shell_forms.acts(last.program, last_text) or any(shell_forms.filters_out(s.program, s.args) for s, _ in element):
         return False  # it picked what to act on, or only filtered out: an empty output is no miss
     found = False
     for stage, text in element:
         if shell_forms.reads_harness_output(stage.args):
+            continue
+        if parsed.made and _looks_at_made(stage, parsed.made):
             continue
         if _is_search(stage):
             parsed.searches.append(stage)
@@ -275,6 +283,19 @@ def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> bool:
             parsed.targets.extend(shell_forms.probed(stage.program, stage.args, probe))
             found = True
     return found
+
+
+def _plain_path(word: str) -> str:
+    return word.strip("'\"").rstrip("/") or word
+
+
+def _looks_at_made(stage: Stage, made: set[str]) -> bool:
+    """A reader or test of paths an earlier part of the same command made (``mkdir -p X && ls X``)."""
+    rule = shell_rules.SHELL_RULE
+    if stage.program not in rule.path_programs and stage.program not in rule.test_programs:
+        return False
+    paths = [_plain_path(a) for a in operands(stage.args) if a not in rule.test_flags and a not in ("[", "]")]
+    return bool(paths) and all(p in made for p in paths)
 
 
 def echoed_text(stage: Stage, text: str) -> str | None:

@@ -295,6 +295,8 @@ PROFILE_NOISE: Final = re.compile(
 """What a login shell's profile printed on stderr (``/opt/homebrew/Library/Homebrew/brew.sh: line 60: cannot
 create temp file…`` under Codex's sandbox): bash's ``FILE: line N:`` of a sourced script the command does
 not name, not the command's own output."""
+MAKERS: Final = frozenset({"mkdir", "touch", "New-Item"})
+"""Programs that make the paths they name (``shell.ParsedCommand.made``)."""
 INVERTED: Final = frozenset({"-v", "--invert-match", "-NotMatch", "/V", "/v"})  # /V: findstr's
 """A search stage with these only filters out ("nothing left that is not 200" is not a miss)."""
 ACTING_PROGRAMS: Final = frozenset(
