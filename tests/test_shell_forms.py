@@ -506,3 +506,30 @@ def test_a_find_for_what_was_removed_confirms_the_removal(removal: str, command:
 def test_looking_at_what_the_same_command_just_made_is_not_a_search(command: str, signals: dict[str, int]) -> None:
     """``mkdir -p X && ls X`` finds X empty by design: nothing was looked for that could be missing."""
     assert bash(command, "") == signals
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "signals"),
+    [
+        ("sed -i '/legacy_retry/d' src/client.py && grep -n legacy_retry src/client.py", "", {}),
+        ('for f in *.md; do sed -i \'s/^- ->/- /\' "$f"; done && grep -n "^- ->" *.md; echo "done"', "done", {}),
+        ("sed -i 's/RETRIES = 3/RETRIES = 5/' src/client.py && grep -n legacy_retry src/client.py", "", MISS),
+    ],
+    ids=["sed deletion then grep", "sed substitution in a loop, anchored grep", "removed something else"],
+)
+def test_a_command_that_removes_and_then_looks_confirms_its_own_edit(
+    command: str, output: str, signals: dict[str, int]
+) -> None:
+    """§3.1 ``verify_absence`` within one command: ``sed -i`` removed the text (a ``/X/d`` deletion or an
+    ``s/X/Y/`` substitution whose Y lacks it), and the grep after it wants nothing (an anchor says where,
+    not what it looks for)."""
+    assert bash(command, output) == signals
+
+
+def test_a_sed_deletion_earlier_in_the_segment_makes_the_later_miss_a_check() -> None:
+    t = Transcript()
+    t.prompt("drop the legacy retry helper")
+    t.skill("http-client")
+    t.call("Bash", {"command": "sed -i '/legacy_retry/d' src/client.py"}, "(Bash completed with no output)")
+    t.call("Grep", {"pattern": "legacy_retry", "path": "/home/dev/shop/src"}, "No files found")
+    assert overall_signals(t) == {}

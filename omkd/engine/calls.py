@@ -134,12 +134,15 @@ class CallTracker:
             if result.is_error:
                 segment.tool_failures += 1
             if outcome is Outcome.MISSED:
-                if (segment.removed_texts or segment.removed_paths) and (
-                    removals.confirms_removal(
-                        removals.search_literals(call), segment.removed_texts, segment.removed_paths
+                if (
+                    (segment.removed_texts or segment.removed_paths)
+                    and (
+                        removals.confirms_removal(
+                            removals.search_literals(call), segment.removed_texts, segment.removed_paths
+                        )
+                        or removals.targets_removed(call, segment.removed_paths)
                     )
-                    or removals.targets_removed(call, segment.removed_paths)
-                ):
+                ) or removals.own_removal(call):
                     segment.tallies[VERIFY_ABSENCE] += 1
                     name = VERIFY_ABSENCE
                 elif verdict.user_given and self._user_gave(call, verdict, cwd):

@@ -102,7 +102,7 @@ def _fallbacks(command: str, depth: int) -> list[tuple[str, list[shell.Stage]]]:
         if operator in _RESETS:
             left = []
         stage = shell.stage_of(text)
-        inner = shell.carried_command(stage, text) if depth < shell.MAX_CARRIED else None
+        inner = shell_forms.carried_command(stage.program, text) if depth < shell.MAX_CARRIED else None
         if inner is not None:  # ``ssh HOST "CMD"``, ``bash -lc '…'``: its stages are on the left side too
             found.extend(_fallbacks(inner, depth + 1))
             left.extend(inner_stage for element in shell.parse(inner).elements for inner_stage in element)

@@ -1,8 +1,9 @@
 """Checking that a removal is complete is not a gap (spec §3.1 ``verify_absence``).
 
-When, earlier in the same segment, the agent removed or renamed something — an edit whose
-``old_string`` holds the search's literal target (≥ 4 characters) and whose ``new_string`` does not,
-or a file it deleted or moved — a search for it that finds nothing confirms the edit. This module
+When, earlier in the same segment (or in the same shell command), the agent removed or renamed
+something — an edit whose ``old_string`` holds the search's literal target (≥ 4 characters) and whose
+``new_string`` does not (``sed -i`` substitutions and ``/X/d`` deletions among them), or a file it
+deleted or moved — a search for it that finds nothing confirms the edit. This module
 says what a successful write removed (kept on the segment, bounded) and whether a miss looked for
 it.
 """
@@ -29,6 +30,8 @@ MOVING: Final = frozenset({"mv", "Move-Item", "ren", "Rename-Item"})
 _REGEX_SYNTAX: Final = re.compile(r"[\\^$.*+?()\[\]{}|]")
 _ALTERNATION: Final = re.compile(r"\\?\|")
 _SED_SUBSTITUTION: Final = re.compile(r"^s(.)(.+?)\1(.*?)\1[gI0-9]*$")
+_SED_DELETION: Final = re.compile(r"^/(.+)/d$")
+"""``sed -i '/PATTERN/d'``: the lines holding PATTERN removed (as an edit to nothing)."""
 _GREP_FAMILY: Final = shell_rules.GREP_FAMILY | {"git"}  # git grep
 
 
@@ -110,18 +113,27 @@ def _shell(command: str) -> tuple[list[tuple[str, str]], list[str]]:
                 if len(files) >= 2:
                     paths.extend(files[:-1])
             elif program in ("sed", "perl") and any(a.startswith("-i") or a == "-pi" for a in args):
-                for word in shell.operands(args):
+                for word in _scripts(args):
                     found = _SED_SUBSTITUTION.match(word)
                     if found:
                         pairs.append((found.group(2), found.group(3)))
+                    elif deleted := _SED_DELETION.match(word):
+                        pairs.append((deleted.group(1), ""))
     return pairs, paths
+
+
+def _scripts(args: list[str]) -> list[str]:
+    """The operands of a ``sed`` or ``grep`` stage, its script or pattern first: ``shell.operands``,
+    and a word holding a space too (it was quoted: ``'s/^- ->/- /'`` is a script, not a redirection)."""
+    return [a for a in args if a and not a.startswith("-") and (" " in a or a in shell.operands([a]))]
 
 
 def literals(pattern: str) -> list[str]:
     """The alternatives of a search pattern that hold no regex syntax, of ``MIN_TARGET`` characters or more."""
     found = []
     for part in _ALTERNATION.split(pattern):
-        plain = re.sub(r"\\([^\w\s])", r"\1", part)  # an escaped punctuation mark is itself
+        unanchored = part.removeprefix("^").removesuffix("$")  # an anchor says where, not what
+        plain = re.sub(r"\\([^\w\s])", r"\1", unanchored)  # an escaped punctuation mark is itself
         if len(plain) >= MIN_TARGET and not _REGEX_SYNTAX.search(plain.replace(".", "")):
             found.append(plain)
     return found
@@ -153,7 +165,7 @@ def search_literals(call: ToolCall) -> list[str]:
         if stage.program in _GREP_FAMILY:
             args = stage.args[1:] if stage.program == "git" else stage.args
             pattern = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-e", "--regexp")), None)
-            pattern = pattern or next(iter(shell.operands(args)), None)
+            pattern = pattern or next(iter(_scripts(args)), None)
             found.extend(literals(pattern) if pattern else [])
     found.extend(t.strip("*") for t in parsed.targets if len(t.strip("*")) >= MIN_TARGET)
     return found
@@ -208,6 +220,17 @@ def _searched(call: ToolCall) -> tuple[list[str], set[str]]:
             if len(folder) >= MIN_TARGET and not _WILDCARDS.search(folder):
                 folders.add(folder)
     return names, folders
+
+
+def own_removal(call: ToolCall) -> bool:
+    """A shell command that removes something and then looks for it (``sed -i '/X/d' f && grep X f``):
+    the search in it confirms its own edit."""
+    if _name(call.tool) not in shell_rules.SHELL_TOOLS:
+        return False
+    texts, paths = removed_by(call)
+    return bool(texts or paths) and (
+        confirms_removal(search_literals(call), texts, paths) or targets_removed(call, paths)
+    )
 
 
 def confirms_removal(targets: list[str], edits: list[tuple[str, str]], paths: list[str]) -> bool:

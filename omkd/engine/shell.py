@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from omkd.engine import powershell, shell_forms, shell_rules
+from omkd.engine.shell_forms import looks_at_made, made_paths
 
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SHELL_WORD = re.compile(r"""(?:[^\s'"]+|'[^']*'|"(?:\\.|[^"\\])*")+""")
@@ -56,8 +57,7 @@ class ParsedCommand:
     http: list[Stage] = field(default_factory=list)
     """HTTP clients on a URL (``curl``, ``wget``…): a 404 or 410 is a miss."""
     made: set[str] = field(default_factory=set)
-    """Paths an earlier part of the command made (``mkdir -p X``, ``touch X``): looking at them right
-    after finds what was just made, empty by design, not a thing that is missing."""
+    """Paths an earlier part made (``mkdir -p X``): ``ls X`` after it is no search."""
 
 
 def strip_heredocs(command: str) -> str:
@@ -215,7 +215,7 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> None:
     """An element before holds a search or probe (a fallback after it hides its miss)."""
     for operator, text in split_top_level(strip_heredocs(command)):
         stage = stage_of(text)
-        inner = carried_command(stage, text) if depth < MAX_CARRIED else None
+        inner = shell_forms.carried_command(stage.program, text) if depth < MAX_CARRIED else None
         if inner is not None:  # ``ssh HOST "CMD"``, ``bash -lc '…'``: judged as the command it carries
             if element:
                 probing = _close(parsed, element) or probing
@@ -245,29 +245,19 @@ def _lookups(parsed: ParsedCommand) -> int:
     return len(parsed.searches) + len(parsed.tests) + len(parsed.probes)
 
 
-def carried_command(stage: Stage, text: str) -> str | None:
-    if stage.program not in shell_rules.CARRIERS:
-        return None
-    raw = shell_forms.raw_words(text)
-    at = next((i for i, w in enumerate(raw) if posixpath.basename(w.strip("'\"(")) == stage.program), None)
-    return None if at is None else shell_forms.carried(stage.program, raw[at + 1 :])
-
-
 def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> bool:
     """Take one pipeline's stages; True when it holds a search, probe or test. A pipeline whose last
     stage acts (``| xargs kill``, ``> file``, ``| Set-Content``) looked only to pick what to act on."""
     parsed.elements.append([stage for stage, _ in element])
-    for stage, _ in element:
-        if stage.program in shell_rules.MAKERS:
-            parsed.made.update(_plain_path(a) for a in operands(stage.args))
+    parsed.made.update(p for s, _ in element if s.program in shell_rules.MAKERS for p in made_paths(operands(s.args)))
     last, last_text = element[-1]
     if shell_forms.acts(last.program, last_text) or any(shell_forms.filters_out(s.program, s.args) for s, _ in element):
         return False  # it picked what to act on, or only filtered out: an empty output is no miss
     found = False
     for stage, text in element:
-        if shell_forms.reads_harness_output(stage.args):
-            continue
-        if parsed.made and _looks_at_made(stage, parsed.made):
+        if shell_forms.reads_harness_output(stage.args) or looks_at_made(
+            stage.program, operands(stage.args), parsed.made
+        ):
             continue
         if _is_search(stage):
             parsed.searches.append(stage)
@@ -283,19 +273,6 @@ def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> bool:
             parsed.targets.extend(shell_forms.probed(stage.program, stage.args, probe))
             found = True
     return found
-
-
-def _plain_path(word: str) -> str:
-    return word.strip("'\"").rstrip("/") or word
-
-
-def _looks_at_made(stage: Stage, made: set[str]) -> bool:
-    """A reader or test of paths an earlier part of the same command made (``mkdir -p X && ls X``)."""
-    rule = shell_rules.SHELL_RULE
-    if stage.program not in rule.path_programs and stage.program not in rule.test_programs:
-        return False
-    paths = [_plain_path(a) for a in operands(stage.args) if a not in rule.test_flags and a not in ("[", "]")]
-    return bool(paths) and all(p in made for p in paths)
 
 
 def echoed_text(stage: Stage, text: str) -> str | None:

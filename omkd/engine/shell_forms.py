@@ -75,6 +75,15 @@ def carried(program: str, raw_args: list[str]) -> str | None:
     return " ".join(rest) or None
 
 
+def carried_command(program: str, text: str) -> str | None:
+    """The command a carrier stage (``ssh HOST "CMD"``, ``bash -lc '…'``) carries, None for another."""
+    if program not in shell_rules.CARRIERS:
+        return None
+    raw = raw_words(text)
+    at = next((i for i, w in enumerate(raw) if posixpath.basename(w.strip("'\"(")) == program), None)
+    return None if at is None else carried(program, raw[at + 1 :])
+
+
 def past_options(found: list[str], value_flags: frozenset[str]) -> list[str]:
     """The words after a wrapper's own options (``sudo -u postgres``, ``xargs -0``): the values of
     ``value_flags`` skipped with them; ``--`` ends them."""
@@ -206,6 +215,25 @@ def answered(probes: Sequence[tuple[object, shell_rules.ProbeRule]], output: str
         if line and not any(rule.not_found is not None and rule.not_found.search(line) for _, rule in probes):
             return True
     return False
+
+
+def made_paths(operands: list[str]) -> list[str]:
+    """The paths ``mkdir``/``touch`` operands name, as a later reader's operands are compared."""
+    return [_plain_path(a) for a in operands]
+
+
+def looks_at_made(program: str, operands: list[str], made: set[str]) -> bool:
+    """A reader or test of paths an earlier part of the same command made (``mkdir -p X && ls X``):
+    empty by design, not a thing that is missing (``shell.ParsedCommand.made``)."""
+    rule = shell_rules.SHELL_RULE
+    if not made or (program not in rule.path_programs and program not in rule.test_programs):
+        return False
+    paths = [_plain_path(a) for a in operands if a not in rule.test_flags and a not in ("[", "]")]
+    return bool(paths) and all(p in made for p in paths)
+
+
+def _plain_path(word: str) -> str:
+    return word.strip("'\"").rstrip("/") or word
 
 
 def basename(path: str) -> str:
