@@ -66,9 +66,11 @@ def test_a_carried_command_that_found_something_is_no_miss() -> None:
         ("uv --version", "bash: line 1: uv: command not found"),
         ("python3 -m pip --version", "/srv/app/venv/bin/python3: No module named pip"),
         ("venv/bin/python -m pip list", "/srv/app/venv/bin/python: No module named pip"),
+        ("node -e \"console.log(require.resolve('docx'))\"", "node:internal/modules/cjs/loader:1520\n  throw err;\n"
+         "  ^\n\nError: Cannot find module 'docx'\nRequire stack:\n- /home/dev/shop/[eval]"),
     ],
     ids=["pip show", "python import", "npm view", "apt-cache policy", "dpkg -s", "brew list", "rospack", "--version",
-         "python -m X --version", "python -m pip list"],
+         "python -m X --version", "python -m pip list", "node require"],
 )  # fmt: skip
 def test_a_probe_answered_not_there_is_a_miss(command: str, output: str) -> None:
     assert bash(command, output) == MISS

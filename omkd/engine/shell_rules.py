@@ -245,6 +245,10 @@ PROBES: Final[tuple[ProbeRule, ...]] = (
         frozenset({"python", "python3", "py"}), frozenset({"-c"}),
         re.compile(r"ModuleNotFoundError|No module named"), needs="import",
     ),
+    ProbeRule(  # node -e "require('x')" / require.resolve: the module probe of Node, as python -c "import x" is
+        frozenset({"node", "nodejs"}), frozenset({"-e", "--eval", "-p", "--print"}),
+        re.compile(r"Cannot find module|ERR_MODULE_NOT_FOUND"), needs="require",
+    ),
     ProbeRule(  # python -m pip --version: a tool probe of a module
         frozenset({"python", "python3", "py"}), frozenset({"-m"}), re.compile(r"No module named"), needs="--version",
     ),
