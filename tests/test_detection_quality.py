@@ -70,14 +70,14 @@ def test_scores_count_agreement_by_hand() -> None:
 
 def test_failed_search_quality_on_a_hand_labelled_transcript(tmp_path: Path) -> None:
     """Three calls labelled by hand against omkd's verdicts: a miss both agree on, a hit both agree
-    on, and a Bash filter omkd calls a miss that the label says is not one (a false positive)."""
+    on, and a Bash health check omkd calls a miss that the label says is not one (a false positive)."""
     t = Transcript(session_id="9a9a9a9a-1111-4222-8333-444455556666")
-    t.prompt("tidy the lint output")
+    t.prompt("is the service up?")
     miss = t.glob_miss("**/retry*.yaml")
     hit = t.glob_hit("**/client.py")
     detail = {"stdout": "", "stderr": "", "interrupted": False, "isImage": False}
     detail["returnCodeInterpretation"] = "No matches found"
-    filtered = t.call("Bash", {"command": "npm run lint | grep -c warning"}, "", detail=detail)
+    filtered = t.call("Bash", {"command": "curl -s localhost:8080/health | grep -c ok"}, "", detail=detail)
     (tmp_path / "s.jsonl").write_bytes(t.to_bytes())
     labels = [
         {"file": "s.jsonl", "line": 2, "call_id": miss, "tool": "Glob", "label": "failed_search", "reason": "r"},

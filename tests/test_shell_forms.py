@@ -535,3 +535,23 @@ def test_a_sed_deletion_earlier_in_the_segment_makes_the_later_miss_a_check() ->
     t.call("Bash", {"command": "sed -i '/legacy_retry/d' src/client.py"}, "(Bash completed with no output)")
     t.call("Grep", {"pattern": "legacy_retry", "path": "/home/dev/shop/src"}, "No files found")
     assert overall_signals(t) == {}
+
+
+@pytest.mark.parametrize(
+    ("command", "signals"),
+    [
+        ('npx tsc --noEmit 2>&1 | grep -E "agents|route.ts"', {}),
+        ("mix dialyzer | grep ^lib/", {}),
+        ("npm test 2>&1 | grep FAIL", {}),
+        ("npm run lint | grep -i error", {}),
+        ("python -m pytest -q | grep -E 'failed|error'", {}),
+        ("cargo build 2>&1 | grep warning", {}),
+        ("npm ls | grep react-router", MISS),  # npm ls lists what is installed: a lookup
+        ("ps aux | grep litellm", MISS),
+    ],
+    ids=["tsc", "mix dialyzer", "npm test", "npm run lint", "pytest", "cargo build", "npm ls", "ps"],
+)
+def test_a_grep_of_a_build_or_test_run_is_a_check_not_a_search(command: str, signals: dict[str, int]) -> None:
+    """A build, test run, type-check or lint piped to grep: an empty answer says the run was clean (spec
+    §8.8 names ``mix dialyzer | grep ^lib/`` as a false miss), not that something looked for is missing."""
+    assert bash(command, "") == signals

@@ -250,9 +250,8 @@ def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> bool:
     stage acts (``| xargs kill``, ``> file``, ``| Set-Content``) looked only to pick what to act on."""
     parsed.elements.append([stage for stage, _ in element])
     parsed.made.update(p for s, _ in element if s.program in shell_rules.MAKERS for p in made_paths(operands(s.args)))
-    last, last_text = element[-1]
-    if shell_forms.acts(last.program, last_text) or any(shell_forms.filters_out(s.program, s.args) for s, _ in element):
-        return False  # it picked what to act on, or only filtered out: an empty output is no miss
+    if shell_forms.not_looking([(s.program, s.args) for s, _ in element], element[-1][1]):
+        return False
     found = False
     for stage, text in element:
         if shell_forms.reads_harness_output(stage.args) or looks_at_made(

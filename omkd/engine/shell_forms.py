@@ -184,6 +184,39 @@ def acts(program: str, text: str) -> bool:
     return False
 
 
+def not_looking(stages: Sequence[tuple[str, list[str]]], last_text: str) -> bool:
+    """A pipeline whose searches look for no missing thing, so that an empty output is no miss: its last
+    stage acts (it picked what to act on: ``| xargs kill``, ``> file``), a search stage only filters out
+    (``grep -v``), or its first stage builds, tests or checks and the rest read its diagnostics
+    (``tsc --noEmit | grep src/``)."""
+    return (
+        acts(stages[-1][0], last_text)
+        or any(filters_out(program, args) for program, args in stages)
+        or checks_a_run(*stages[0])
+    )
+
+
+def checks_a_run(program: str, args: list[str]) -> bool:
+    """A stage that builds, tests, type-checks or lints (``shell_rules.CHECKERS``), directly or through a
+    runner (``npx tsc``, ``pnpm exec eslint``, ``npm run lint``, ``yarn test``, ``uv run mypy``,
+    ``python -m pytest``)."""
+    names = [posixpath.basename(w) for w in (program, *args) if w and not w.startswith("-")]
+    if not names:
+        return False
+    if names[0] in ("python", "python3", "py") and "-m" in args[:-1]:
+        module = args[args.index("-m") + 1]
+        return module in shell_rules.CHECKERS or module == "unittest"
+    if tuple(names[:2]) in shell_rules.CHECKING_SUBCOMMANDS:
+        return True
+    at = 0
+    while at < len(names) and names[at] in shell_rules.RUNNERS:
+        at += 1
+    if at == len(names):
+        return False
+    name = names[at]
+    return name in shell_rules.CHECKERS or (at > 0 and name in shell_rules.CHECKING_SCRIPTS)
+
+
 def reads_harness_output(args: list[str]) -> bool:
     """It reads the harness's own output files (a task's ``.output``, the scratchpad)."""
     # One search over the words joined by newlines finds what a search of each would: no match

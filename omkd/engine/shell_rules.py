@@ -299,6 +299,25 @@ PROFILE_NOISE: Final = re.compile(
 """What a login shell's profile printed on stderr (``/opt/homebrew/Library/Homebrew/brew.sh: line 60: cannot
 create temp file…`` under Codex's sandbox): bash's ``FILE: line N:`` of a sourced script the command does
 not name, not the command's own output."""
+CHECKERS: Final = frozenset(
+    {"tsc", "vue-tsc", "mypy", "pyright", "eslint", "ruff", "flake8", "pylint", "biome", "pytest", "jest", "vitest"}
+    | {"phpunit", "rspec", "tox", "nox", "make", "gradle", "gradlew", "mvn", "xcodebuild", "dialyzer", "shellcheck"}
+)
+"""Programs that build, test, type-check or lint: their output is diagnostics (spec §8.8's false positive
+``mix dialyzer | grep ^lib/``). A grep of it that prints nothing says no diagnostic matched — the run was
+clean — not that something looked for is missing."""
+CHECKING_SUBCOMMANDS: Final = frozenset(
+    {("cargo", s) for s in ("build", "check", "test", "clippy")}
+    | {("go", s) for s in ("build", "vet", "test")}
+    | {("mix", s) for s in ("compile", "dialyzer", "test", "credo")}
+    | {("dotnet", s) for s in ("build", "test")}
+    | {("swift", s) for s in ("build", "test")}
+)
+"""(program, first argument) pairs that build, test or check (``cargo build``, ``go vet``)."""
+RUNNERS: Final = frozenset({"npx", "pnpx", "bunx", "npm", "pnpm", "yarn", "bun", "uv", "poetry", "exec", "run"})
+"""Words that run what follows them: ``npx tsc``, ``pnpm exec tsc``, ``npm run lint``, ``uv run mypy``."""
+CHECKING_SCRIPTS: Final = frozenset({"test", "build", "lint", "typecheck", "type-check", "check", "compile"})
+"""A package script run by a runner that builds, tests or checks (``npm test``, ``yarn lint``, ``npm run build``)."""
 MAKERS: Final = frozenset({"mkdir", "touch", "New-Item"})
 """Programs that make the paths they name (``shell.ParsedCommand.made``)."""
 INVERTED: Final = frozenset({"-v", "--invert-match", "-NotMatch", "/V", "/v"})  # /V: findstr's
