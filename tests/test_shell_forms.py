@@ -555,3 +555,17 @@ def test_a_grep_of_a_build_or_test_run_is_a_check_not_a_search(command: str, sig
     """A build, test run, type-check or lint piped to grep: an empty answer says the run was clean (spec
     §8.8 names ``mix dialyzer | grep ^lib/`` as a false miss), not that something looked for is missing."""
     assert bash(command, "") == signals
+
+
+@pytest.mark.parametrize(
+    ("command", "signals"),
+    [
+        ("ps aux | grep litellm | grep -v grep", MISS),  # drops its own grep line: still looks for litellm
+        ('ps aux | grep -i litellm | grep -v "grep"', MISS),
+        ("curl -s localhost:8080/status | grep -v 200", {}),  # only filters out: nothing left is no miss
+        ('find . -name "*.cfg" | grep -v test', {}),
+    ],
+    ids=["grep -v grep", "quoted", "grep -v 200", "find | grep -v"],
+)
+def test_an_exclusion_of_the_pipelines_own_grep_does_not_end_the_search(command: str, signals: dict[str, int]) -> None:
+    assert bash(command, "") == signals

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from omkd.engine import powershell, shell_forms, shell_rules
-from omkd.engine.shell_forms import looks_at_made, made_paths
+from omkd.engine.shell_forms import made_paths, operands
 
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SHELL_WORD = re.compile(r"""(?:[^\s'"]+|'[^']*'|"(?:\\.|[^"\\])*")+""")
@@ -139,11 +139,6 @@ def stage_of(text: str) -> Stage:
     return Stage(powershell.canonical(program), found[1:])  # ``get-content`` is ``Get-Content``
 
 
-def operands(args: list[str]) -> list[str]:
-    """Arguments that are not options or redirections."""
-    return [a for a in args if a and not a.startswith("-") and "<" not in a and ">" not in a and "&" not in a]
-
-
 _CWD: Final = frozenset({".", "./"})
 _FIND_LOOKING: Final = frozenset({"-regex", "-iregex", "-exec", "-execdir", "-ok", "-okdir", "-newer", "-size"})
 _NARROWING: Final = frozenset({"-g", "--glob", "--iglob", "-t", "--type", "-T", "--type-not", "-e", "--extension"})
@@ -254,10 +249,8 @@ def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> bool:
         return False
     found = False
     for stage, text in element:
-        if shell_forms.reads_harness_output(stage.args) or looks_at_made(
-            stage.program, operands(stage.args), parsed.made
-        ):
-            continue
+        if shell_forms.skipped(stage.program, stage.args, parsed.made):
+            continue  # harness output, what the command just made, an exclusion (``grep -v``)
         if _is_search(stage):
             parsed.searches.append(stage)
             parsed.targets.extend(targets_of(stage))

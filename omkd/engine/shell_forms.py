@@ -191,9 +191,22 @@ def not_looking(stages: Sequence[tuple[str, list[str]]], last_text: str) -> bool
     (``tsc --noEmit | grep src/``)."""
     return (
         acts(stages[-1][0], last_text)
-        or any(filters_out(program, args) for program, args in stages)
+        or any(filters_out(program, args) and not excludes_itself(program, args) for program, args in stages)
         or checks_a_run(*stages[0])
     )
+
+
+def skipped(program: str, args: list[str], made: set[str]) -> bool:
+    """A stage of a pipeline that is no search of its own: it reads the harness's output files, looks at
+    what the same command just made, or drops the pipeline's own grep from a process list."""
+    return reads_harness_output(args) or looks_at_made(program, operands(args), made) or excludes_itself(program, args)
+
+
+def excludes_itself(program: str, args: list[str]) -> bool:
+    """``grep -v grep`` after ``ps aux | grep X``: it drops the line of the grep process itself, not
+    anything that was looked for — the pipeline still searches for X (an exclusion that filters what
+    was looked for, ``grep -v 200``, makes an empty answer no miss)."""
+    return program in shell_rules.GREP_FAMILY and filters_out(program, args) and operands(args) == ["grep"]
 
 
 def checks_a_run(program: str, args: list[str]) -> bool:
@@ -248,6 +261,11 @@ def answered(probes: Sequence[tuple[object, shell_rules.ProbeRule]], output: str
         if line and not any(rule.not_found is not None and rule.not_found.search(line) for _, rule in probes):
             return True
     return False
+
+
+def operands(args: list[str]) -> list[str]:
+    """Arguments that are not options or redirections."""
+    return [a for a in args if a and not a.startswith("-") and "<" not in a and ">" not in a and "&" not in a]
 
 
 def made_paths(operands: list[str]) -> list[str]:
