@@ -231,6 +231,33 @@ def test_powershell_error_record_lines_are_part_of_the_not_found_message() -> No
     assert overall_signals(t) == MISS
 
 
+def test_a_powershell_not_found_message_wrapped_mid_sentence_is_still_one() -> None:
+    """PowerShell wraps its message at the console's width, inside the sentence ("does not \\r\\nexist.")."""
+    output = (
+        "Exit code 1\nGet-Content : Cannot find path 'C:\\Users\\dev\\shop\\specs\\main\\spec.md' because it "
+        "does not \r\n"
+        "exist.\r\nAt line:1 char:1\r\n+ Get-Content -Raw -Path 'C:\\Users\\dev\\shop\\ ...\r\n+ ~~~~~~~~~~~~\r\n"
+        "    + CategoryInfo          : ObjectNotFound: (C:\\Users\\dev\\...:String) [Get-Content], ItemNotFoundEx \r\n"
+        "   ception\r\n    + FullyQualifiedErrorId : PathNotFound,Microsoft.PowerShell.Commands.GetContentCommand"
+    )
+    command = "Get-Content -Raw -Path 'C:\\Users\\dev\\shop\\specs\\main\\spec.md'"
+    assert overall_signals(one_call("PowerShell", {"command": command}, output, is_error=True)) == MISS
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "signals"),
+    [
+        ("Get-Command gh -ErrorAction SilentlyContinue", "Exit code 1", MISS),
+        ("gcm gh -ea 0", "Exit code 1", MISS),
+        ("Get-Command gh", "CommandType Name Version Source\nApplication gh.exe 2.40.0 C:\\Program Files\\gh.exe", {}),
+    ],
+    ids=["silent", "alias", "found"],
+)
+def test_get_command_is_powershells_which(command: str, output: str, signals: dict[str, int]) -> None:
+    t = one_call("PowerShell", {"command": command}, output, is_error=output.startswith("Exit code"))
+    assert overall_signals(t) == signals
+
+
 def test_a_webfetch_404_answered_as_plain_text_is_a_miss() -> None:
     text = "The server returned HTTP 404 Not Found.\n\nThe response body was not retrieved."
     assert overall_signals(one_call("WebFetch", {"url": "https://docs.acme.dev/retry", "prompt": "x"}, text)) == MISS

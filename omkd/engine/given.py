@@ -132,7 +132,7 @@ def probed_paths(call: ToolCall) -> list[str]:
             stage.program in rule.path_programs and stage.program not in shell_rules.SHELL_READERS
         ):
             named = powershell.paths(stage.program, stage.args)  # a filter is a name, not a path
-            named = shell.operands(stage.args) if named is None else named
+            named = shell_forms.operands(stage.args) if named is None else named
             paths.extend(a for a in named if not a.isdigit() and a not in ("]", "]]"))
     return [_SHELL_ESCAPE.sub(r"\1", path) if "\\" in path else path for path in paths]
 

@@ -84,7 +84,7 @@ def _names(stage: shell.Stage, path: str, normalise: Callable[[str], str], full:
     if not path:
         return False
     named = _key(path, normalise)
-    for operand in shell.operands(stage.args):
+    for operand in shell_forms.operands(stage.args):
         key = _key(operand, normalise)
         if key == named or (full and named.endswith(("/" + key, "\\" + key))):
             return True

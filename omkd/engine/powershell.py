@@ -65,6 +65,10 @@ READERS: Final = (
     ),
     _cmdlet("Test-Path", (PATH,), ("pathtype", "type", "olderthan", "newerthan", *_SELECT)),
     _cmdlet("Get-ChildItem", (PATH, FILTER), ("include", "exclude", "depth", "attributes"), filter=FILTER),
+    _cmdlet(  # PowerShell's ``which``: the names of the commands it looks for
+        "Get-Command", (NAME,), ("module", "commandtype", "type", "totalcount", "parametername", "parametertype"),
+        name=NAME,
+    ),
     _cmdlet(
         "Select-String", (PATTERN, PATH), ("inputobject", "include", "exclude", "encoding", "context", "culture"),
         pattern=PATTERN,
@@ -85,7 +89,7 @@ WRITERS: Final = (
 to ``-Encoding``, ``Remove-Item x *.log`` to ``-Filter``."""
 CMDLETS: Final = {c.name.lower(): c for c in READERS + WRITERS}
 """Every cmdlet here by lower-case name."""
-_ALIASES: Final = {"sls": "select-string", "gc": "get-content", "gci": "get-childitem"}
+_ALIASES: Final = {"sls": "select-string", "gc": "get-content", "gci": "get-childitem", "gcm": "get-command"}
 """The aliases omkd's rules already read as these cmdlets (others, such as ``cat``, ``ls``, ``ni``, not)."""
 
 
@@ -146,10 +150,11 @@ def paths(program: str, args: list[str]) -> list[str] | None:
 
 
 def operands(program: str, args: list[str], plain: list[str]) -> list[str]:
-    """What a reader's words name: for a cmdlet, its paths then its filter (``Get-ChildItem src *.py``),
-    never a parameter's value (``-Encoding utf8``, ``-Depth 2``); for any other program, ``plain``."""
+    """What a reader's words name: for a cmdlet, its paths then its filter (``Get-ChildItem src *.py``) or
+    the names it looks for (``Get-Command gh``), never a parameter's value (``-Encoding utf8``, ``-ErrorAction
+    SilentlyContinue``); for any other program, ``plain``."""
     found = cmdlet(program)
     if found is None:
         return plain
     bound = bind(found, args)
-    return bound.of(PATH) + bound.of(FILTER)
+    return bound.of(PATH) + bound.of(FILTER) + (bound.of(NAME) if found in READERS else [])

@@ -15,7 +15,7 @@ import posixpath
 import re
 from typing import Final
 
-from omkd.engine import judge, powershell, shell, shell_rules
+from omkd.engine import judge, powershell, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall
 
 MIN_TARGET: Final = 4
@@ -105,11 +105,11 @@ def _shell(command: str) -> tuple[list[tuple[str, str]], list[str]]:
             # the operands only of the few programs that remove (most stages are of others)
             bound = powershell.paths(program, args)  # ``Remove-Item -Path P -ErrorAction Stop``: P
             if program in DELETING:
-                paths.extend(shell.operands(args) if bound is None else bound)
+                paths.extend(shell_forms.operands(args) if bound is None else bound)
             elif bound is not None and program in MOVING:  # ``Move-Item -Destination D -Path P``: P
                 paths.extend(bound)
             elif program in MOVING:
-                files = shell.operands(args)
+                files = shell_forms.operands(args)
                 if len(files) >= 2:
                     paths.extend(files[:-1])
             elif program in ("sed", "perl") and any(a.startswith("-i") or a == "-pi" for a in args):
@@ -123,9 +123,9 @@ def _shell(command: str) -> tuple[list[tuple[str, str]], list[str]]:
 
 
 def _scripts(args: list[str]) -> list[str]:
-    """The operands of a ``sed`` or ``grep`` stage, its script or pattern first: ``shell.operands``,
+    """The operands of a ``sed`` or ``grep`` stage, its script or pattern first: ``shell_forms.operands``,
     and a word holding a space too (it was quoted: ``'s/^- ->/- /'`` is a script, not a redirection)."""
-    return [a for a in args if a and not a.startswith("-") and (" " in a or a in shell.operands([a]))]
+    return [a for a in args if a and not a.startswith("-") and (" " in a or a in shell_forms.operands([a]))]
 
 
 def literals(pattern: str) -> list[str]:

@@ -96,17 +96,17 @@ def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
         if program == "find":
             return None
         # fd PATTERN [PATH…]: the pattern, or the path searched in when the pattern matches everything
-        operands = shell.operands(shell_forms.without_values(args, _FD_VALUES))
+        operands = shell_forms.operands(shell_forms.without_values(args, _FD_VALUES))
         if not operands:
             return None
         return operands[0] if operands[0] not in _ANY_NAME or len(operands) == 1 else normalised(operands[1], cwd)
     if program in _TARGET_PROGRAMS or (program == "command" and args[:1] == ["-v"]):
-        operands = [a for a in shell.operands(args) if a != "-v"]
+        operands = [a for a in shell_forms.operands(args) if a != "-v"]
         return operands[0] if operands else None
     plain = shell_forms.without_values(args, shell_rules.READER_VALUE_FLAGS.get(program, frozenset()))
     operands = [
         a
-        for a in powershell.operands(program, args, shell.operands(plain))
+        for a in powershell.operands(program, args, shell_forms.operands(plain))
         if not _COUNT.match(a) and a not in ("]", "]]")
     ]
     if program == "sed" and operands:
@@ -139,7 +139,7 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None) -> s
     lookups = parsed.searches + parsed.tests + [stage for stage, _ in parsed.probes] + parsed.http
     first = next(iter(missed or lookups), None)
     if first is not None:
-        return " ".join([first.program, *shell.operands(first.args)[:1]])
+        return " ".join([first.program, *shell_forms.operands(first.args)[:1]])
     return command.strip()[:80]
 
 

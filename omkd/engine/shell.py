@@ -27,7 +27,7 @@ _SPLIT_MARKS: Final = ("'", '"', "$", ")", "&", "|", ";", "\n")
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 _REDIRECTION = re.compile(r"^(?:\d*|&)(?:>>?|<<?|>&|<&)(.*)$")
 _NAME_FLAGS: Final = frozenset({"-name", "-iname", "-path", "-ipath"})
-_TARGET_PROGRAMS: Final = frozenset({"which", "type", "locate", "fd"})
+_TARGET_PROGRAMS: Final = frozenset({"which", "type", "locate", "fd", "Get-Command", "gcm"})
 
 
 @dataclass(slots=True)
@@ -185,7 +185,7 @@ def targets_of(stage: Stage) -> list[str]:
     if stage.program in shell_rules.SHELL_RULE.path_programs:
         return [posixpath.basename(a.rstrip("/")) for a in powershell.operands(stage.program, args, operands(args))]
     if stage.program in _TARGET_PROGRAMS or (stage.program == "command" and args[:1] == ["-v"]):
-        return [a for a in operands(args) if a != "-v"]
+        return [a for a in powershell.operands(stage.program, args, operands(args)) if a != "-v"]
     return []
 
 
@@ -304,6 +304,8 @@ def output_lines(output: str) -> list[str]:
     """The output's non-blank lines, PowerShell's error records under a message left out."""
     if "char:" in output:
         output = shell_rules.POWERSHELL_ERROR_RECORD.sub("", output)
+    if "Cannot find path" in output:  # PowerShell wraps its message at the console's width: one line again
+        output = shell_rules.POWERSHELL_MISSING_PATH.sub(lambda m: " ".join(m.group(0).split()), output)
     return [stripped for line in output.splitlines() if (stripped := line.strip())]
 
 

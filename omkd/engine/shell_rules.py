@@ -68,7 +68,8 @@ CONTENT_SEARCHES: Final = GREP_FAMILY | {"Select-String", "sls", "findstr"}
 """With PowerShell's and cmd's (``shell_forms``, the user-given rule of ``given``)."""
 SHELL_RULE: Final = ShellRule(
     programs=frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "locate", "which", "type"})
-    | frozenset({"Select-String", "sls", "findstr"}),  # PowerShell's and cmd's content searches
+    | frozenset({"Select-String", "sls", "findstr"})  # PowerShell's and cmd's content searches
+    | frozenset({"Get-Command", "gcm"}),  # PowerShell's which
     subcommands=frozenset({("git", "grep"), ("command", "-v")}),
     path_programs=frozenset(
         {"ls", "cat", "head", "tail", "sed", "dir", "Get-ChildItem", "Get-Content", "stat", "tree"}

@@ -263,19 +263,19 @@ def _stage_target(stage: shell.Stage, previous: str) -> Target | None:
         return _content(pattern, files)
     if program in ("find", "fd"):
         if program == "fd":
-            names, roots = shell.operands(args)[:1], shell.operands(args)[1:2]
+            names, roots = shell_forms.operands(args)[:1], shell_forms.operands(args)[1:2]
         else:
             names, roots = shell.targets_of(stage), [a for a in args[:1] if not a.startswith("-")]
         if not names:
             return Target(False, tuple(map(normal_path, roots)), why="find without a name")
         return _names(names, roots)
     if program in rules.NAME_PROGRAMS or (program == "command" and args[:1] == ["-v"]):
-        names = [a for a in shell.operands(args) if a != "-v"]
+        names = [a for a in shell_forms.operands(args) if a != "-v"]
         specific = any(names)
         return Target(False, (), tuple(names), tuple(names), specific=specific, why="" if specific else "no name")
     if program in rules.FILE_PROGRAMS:
         args = shell_forms.without_values(args, shell_rules.READER_VALUE_FLAGS.get(program, frozenset()))
-        named = powershell.operands(program, args, shell.operands(args))  # ``-Encoding utf8``: no target
+        named = powershell.operands(program, args, shell_forms.operands(args))  # ``-Encoding utf8``: no target
         operands = [a for a in named if not a.isdigit() and a not in ("]", "]]")]
         if program == "sed" and operands:
             operands = operands[1:]  # its script

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
-from omkd.engine import judge, powershell, shell, shell_rules
+from omkd.engine import judge, powershell, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall
 from omkd.engine.metacog import rules
 from omkd.engine.metacog.targets import normal_path
@@ -157,7 +157,7 @@ def shell_write(command: str) -> Write | None:
                     kinds.append(kind)
             if stage.program in rules.PIPE_SHELLS and before is not None and before.program in ("curl", "wget"):
                 kinds.append(DEPENDENCY)
-                packages += shell.operands(before.args)
+                packages += shell_forms.operands(before.args)
             before = stage
     if redirecting:
         for _, text in shell.split_top_level(shell.strip_heredocs(command)):
@@ -251,7 +251,7 @@ def _stage_kind(program: str, args: list[str], paths: list[str], created: list[s
     valued = rules.WRITE_VALUE_OPTIONS.get(program)
     if valued is not None:  # an option's value is no path
         args = [a for i, a in enumerate(args) if a in valued or i == 0 or args[i - 1] not in valued]
-    operands = shell.operands(args)
+    operands = shell_forms.operands(args)
     writer = powershell.writer(program)
     if writer is not None:
         program, operands = writer.name, powershell_operands(writer, args)

@@ -86,8 +86,8 @@ def main() -> None:
     if sys.argv[1] == "--calls-more":
         merge_calls_more(Path(sys.argv[2]))
         return
-    if sys.argv[1] == "--calls-draw3":
-        merge_calls_draw3(Path(sys.argv[2]))
+    if sys.argv[1] in ("--calls-draw3", "--calls-draw4"):
+        merge_calls_draw(Path(sys.argv[2]), int(sys.argv[1][-1]))
         return
     work = Path(sys.argv[1])
     calls = merge(work, "calls", ["callsA", "callsB", "callsC"], ("label",))
@@ -161,18 +161,19 @@ def merge_calls_more(more: Path) -> None:
               f"{population[stratum] / counts[stratum]:.4f}")  # fmt: skip
 
 
-def merge_calls_draw3(work: Path) -> None:
-    """Add the third draw (``sample_calls_draw3.py``: Claude Code's shell and search calls, more Codex
-    shell calls; three readers ``A``, ``B``, ``C``) to ``real2_tool_calls.jsonl``. Each reader also
-    labelled 15 rows of the next reader's chunk blind (``A2``, ``B2``, ``C2``): kept as
-    ``second_label``, and the agreement printed. Every row of a stratum drawn from again gets its
-    weight over all draws.
+def merge_calls_draw(work: Path, number: int) -> None:
+    """Add the third or fourth draw (``sample_calls_draw3.py``, ``sample_calls_draw4.py``: Claude Code's
+    shell and search calls, more Codex shell calls; three readers ``A``, ``B``, ``C``) to
+    ``real2_tool_calls.jsonl``. Each reader also labelled 15 rows of the next reader's chunk blind
+    (``A2``, ``B2``, ``C2``): kept as ``second_label``, and the agreement printed. Every row of a stratum
+    drawn from again gets its weight over all draws.
 
         python3 tests/data/labelling/round3/merge.py --calls-draw3 WORK_DIR_OF_THE_THIRD_DRAW
+        python3 tests/data/labelling/round3/merge.py --calls-draw4 WORK_DIR_OF_THE_FOURTH_DRAW
     """
     target = DATA / "real2_tool_calls.jsonl"
     first = load(target)
-    drawn = {row["id"]: row for row in load(work / "calls_draw3.jsonl")}
+    drawn = {row["id"]: row for row in load(work / f"calls_draw{number}.jsonl")}
     population = json.loads((work / "call_strata.json").read_text(encoding="utf-8"))
     added: dict[str, dict[str, Any]] = {}
     for chunk in ("A", "B", "C"):
@@ -180,7 +181,7 @@ def merge_calls_draw3(work: Path) -> None:
             base = {k: v for k, v in drawn[row["id"]].items()
                     if k not in ("prompts_before", "text_before", "calls_before", "result", "input")}  # fmt: skip
             labels: dict[str, Any] = {k: row[k] for k in ("label", "reason", "doubt") if k in row}
-            added[row["id"]] = {**base, **labels, "labeller": f"calls3{chunk}"}
+            added[row["id"]] = {**base, **labels, "labeller": f"calls{number}{chunk}"}
     if set(added) != set(drawn):
         raise SystemExit(f"{work}: the labels do not cover the draw one for one")
     pairs: list[tuple[Any, Any]] = []
@@ -191,7 +192,7 @@ def merge_calls_draw3(work: Path) -> None:
             primary["second_label"] = {k: row[k] for k in ("label", "reason") if k in row}
     raw, k = kappa(pairs)
     braw, bk = kappa([(a == "failed_search", b == "failed_search") for a, b in pairs])
-    print(f"draw 3: {len(pairs)} rows labelled twice, blind: label agreement {raw:.3f} (kappa {k:.3f}); "
+    print(f"draw {number}: {len(pairs)} rows labelled twice, blind: label agreement {raw:.3f} (kappa {k:.3f}); "
           f"failed_search yes/no agreement {braw:.3f} (kappa {bk:.3f})")  # fmt: skip
     rows = first + list(added.values())
     if len({row["id"] for row in rows}) != len(rows):
