@@ -147,6 +147,14 @@ def merge_calls_more(more: Path) -> None:
             added.append({**base, **labels, "labeller": "calls2", "draw": 2})
     if {row["id"] for row in added} != set(drawn) or len(added) != len(drawn):
         raise SystemExit(f"{more}: the labels do not cover the draw one for one")
+    append_draw(target, first, added, population)
+
+
+def append_draw(
+    target: Path, first: list[dict[str, Any]], added: list[dict[str, Any]], population: dict[str, int]
+) -> None:
+    """Write ``first`` and the ``added`` rows of a new draw, every row of a stratum drawn from again
+    weighted by its stratum's population over its rows in the whole set."""
     rows = first + added
     if len({row["id"] for row in rows}) != len(rows):
         raise SystemExit("duplicate ids after the merge")
@@ -162,7 +170,7 @@ def merge_calls_more(more: Path) -> None:
 
 
 def merge_calls_draw(work: Path, number: int) -> None:
-    """Add the third or fourth draw (``sample_calls_draw3.py``, ``sample_calls_draw4.py``: Claude Code's
+    """Add the third or fourth draw (``sample_calls_draw.py 3`` or ``4``: Claude Code's
     shell and search calls, more Codex shell calls; three readers ``A``, ``B``, ``C``) to
     ``real2_tool_calls.jsonl``. Each reader also labelled 15 rows of the next reader's chunk blind
     (``A2``, ``B2``, ``C2``): kept as ``second_label``, and the agreement printed. Every row of a stratum
@@ -194,18 +202,7 @@ def merge_calls_draw(work: Path, number: int) -> None:
     braw, bk = kappa([(a == "failed_search", b == "failed_search") for a, b in pairs])
     print(f"draw {number}: {len(pairs)} rows labelled twice, blind: label agreement {raw:.3f} (kappa {k:.3f}); "
           f"failed_search yes/no agreement {braw:.3f} (kappa {bk:.3f})")  # fmt: skip
-    rows = first + list(added.values())
-    if len({row["id"] for row in rows}) != len(rows):
-        raise SystemExit("duplicate ids after the merge")
-    counts = Counter(row["stratum"] for row in rows)
-    again = {row["stratum"] for row in added.values()}
-    for row in rows:
-        if row["stratum"] in again:
-            row["weight"] = round(population[row["stratum"]] / counts[row["stratum"]], 4)
-    write(target, rows)
-    for stratum in sorted(again):
-        print(f"{stratum}: population {population[stratum]}, rows {counts[stratum]}, weight "
-              f"{population[stratum] / counts[stratum]:.4f}")  # fmt: skip
+    append_draw(target, first, list(added.values()), population)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ import hashlib
 import random
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,23 +43,29 @@ def quota(agent: str, fam: str, is_suspect: bool, left: int) -> int:
     return 0
 
 
-def main() -> None:
-    labelled_rows = [orjson.loads(line) for line in Path(sys.argv[1]).read_bytes().splitlines() if line.strip()]
+Quota = Callable[[str, str, bool, int], int]
+"""How many calls to draw from a stratum: (agent, family, suspect, calls not yet labelled) -> count."""
+
+
+def draw_fresh(
+    labelled_rows: list[dict[str, Any]], quota_of: Quota, rng: random.Random, show: bool = False
+) -> tuple[list[dict[str, Any]], dict[str, int], Counter[str], Counter[str]]:
+    """Draw calls not yet labelled, stratum by stratum (sorted), as many as ``quota_of`` says: the rows
+    drawn (with ``id``, ``stratum`` and ``weight``: the stratum's population over its rows in every draw),
+    each stratum's population, and its labelled and drawn counts."""
     labelled = {(row["file"], row["call_id"]) for row in labelled_rows}
-    out = Path(sys.argv[2])
-    out.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(SEED)
     calls, _ = pools()
     before = Counter(row["stratum"] for row in labelled_rows)
     drawn: list[dict[str, Any]] = []
     sizes: dict[str, int] = {}
-    print(f"{'stratum':28} {'population':>10} {'labelled':>8} {'left':>6} {'drawn':>6}")
+    if show:
+        print(f"{'stratum':28} {'population':>10} {'labelled':>8} {'left':>6} {'drawn':>6}")
     for (agent, fam, is_suspect), rows in sorted(calls.items()):
         stratum = f"{agent}/{fam}/{'suspect' if is_suspect else 'plain'}"
         sizes[stratum] = len(rows)
         left = [r for r in rows if (r["file"], r["call_id"]) not in labelled]
-        k = quota(agent, fam, is_suspect, len(left))
-        if agent in ("codex", "gemini"):
+        k = quota_of(agent, fam, is_suspect, len(left))
+        if show and agent in ("codex", "gemini"):
             print(f"{stratum:28} {len(rows):>10} {before[stratum]:>8} {len(left):>6} {k:>6}")
         for row in rng.sample(left, k):
             row["id"] = call_id(row)
@@ -67,13 +74,32 @@ def main() -> None:
     now = Counter(row["stratum"] for row in drawn)
     for row in drawn:
         row["weight"] = round(sizes[row["stratum"]] / (before[row["stratum"]] + now[row["stratum"]]), 4)
-    rng.shuffle(drawn)
-    (out / "calls_more.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in drawn))
+    return drawn, sizes, before, now
+
+
+def write_draw(
+    out: Path, name: str, drawn: list[dict[str, Any]], labelled_rows: list[dict[str, Any]],
+    sizes: dict[str, int], before: Counter[str], now: Counter[str],
+) -> int:  # fmt: skip
+    """The draw (``name``), the new weight of every labelled row of a stratum drawn from again
+    (``weights.jsonl``) and the strata's populations (``call_strata.json``); the count reweighted."""
+    (out / name).write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in drawn))
     weights = [{"id": r["id"], "weight": round(sizes[r["stratum"]] / (before[r["stratum"]] + now[r["stratum"]]), 4)}
                for r in labelled_rows if now[r["stratum"]]]  # fmt: skip
     (out / "weights.jsonl").write_bytes(b"".join(orjson.dumps(w) + b"\n" for w in weights))
     (out / "call_strata.json").write_bytes(orjson.dumps(sizes, option=orjson.OPT_INDENT_2))
-    print(f"drawn {len(drawn)}; labelled rows reweighted {len(weights)}")
+    return len(weights)
+
+
+def main() -> None:
+    labelled_rows = [orjson.loads(line) for line in Path(sys.argv[1]).read_bytes().splitlines() if line.strip()]
+    out = Path(sys.argv[2])
+    out.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(SEED)
+    drawn, sizes, before, now = draw_fresh(labelled_rows, quota, rng, show=True)
+    rng.shuffle(drawn)
+    reweighted = write_draw(out, "calls_more.jsonl", drawn, labelled_rows, sizes, before, now)
+    print(f"drawn {len(drawn)}; labelled rows reweighted {reweighted}")
 
 
 if __name__ == "__main__":

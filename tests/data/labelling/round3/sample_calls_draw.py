@@ -1,0 +1,71 @@
+"""The third and fourth draws of tool calls from real-2 (one-offs; kept for the record).
+
+After two draws, ``real2_tool_calls.jsonl`` held 100 of the 858 ``claude_code/shell/suspect`` calls
+(weight 8.6 each) and 43 held-out positives in all: the shell figure of the people held out rested on
+12 misses. Both draws take calls not yet labelled, with the same strata (agent / tool family /
+*suspect*, a plain reading of the result alone; omkd's verdicts are never used):
+
+- **draw 3**: 150 more ``claude_code/shell/suspect``, 30 more ``claude_code/grep/suspect`` and
+  ``claude_code/glob/suspect``, 60 more ``codex/shell/suspect``. Its dev people's disagreements were
+  read and rules written from them.
+- **draw 4**, drawn after those rules, to measure them on calls no rule was written from: 150 more
+  ``claude_code/shell/suspect``, 90 more ``codex/shell/suspect``, 30 ``claude_code/other/suspect``.
+
+Each row's ``weight`` is its stratum's population over the rows drawn from it in all draws;
+``weights.jsonl`` has the new weight of every labelled row of a stratum drawn from again. The rows are
+cut into three chunks for three readers (``A``, ``B``, ``C``), and 15 rows of each chunk are copied into
+an overlap chunk (``A2``: from ``B``, ``B2``: from ``C``, ``C2``: from ``A``) another reader labels blind.
+Run against the labelled set as it was before the draw (draw 3: before session 38; draw 4: with
+draw 3 merged):
+
+    .venv/bin/python tests/data/labelling/round3/sample_calls_draw.py 3 LABELLED.jsonl OUT_DIR
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+from typing import Any, Final
+
+import orjson
+from sample_calls_more import draw_fresh, write_draw  # type: ignore[import-not-found]  # beside this one
+
+DRAWS: Final[dict[int, tuple[int, dict[str, int]]]] = {
+    3: (20261204, {"claude_code/shell/suspect": 150, "claude_code/grep/suspect": 30,
+                   "claude_code/glob/suspect": 30, "codex/shell/suspect": 60}),
+    4: (20261214, {"claude_code/other/suspect": 30, "claude_code/shell/suspect": 150, "codex/shell/suspect": 90}),
+}  # fmt: skip
+"""Each draw's seed and quota per stratum."""
+CHUNKS: Final = ("A", "B", "C")
+OVERLAP: Final = 15
+
+
+def main() -> None:
+    number = int(sys.argv[1])
+    seed, quota = DRAWS[number]
+    labelled_rows = [orjson.loads(line) for line in Path(sys.argv[2]).read_bytes().splitlines() if line.strip()]
+    out = Path(sys.argv[3])
+    out.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(seed)
+
+    def quota_of(agent: str, fam: str, is_suspect: bool, left: int) -> int:
+        return min(left, quota.get(f"{agent}/{fam}/{'suspect' if is_suspect else 'plain'}", 0))
+
+    drawn, sizes, before, now = draw_fresh(labelled_rows, quota_of, rng)
+    for row in drawn:
+        row["draw"] = number
+    rng.shuffle(drawn)
+    size = -(-len(drawn) // len(CHUNKS))
+    chunks: dict[str, list[dict[str, Any]]] = {n: drawn[i * size : (i + 1) * size] for i, n in enumerate(CHUNKS)}
+    for i, name in enumerate(CHUNKS):
+        (out / f"{name}.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in chunks[name]))
+        other = chunks[CHUNKS[(i + 1) % len(CHUNKS)]]  # the next reader's rows, labelled blind here
+        overlap = rng.sample(other, min(OVERLAP, len(other)))
+        (out / f"{name}2.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in overlap))
+    reweighted = write_draw(out, f"calls_draw{number}.jsonl", drawn, labelled_rows, sizes, before, now)
+    print(f"drawn {len(drawn)} {dict(now)}; labelled rows reweighted {reweighted}")
+
+
+if __name__ == "__main__":
+    main()
