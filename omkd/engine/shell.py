@@ -250,7 +250,7 @@ def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> bool:
     found = False
     for stage, text in element:
         if shell_forms.skipped(stage.program, stage.args, parsed.made):
-            continue  # harness output, what the command just made, an exclusion (``grep -v``)
+            continue  # harness output, what the command just made, the pipeline's own grep dropped
         if _is_search(stage):
             parsed.searches.append(stage)
             parsed.targets.extend(targets_of(stage))

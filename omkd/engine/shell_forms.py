@@ -199,7 +199,11 @@ def not_looking(stages: Sequence[tuple[str, list[str]]], last_text: str) -> bool
 def skipped(program: str, args: list[str], made: set[str]) -> bool:
     """A stage of a pipeline that is no search of its own: it reads the harness's output files, looks at
     what the same command just made, or drops the pipeline's own grep from a process list."""
-    return reads_harness_output(args) or looks_at_made(program, operands(args), made) or excludes_itself(program, args)
+    return (
+        reads_harness_output(args)
+        or (bool(made) and looks_at_made(program, operands(args), made))
+        or excludes_itself(program, args)
+    )
 
 
 def excludes_itself(program: str, args: list[str]) -> bool:
@@ -268,18 +272,18 @@ def operands(args: list[str]) -> list[str]:
     return [a for a in args if a and not a.startswith("-") and "<" not in a and ">" not in a and "&" not in a]
 
 
-def made_paths(operands: list[str]) -> list[str]:
+def made_paths(words: list[str]) -> list[str]:
     """The paths ``mkdir``/``touch`` operands name, as a later reader's operands are compared."""
-    return [_plain_path(a) for a in operands]
+    return [_plain_path(a) for a in words]
 
 
-def looks_at_made(program: str, operands: list[str], made: set[str]) -> bool:
-    """A reader or test of paths an earlier part of the same command made (``mkdir -p X && ls X``):
-    empty by design, not a thing that is missing (``shell.ParsedCommand.made``)."""
+def looks_at_made(program: str, words: list[str], made: set[str]) -> bool:
+    """A reader or test whose operands (``words``) are all paths an earlier part of the same command made
+    (``mkdir -p X && ls X``): empty by design, not a thing that is missing (``shell.ParsedCommand.made``)."""
     rule = shell_rules.SHELL_RULE
     if not made or (program not in rule.path_programs and program not in rule.test_programs):
         return False
-    paths = [_plain_path(a) for a in operands if a not in rule.test_flags and a not in ("[", "]")]
+    paths = [_plain_path(a) for a in words if a not in rule.test_flags and a not in ("[", "]")]
     return bool(paths) and all(p in made for p in paths)
 
 
