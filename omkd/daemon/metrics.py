@@ -148,7 +148,7 @@ TABLE: Final[list[MetricSpec]] = [
     MetricSpec("omkd_window_length_seconds", "gauge", "Length of the event-time window.", (),
                plain(lambda s: s.window_length)),
     # --- the watermark (spec §1): what every figure above describes ---
-    MetricSpec("omkd_watermark", "info", "The trace roots the figures were read from (spec §1's watermark).", (),
+    MetricSpec("omkd_watermark", "info", "The trace roots the figures were read from (the watermark's roots).", (),
                watermark_info),
     MetricSpec("omkd_window_from_timestamp_seconds", "gauge", "Start of the event-time window (absent before "
                "the first event).", (),
