@@ -72,6 +72,10 @@ def test_metrics_count_the_segments_outside_the_window_as_the_api_does(old_daemo
     newest = datetime.fromisoformat(pipeline["newest_outside_window"]).timestamp()
     assert samples["omkd_window_outside_segments"] == pipeline["segments_outside_window"] == 2
     assert samples["omkd_window_outside_newest_timestamp_seconds"] == pytest.approx(newest)
+    # the watermark's window has a start but, without a segment in it, no end (as the status page has "—")
+    mark = old_daemon.get("/api/v1/status")["watermark"]
+    assert (mark["window_to"], "omkd_window_to_timestamp_seconds" in samples) == (None, False)
+    assert (samples["omkd_window_sessions"], samples["omkd_window_fingerprint"]) == (0, 0)
 
 
 def test_status_gaps_and_the_html_say_why_they_are_empty(old_daemon: DaemonProcess, tmp_path: Path) -> None:

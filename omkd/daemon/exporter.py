@@ -192,7 +192,7 @@ class Exporter:
             watermark=WatermarkFigures(
                 kept.roots,
                 fold.window.since,
-                fold.window.until if fold.window.until is not None else kept.last_event,
+                fold.window.until if fold.window.until is not None else kept.last_event if overall.segments else None,
                 len(overall.sessions),
                 int(short_fingerprint(fold.fingerprint), 16),
             ),
