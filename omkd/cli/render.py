@@ -58,9 +58,9 @@ def skill_fit(report: Report, width: int | None) -> fit.Fit:
     return fit.fit(wanted, cells, width)
 
 
-def skill_table(report: Report, width: int | None = None) -> Table:
+def skill_table(report: Report, arrangement: fit.Fit) -> Table:
+    """The skill table as ``arrangement`` (``skill_fit``) lays it out."""
     table = Table(title="Skill health", title_justify="left")
-    arrangement = skill_fit(report, width)
     for column in arrangement.shown:
         header = fit.header(column, arrangement.short)
         if column.kind == columns.NAME:  # one line a row: a long name is cut with an ellipsis
@@ -295,8 +295,8 @@ def render(
 ) -> None:
     """The whole terminal view; ``comparable`` False warns that the baseline's rules differ."""
     width = console.width if console.is_terminal else None
-    console.print(skill_table(report, width))
     arrangement = skill_fit(report, width)
+    console.print(skill_table(report, arrangement))
     given_up = given_up_note(arrangement, width)
     if given_up is not None:
         console.print(given_up, style="dim", markup=False)

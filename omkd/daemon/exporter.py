@@ -174,6 +174,10 @@ class Exporter:
         open_by_skill = open_segments(fold.open_in_window(), kept.open_after())
         overall = fold.overall
         outside, newest_outside = fold.outside(kept.past_retention)
+        # the window's end: its own, else the newest event read; none while no segment lies in it
+        until = fold.window.until
+        if until is None and overall.segments:
+            until = kept.last_event
         return Snapshot(
             counters=merge_counters(kept.exported_counters, self.labels),
             window=window_rows(fold.skills, open_by_skill, knowledge, self.labels),
@@ -192,7 +196,7 @@ class Exporter:
             watermark=WatermarkFigures(
                 kept.roots,
                 fold.window.since,
-                fold.window.until if fold.window.until is not None else kept.last_event if overall.segments else None,
+                until,
                 len(overall.sessions),
                 int(short_fingerprint(fold.fingerprint), 16),
             ),

@@ -125,7 +125,8 @@ def _shell(command: str) -> tuple[list[tuple[str, str]], list[str]]:
 def _scripts(args: list[str]) -> list[str]:
     """The operands of a ``sed`` or ``grep`` stage, its script or pattern first: ``shell_forms.operands``,
     and a word holding a space too (it was quoted: ``'s/^- ->/- /'`` is a script, not a redirection)."""
-    return [a for a in args if a and not a.startswith("-") and (" " in a or a in shell_forms.operands([a]))]
+    plain = set(shell_forms.operands(args))
+    return [a for a in args if a in plain or (" " in a and not a.startswith("-"))]
 
 
 def literals(pattern: str) -> list[str]:
