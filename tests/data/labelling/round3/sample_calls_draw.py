@@ -1,4 +1,4 @@
-"""The third and fourth draws of tool calls from real-2 (one-offs; kept for the record).
+"""The third, fourth and fifth draws of tool calls from real-2 (one-offs; kept for the record).
 
 After two draws, ``real2_tool_calls.jsonl`` held 100 of the 858 ``claude_code/shell/suspect`` calls
 (weight 8.6 each) and 43 held-out positives in all: the shell figure of the people held out rested on
@@ -10,13 +10,16 @@ After two draws, ``real2_tool_calls.jsonl`` held 100 of the 858 ``claude_code/sh
   read and rules written from them.
 - **draw 4**, drawn after those rules, to measure them on calls no rule was written from: 150 more
   ``claude_code/shell/suspect``, 90 more ``codex/shell/suspect``, 30 ``claude_code/other/suspect``.
+- **draw 5** (session 39), before that session's rules: 150 more ``claude_code/shell/suspect``, 90 more
+  ``codex/shell/suspect``, 30 more ``claude_code/read/suspect``.
 
 Each row's ``weight`` is its stratum's population over the rows drawn from it in all draws;
 ``weights.jsonl`` has the new weight of every labelled row of a stratum drawn from again. The rows are
 cut into three chunks for three readers (``A``, ``B``, ``C``), and 15 rows of each chunk are copied into
 an overlap chunk (``A2``: from ``B``, ``B2``: from ``C``, ``C2``: from ``A``) another reader labels blind.
 Run against the labelled set as it was before the draw (draw 3: before session 38; draw 4: with
-draw 3 merged):
+draw 3 merged; draw 5: with draws 3 and 4 merged). The readers saw the rows with ``show.py`` (beside
+this file, copied into OUT_DIR with ``calls-guide.md``):
 
     .venv/bin/python tests/data/labelling/round3/sample_calls_draw.py 3 LABELLED.jsonl OUT_DIR
 """
@@ -35,6 +38,7 @@ DRAWS: Final[dict[int, tuple[int, dict[str, int]]]] = {
     3: (20261204, {"claude_code/shell/suspect": 150, "claude_code/grep/suspect": 30,
                    "claude_code/glob/suspect": 30, "codex/shell/suspect": 60}),
     4: (20261214, {"claude_code/other/suspect": 30, "claude_code/shell/suspect": 150, "codex/shell/suspect": 90}),
+    5: (20261224, {"claude_code/read/suspect": 30, "claude_code/shell/suspect": 150, "codex/shell/suspect": 90}),
 }  # fmt: skip
 """Each draw's seed and quota per stratum."""
 CHUNKS: Final = ("A", "B", "C")
