@@ -320,6 +320,28 @@ def test_a_shell_read_of_a_path_the_person_gave_is_user_given(prompt: str, comma
 
 
 @pytest.mark.parametrize(
+    ("prompt", "path", "given"),
+    [
+        ("tune ~/.claude/litellm_config.yaml", "/home/dev/.claude/litellm_config.yaml", True),
+        ("tune $HOME/.claude/litellm_config.yaml", "/Users/dev/.claude/litellm_config.yaml", True),
+        ("tune ~/.claude/litellm_config.yaml", "/home/dev/.config/litellm_config.yaml", False),  # another place
+        ("tune litellm_config.yaml", "/home/dev/.claude/litellm_config.yaml", False),  # a bare name
+        ("tune ~/.claude/litellm_config.yaml", "/srv/dev/.claude/litellm_config.yaml", False),  # no home
+    ],
+    ids=["tilde", "HOME", "another directory", "bare name", "not a home directory"],
+)
+def test_a_path_the_person_typed_from_their_home_directory_is_theirs(prompt: str, path: str, given: bool) -> None:
+    """``~/X`` (or ``$HOME/X``) typed by the person is the path ``X`` of a home directory: a Read of
+    ``/home/<user>/X`` that finds nothing read the person's path (spec §3.1: the path as typed)."""
+    t = Transcript()
+    t.prompt(prompt)
+    t.read_missing(path)
+    report = report_of(t)
+    assert signal_counts(report.overall) == ({} if given else {"failed_search": 1})
+    assert health_of(report, "general").user_given_misses == int(given)
+
+
+@pytest.mark.parametrize(
     ("prompt", "pattern", "given"),
     [
         ("you forgot to add sitemap.ts", "**/sitemap*", True),
