@@ -145,6 +145,45 @@ def test_checking_that_a_removal_is_complete_is_not_a_gap() -> None:
     assert health_of(report, "http-client").verified_absent == 1
 
 
+OLD_IMPORT = "import { Retry, Backoff } from 'legacy/http';"
+
+
+@pytest.mark.parametrize(
+    ("new_string", "signals"),
+    [
+        ("import { Backoff } from 'legacy/http';\nimport { Retry } from 'core/http';", {}),
+        ("import { Retry, Backoff } from 'legacy/http'; // kept", MISS),  # the pieces still stand in order
+        ("import { Backoff } from 'core/http';\nconst Retry = 1; // was from 'legacy/http'", {}),  # not one line
+    ],
+    ids=["the import replaced", "the import kept", "the pieces on two lines"],
+)
+def test_a_pattern_of_pieces_joined_by_any_text_confirms_a_removal(new_string: str, signals: dict[str, int]) -> None:
+    """A Grep pattern whose only syntax is ``.*`` between plain pieces (``import.*Retry.*from 'legacy/http'``)
+    looks for those pieces in order on one line: an edit whose old text held them so and whose new text
+    does not removed what it looks for, and its empty answer confirms the edit (§3.1 ``verify_absence``)."""
+    t = Transcript()
+    t.prompt("move Retry to core/http")
+    t.skill("http-client")
+    edit = {"file_path": "/home/dev/shop/src/client.ts", "old_string": OLD_IMPORT, "new_string": new_string}
+    t.call("Edit", edit, "The file has been updated.")
+    t.call("Grep", {"pattern": "import.*Retry.*from 'legacy/http'", "path": "/home/dev/shop/src"}, "No files found")
+    assert overall_signals(t) == signals
+
+
+@pytest.mark.parametrize(
+    ("removed", "signals"), [("src/middleware.ts", {}), ("src/other.ts", MISS)], ids=["its module", "another file"]
+)
+def test_a_search_for_a_deleted_file_s_module_name_confirms_the_removal(removed: str, signals: dict[str, int]) -> None:
+    """``grep middleware`` after ``rm src/middleware.ts`` looks for what imports the deleted file (by its
+    name without the extension): finding nothing confirms the removal (§3.1: a file the search targets)."""
+    t = Transcript()
+    t.prompt("replace the middleware with a proxy")
+    t.skill("http-client")
+    t.call("Bash", {"command": f"rm {removed}"}, "", detail=bash_detail())
+    t.call("Grep", {"pattern": "middleware", "path": "/home/dev/shop/src"}, "No files found")
+    assert overall_signals(t) == signals
+
+
 def test_a_search_for_something_never_removed_is_still_a_miss() -> None:
     t = Transcript()
     t.prompt("drop the legacy retry helper")

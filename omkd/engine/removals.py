@@ -129,46 +129,84 @@ def _scripts(args: list[str]) -> list[str]:
     return [a for a in args if a in plain or (" " in a and not a.startswith("-"))]
 
 
-def literals(pattern: str) -> list[str]:
-    """The alternatives of a search pattern that hold no regex syntax, of ``MIN_TARGET`` characters or more."""
-    found = []
+Target = tuple[str, ...]
+"""What a search looked for, as literal pieces that stand in this order on one line: one piece for a
+plain literal, several for a pattern whose pieces are joined by ``.*`` (``import.*Seat.*from 'x'``)."""
+
+
+def pattern_targets(pattern: str) -> list[Target]:
+    """The alternatives of a search pattern as literal pieces: a plain alternative is one piece (of
+    ``MIN_TARGET`` characters or more); one whose only syntax is ``.*``, ``.+`` or ``.*?`` between plain
+    pieces is those pieces, in order, when one of them has ``MIN_TARGET`` characters or more."""
+    found: list[Target] = []
     for part in _ALTERNATION.split(pattern):
         unanchored = part.removeprefix("^").removesuffix("$")  # an anchor says where, not what
-        plain = re.sub(r"\\([^\w\s])", r"\1", unanchored)  # an escaped punctuation mark is itself
-        if len(plain) >= MIN_TARGET and not _REGEX_SYNTAX.search(plain.replace(".", "")):
-            found.append(plain)
+        pieces = [_plain(piece) for piece in _GAP.split(unanchored)]
+        if any(piece is None for piece in pieces):
+            continue
+        kept = tuple(piece for piece in pieces if piece)
+        if kept and max(map(len, kept)) >= MIN_TARGET:
+            found.append(kept)
     return found
 
 
-def search_literals(call: ToolCall) -> list[str]:
-    """What a search looked for, as literals: a Grep/grep pattern's plain alternatives, a Glob's or
-    ``find -name``'s name without its wildcards, a path read or listed."""
+_GAP: Final = re.compile(r"\.[*+]\??")
+"""``.*``, ``.+``, ``.*?``: any text between two pieces of a pattern, on one line."""
+
+
+def _plain(piece: str) -> str | None:
+    """A piece of a pattern as the text it matches, or None when it holds regex syntax."""
+    plain = re.sub(r"\\([^\w\s])", r"\1", piece)  # an escaped punctuation mark is itself
+    return None if _REGEX_SYNTAX.search(plain.replace(".", "")) else plain
+
+
+def holds(text: str, target: Target) -> bool:
+    """``text`` holds the target: its one piece anywhere, or its pieces in order on one line."""
+    if len(target) == 1:
+        return target[0] in text
+    if target[0] not in text:  # the cheap test first: most edits hold none of it
+        return False
+    for line in text.splitlines():
+        at = 0
+        for piece in target:
+            at = line.find(piece, at)
+            if at < 0:
+                break
+            at += len(piece)
+        else:
+            return True
+    return False
+
+
+def search_literals(call: ToolCall) -> list[Target]:
+    """What a search looked for, as literal pieces (``Target``): a Grep/grep pattern's alternatives
+    (``pattern_targets``), a Glob's or ``find -name``'s name without its wildcards, a path read or listed."""
     tool = _name(call.tool)
     data = call.input
     if tool == "Grep":
         pattern = data.get("pattern")
-        return literals(pattern) if isinstance(pattern, str) else []
+        return pattern_targets(pattern) if isinstance(pattern, str) else []
     if tool == "Glob":
         pattern = data.get("pattern")
         if not isinstance(pattern, str):
             return []
         name = posixpath.basename(pattern.replace("\\", "/"))
-        return [p for p in re.split(r"[*?\[\]{}]+", name) if len(p) >= MIN_TARGET]
+        return [(p,) for p in re.split(r"[*?\[\]{}]+", name) if len(p) >= MIN_TARGET]
     if tool in ("Read", "list_directory", "LS"):
         path = data.get("file_path") or data.get("path") or data.get("dir_path")
-        return [path] if isinstance(path, str) and path else []
+        return [(path,)] if isinstance(path, str) and path else []
     command = data.get("command") or data.get("cmd")
     if not isinstance(command, str):
         return []
     parsed = shell.parse(command)
-    found: list[str] = []
+    found: list[Target] = []
     for stage in parsed.searches:
         if stage.program in _GREP_FAMILY:
             args = stage.args[1:] if stage.program == "git" else stage.args
             pattern = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-e", "--regexp")), None)
             pattern = pattern or next(iter(_scripts(args)), None)
-            found.extend(literals(pattern) if pattern else [])
-    found.extend(t.strip("*") for t in parsed.targets if len(t.strip("*")) >= MIN_TARGET)
+            found.extend(pattern_targets(pattern) if pattern else [])
+    found.extend((t.strip("*"),) for t in parsed.targets if len(t.strip("*")) >= MIN_TARGET)
     return found
 
 
@@ -234,15 +272,21 @@ def own_removal(call: ToolCall) -> bool:
     )
 
 
-def confirms_removal(targets: list[str], edits: list[tuple[str, str]], paths: list[str]) -> bool:
-    """Some target was in an edit's old text and not in its new text, or names a removed path."""
-    for target in targets:
+def confirms_removal(looked_for: list[Target], edits: list[tuple[str, str]], paths: list[str]) -> bool:
+    """Some target was in an edit's old text and not in its new text, or names a removed path: the path
+    itself, its file name, or its file name without the extension (``grep middleware`` after ``rm
+    src/middleware.ts``: what imports it names it so)."""
+    for target in looked_for:
         for old, new in edits:
-            if target in old and target not in new:
+            if holds(old, target) and not holds(new, target):
                 return True
-        name = posixpath.basename(target.replace("\\", "/").rstrip("/"))
+        if len(target) > 1:
+            continue
+        literal = target[0]
+        name = posixpath.basename(literal.replace("\\", "/").rstrip("/"))
         for path in paths:
             gone = posixpath.basename(path.replace("\\", "/").rstrip("/"))
-            if target == path or (len(name) >= MIN_TARGET and name == gone):
+            stem = posixpath.splitext(gone)[0]
+            if literal == path or (len(name) >= MIN_TARGET and name in (gone, stem)):
                 return True
     return False
