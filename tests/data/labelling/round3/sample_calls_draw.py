@@ -16,14 +16,17 @@ After two draws, ``real2_tool_calls.jsonl`` held 100 of the 858 ``claude_code/sh
   ``codex/shell/plain`` (calls whose result reads as success: what recall's weights rest on), 40 more each
   of ``claude_code/grep/suspect`` and ``glob/suspect``, 60 more ``claude_code/other/suspect``, 30 more
   ``codex/other/suspect``.
+- **draw 7** (session 39), after draw 6's rules: the rest of every small suspect stratum of Claude Code
+  (web, mcp, read, grep, glob) and of ``codex/shell/suspect``, 100 more ``claude_code/shell/suspect``, 14
+  more ``codex/other/suspect``.
 
 Each row's ``weight`` is its stratum's population over the rows drawn from it in all draws;
 ``weights.jsonl`` has the new weight of every labelled row of a stratum drawn from again. The rows are
 cut into three chunks for three readers (``A``, ``B``, ``C``), and 15 rows of each chunk are copied into
 an overlap chunk (``A2``: from ``B``, ``B2``: from ``C``, ``C2``: from ``A``) another reader labels blind.
-Run against the labelled set as it was before the draw (draw 3: before session 38; draw 4: with
-draw 3 merged; draw 5: with draws 3 and 4 merged; draw 6: with draw 5 merged). The readers saw the rows with ``show.py`` (beside
-this file, copied into OUT_DIR with ``calls-guide.md``):
+Run against the labelled set as it was before the draw (each draw with every earlier one merged).
+The readers saw the rows with ``show.py`` (beside this file, copied into OUT_DIR with
+``calls-guide.md``):
 
     .venv/bin/python tests/data/labelling/round3/sample_calls_draw.py 3 LABELLED.jsonl OUT_DIR
 """
@@ -45,6 +48,9 @@ DRAWS: Final[dict[int, tuple[int, dict[str, int]]]] = {
     5: (20261224, {"claude_code/read/suspect": 30, "claude_code/shell/suspect": 150, "codex/shell/suspect": 90}),
     6: (20261234, {"claude_code/shell/plain": 60, "claude_code/grep/suspect": 40, "claude_code/glob/suspect": 40,
                    "claude_code/other/suspect": 60, "codex/shell/plain": 40, "codex/other/suspect": 30}),
+    7: (20261244, {"claude_code/shell/suspect": 100, "codex/shell/suspect": 17, "claude_code/web/suspect": 36,
+                   "claude_code/mcp/suspect": 7, "claude_code/read/suspect": 39, "claude_code/grep/suspect": 32,
+                   "claude_code/glob/suspect": 25, "codex/other/suspect": 14}),
 }  # fmt: skip
 """Each draw's seed and quota per stratum."""
 CHUNKS: Final = ("A", "B", "C")
