@@ -133,6 +133,37 @@ def test_a_command_that_acts_or_only_filters_is_not_a_search(command: str) -> No
     assert bash(command, "") == {}
 
 
+@pytest.mark.parametrize(
+    ("command", "signals"),
+    [
+        ("git log --oneline -- src/retry.py | head -n 20", {}),
+        ("npm ls --depth 0 | tail -c 300", {}),
+        ("git branch -r | sed -n '1,20p'", {}),
+        ("head -n 20 src/retry.py", MISS),  # a file named: it was looked for
+        ("sed -n '1,20p' src/retry.py", MISS),
+    ],
+    ids=["head -n of a pipe", "tail -c of a pipe", "sed -n of a pipe", "head -n of a file", "sed -n of a file"],
+)
+def test_a_reader_of_what_is_piped_to_it_looks_for_nothing(command: str, signals: dict[str, int]) -> None:
+    """``head -n 20``, ``tail -c 300``, ``sed -n '1,20p'`` with no file read the pipe before them: the count
+    and the script are not paths (§3.1's readers look up a path), so an empty answer is no miss."""
+    assert bash(command, "") == signals
+
+
+def test_mdfind_is_a_search_program_as_locate_is() -> None:
+    """macOS's Spotlight search finds files by name or metadata; an empty answer is a miss (§3.1), and its
+    query is what it looked for (§6)."""
+    t = Transcript()
+    t.prompt("set up my terminal")
+    t.skill("http-client")
+    command = "mdfind \"kMDItemCFBundleIdentifier == 'com.example.term'\" | sed -n '1,20p'"
+    t.call("Bash", {"command": command}, "", detail=bash_detail())
+    assert overall_signals(t) == MISS
+    (pattern,) = [gap.evidence["pattern"] for gap in gaps_of(report_of(t))]
+    assert pattern.startswith("kMDItemCFBundleIdentifier ==")  # the query, not "sed 1,20p"
+    assert "com.example.term" in pattern
+
+
 def test_checking_that_a_removal_is_complete_is_not_a_gap() -> None:
     t = Transcript()
     t.prompt("drop the legacy retry helper")

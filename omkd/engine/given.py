@@ -132,7 +132,12 @@ def probed_paths(call: ToolCall) -> list[str]:
             stage.program in rule.path_programs and stage.program not in shell_rules.SHELL_READERS
         ):
             named = powershell.paths(stage.program, stage.args)  # a filter is a name, not a path
-            named = shell_forms.operands(stage.args) if named is None else named
+            if named is None:
+                named = (
+                    shell_forms.path_operands(stage.program, stage.args)
+                    if stage.program in rule.path_programs
+                    else shell_forms.operands(stage.args)
+                )
             paths.extend(a for a in named if not a.isdigit() and a not in ("]", "]]"))
     return [_SHELL_ESCAPE.sub(r"\1", path) if "\\" in path else path for path in paths]
 

@@ -103,14 +103,7 @@ def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
     if program in _TARGET_PROGRAMS or (program == "command" and args[:1] == ["-v"]):
         operands = [a for a in shell_forms.operands(args) if a != "-v"]
         return operands[0] if operands else None
-    plain = shell_forms.without_values(args, shell_rules.READER_VALUE_FLAGS.get(program, frozenset()))
-    operands = [
-        a
-        for a in powershell.operands(program, args, shell_forms.operands(plain))
-        if not _COUNT.match(a) and a not in ("]", "]]")
-    ]
-    if program == "sed" and operands:
-        operands = operands[1:]  # the script
+    operands = shell_forms.path_operands(program, args)
     return normalised(operands[0], cwd) if operands else None
 
 

@@ -169,7 +169,7 @@ def _is_search(stage: Stage) -> bool:
     editing = tuple(rule.editing_flags)
     if any(a.startswith(editing) for a in stage.args):
         return False
-    return bool(powershell.operands(stage.program, stage.args, operands(stage.args)))
+    return bool(shell_forms.path_operands(stage.program, stage.args))  # a reader of a pipe looks for nothing
 
 
 def _is_test(stage: Stage) -> bool:
@@ -183,7 +183,7 @@ def targets_of(stage: Stage) -> list[str]:
     if stage.program == "find":
         return [args[i + 1] for i, a in enumerate(args[:-1]) if a in _NAME_FLAGS]
     if stage.program in shell_rules.SHELL_RULE.path_programs:
-        return [posixpath.basename(a.rstrip("/")) for a in powershell.operands(stage.program, args, operands(args))]
+        return [posixpath.basename(a.rstrip("/")) for a in shell_forms.path_operands(stage.program, args)]
     if stage.program in _TARGET_PROGRAMS or (stage.program == "command" and args[:1] == ["-v"]):
         return [a for a in powershell.operands(stage.program, args, operands(args)) if a != "-v"]
     return []

@@ -272,6 +272,20 @@ def operands(args: list[str]) -> list[str]:
     return [a for a in args if a and not a.startswith("-") and "<" not in a and ">" not in a and "&" not in a]
 
 
+_COUNT: Final = re.compile(r"^[+-]?\d+$")
+
+
+def path_operands(program: str, args: list[str]) -> list[str]:
+    """The paths a path program (``ls``, ``cat``, ``head``, ``sed -n``, ``Get-Content``…) names: not the
+    value of a reader's option (``head -n 20``, ``stat -c %s``), a bare count, ``sed``'s script or a
+    test's closing bracket. None at all: the program reads what is piped to it (``git log | head -n 20``)."""
+    plain = without_values(args, shell_rules.READER_VALUE_FLAGS.get(program, frozenset()))
+    found = [
+        a for a in powershell.operands(program, args, operands(plain)) if not _COUNT.match(a) and a not in ("]", "]]")
+    ]
+    return found[1:] if program == "sed" else found  # the first is the script
+
+
 def made_paths(words: list[str]) -> list[str]:
     """The paths ``mkdir``/``touch`` operands name, as a later reader's operands are compared."""
     return [_plain_path(a) for a in words]

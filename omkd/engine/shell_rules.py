@@ -68,6 +68,7 @@ CONTENT_SEARCHES: Final = GREP_FAMILY | {"Select-String", "sls", "findstr"}
 """With PowerShell's and cmd's (``shell_forms``, the user-given rule of ``given``)."""
 SHELL_RULE: Final = ShellRule(
     programs=frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "locate", "which", "type"})
+    | frozenset({"mdfind"})  # macOS's index search, as locate is
     | frozenset({"Select-String", "sls", "findstr"})  # PowerShell's and cmd's content searches
     | frozenset({"Get-Command", "gcm"}),  # PowerShell's which
     subcommands=frozenset({("git", "grep"), ("command", "-v")}),
