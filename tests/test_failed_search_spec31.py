@@ -320,6 +320,29 @@ def test_faults_and_commands_that_are_no_search_are_never_misses(
     assert misses(agent(command, output, code)) == 0
 
 
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "missed"),
+    [
+        ("curl -s -X POST https://api.acme.dev/v1/databases -d '{\"name\": \"retry\"}'", '{"message":"not found"}', 0),
+        ("curl -s --request=DELETE https://api.acme.dev/v1/retry/7", "HTTP/1.1 404 Not Found", 0),
+        ("curl -s -F file=@retry.yaml https://api.acme.dev/v1/upload", '{"message":"not found"}', 0),
+        ("wget --post-data=name=retry https://api.acme.dev/v1/retry", "ERROR 404: Not Found.", 0),
+        ("http PUT https://api.acme.dev/v1/retry limit=3", "HTTP/1.1 404 Not Found", 0),
+        ("curl -s -G -d q=retry https://api.acme.dev/v1/search", '{"message":"not found"}', 1),  # a query
+        ("curl -s -X GET https://api.acme.dev/v1/retry", '{"message":"not found"}', 1),
+    ],
+    ids=["POST with a body", "DELETE", "form upload", "wget post", "httpie PUT", "curl -G query", "explicit GET"],
+)  # fmt: skip
+def test_an_http_request_that_creates_or_changes_acts_rather_than_looks(
+    agent: Agent, command: str, output: str, missed: int
+) -> None:
+    """Spec §3.1: a 404 is a failed lookup of an HTTP client on a URL the agent chose; a request that
+    creates, changes or deletes (a method other than GET/HEAD, a body sent) acts, and its "not found" is
+    an error of the action, not a miss (commands that act rather than look)."""
+    assert misses(agent(command, output, 0)) == missed
+
+
 def test_a_probe_whose_target_cannot_be_told_gives_its_program_and_first_operand() -> None:
     """Spec §6: never the full command line: the probe's program and its first operand."""
     output = "Traceback (most recent call last):\nModuleNotFoundError: No module named 'tenacity'"

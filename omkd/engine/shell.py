@@ -258,7 +258,7 @@ def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> bool:
         elif _is_test(stage):
             parsed.tests.append(stage)
             found = True
-        elif shell_forms.is_http_client(stage.program):
+        elif shell_forms.is_http_client(stage.program) and not shell_forms.sends(stage.program, stage.args):
             parsed.http.append(stage)
         elif (probe := shell_forms.probe_of(stage.program, stage.args, text)) is not None:
             parsed.probes.append((stage, probe))

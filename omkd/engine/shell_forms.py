@@ -149,6 +149,29 @@ def is_http_client(program: str) -> bool:
     return program in shell_rules.HTTP_CLIENTS
 
 
+def sends(program: str, args: list[str]) -> bool:
+    """An HTTP request that creates or changes rather than looks up: a method other than GET or HEAD
+    (``curl -X POST``, ``--request=DELETE``, ``-Method Post``, httpie's ``http PUT url``) or a body sent
+    (``-d``, ``-F``, ``--json``, ``--post-data``, ``-Body``) without curl's ``-G``. Its "not found" says
+    what it acted on is not there, not that a lookup missed (spec §3.1: commands that act)."""
+    methods = shell_rules.HTTP_READ_METHODS
+    if program in ("http", "https", "xh") and args and args[0].isupper():
+        return args[0] not in methods  # httpie: ``http POST url``
+    for index, arg in enumerate(args):
+        name, equals, value = arg.partition("=")
+        if arg in shell_rules.HTTP_METHOD_FLAGS:
+            value = args[index + 1] if index + 1 < len(args) else ""
+        elif not (equals and name in shell_rules.HTTP_METHOD_FLAGS):
+            value = arg[2:] if arg.startswith("-X") and len(arg) > 2 else ""  # ``-XPOST``
+        if value and value.upper().strip("'\"") not in methods:
+            return True
+        if (arg in shell_rules.HTTP_BODY_FLAGS or name in shell_rules.HTTP_BODY_FLAGS) and not any(
+            a in shell_rules.HTTP_GET_FLAGS for a in args
+        ):
+            return True
+    return False
+
+
 def filters_out(program: str, args: list[str]) -> bool:
     """A search stage that only filters out (``grep -v``, ``Select-String -NotMatch``)."""
     if program not in shell_rules.CONTENT_SEARCHES:

@@ -285,6 +285,15 @@ HTTP_CLIENTS: Final = frozenset(
     {"curl", "wget", "Invoke-WebRequest", "iwr", "Invoke-RestMethod", "irm", "http", "https", "xh"}
 )
 """HTTP clients on a URL the agent chose: a 404 or 410 is a failed lookup, other failures are faults."""
+HTTP_READ_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
+HTTP_METHOD_FLAGS: Final = frozenset({"-X", "--request", "--method", "-Method", "-method"})
+"""The option naming a request's method (curl, wget, PowerShell's web cmdlets)."""
+HTTP_BODY_FLAGS: Final = frozenset(
+    {"-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii", "-F", "--form", "--json"}
+    | {"-T", "--upload-file", "--post-data", "--post-file", "--body-data", "--body-file", "-Body", "-InFile"}
+)
+"""Options that send a body: the request posts (curl's ``-G`` turns ``-d`` into a query of a GET)."""
+HTTP_GET_FLAGS: Final = frozenset({"-G", "--get"})
 HTTP_MISSING: Final = re.compile(
     r"^HTTP/\S+\s+(?:404|410)\b|^\s*(?:404|410)\s*$|\b(?:404|410):? Not Found\b|ERROR 404\b"
     r"|The requested URL returned error: (?:404|410)\b",
