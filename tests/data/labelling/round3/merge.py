@@ -86,7 +86,7 @@ def main() -> None:
     if sys.argv[1] == "--calls-more":
         merge_calls_more(Path(sys.argv[2]))
         return
-    if sys.argv[1] in ("--calls-draw3", "--calls-draw4", "--calls-draw5", "--calls-draw6", "--calls-draw7"):
+    if sys.argv[1] in {f"--calls-draw{number}" for number in range(3, 9)}:
         merge_calls_draw(Path(sys.argv[2]), int(sys.argv[1][-1]))
         return
     work = Path(sys.argv[1])
@@ -170,7 +170,7 @@ def append_draw(
 
 
 def merge_calls_draw(work: Path, number: int) -> None:
-    """Add the third to seventh draws (``sample_calls_draw.py 3`` to ``7``: Claude Code's
+    """Add the third to eighth draws (``sample_calls_draw.py 3`` to ``8``: Claude Code's
     shell and search calls, more Codex shell calls; three readers ``A``, ``B``, ``C``) to
     ``real2_tool_calls.jsonl``. Each reader also labelled 15 rows of the next reader's chunk blind
     (``A2``, ``B2``, ``C2``): kept as ``second_label``, and the agreement printed. Every row of a stratum
@@ -181,6 +181,7 @@ def merge_calls_draw(work: Path, number: int) -> None:
         python3 tests/data/labelling/round3/merge.py --calls-draw5 WORK_DIR_OF_THE_FIFTH_DRAW
         python3 tests/data/labelling/round3/merge.py --calls-draw6 WORK_DIR_OF_THE_SIXTH_DRAW
         python3 tests/data/labelling/round3/merge.py --calls-draw7 WORK_DIR_OF_THE_SEVENTH_DRAW
+        python3 tests/data/labelling/round3/merge.py --calls-draw8 WORK_DIR_OF_THE_EIGHTH_DRAW
     """
     target = DATA / "real2_tool_calls.jsonl"
     first = load(target)

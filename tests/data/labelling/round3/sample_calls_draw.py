@@ -19,6 +19,8 @@ After two draws, ``real2_tool_calls.jsonl`` held 100 of the 858 ``claude_code/sh
 - **draw 7** (session 39), after draw 6's rules: the rest of every small suspect stratum of Claude Code
   (web, mcp, read, grep, glob) and of ``codex/shell/suspect``, 100 more ``claude_code/shell/suspect``, 14
   more ``codex/other/suspect``.
+- **draw 8** (session 39), after draw 7's rules: 150 more ``claude_code/shell/suspect``, 60 more
+  ``claude_code/other/suspect``, the rest of ``codex/other/suspect`` (31), 29 ``gemini/other/plain``.
 
 Each row's ``weight`` is its stratum's population over the rows drawn from it in all draws;
 ``weights.jsonl`` has the new weight of every labelled row of a stratum drawn from again. The rows are
@@ -51,6 +53,8 @@ DRAWS: Final[dict[int, tuple[int, dict[str, int]]]] = {
     7: (20261244, {"claude_code/shell/suspect": 100, "codex/shell/suspect": 17, "claude_code/web/suspect": 36,
                    "claude_code/mcp/suspect": 7, "claude_code/read/suspect": 39, "claude_code/grep/suspect": 32,
                    "claude_code/glob/suspect": 25, "codex/other/suspect": 14}),
+    8: (20261254, {"claude_code/shell/suspect": 150, "claude_code/other/suspect": 60, "codex/other/suspect": 31,
+                   "gemini/other/plain": 29}),
 }  # fmt: skip
 """Each draw's seed and quota per stratum."""
 CHUNKS: Final = ("A", "B", "C")
