@@ -126,8 +126,9 @@ def test_an_http_client_misses_on_404_or_410_only(command: str, output: str, exp
         "grep -rn retry_policy src/ > /tmp/hits.txt",
         "(Get-Content -Raw src/retry.ps1).Replace('a', 'b') | Set-Content src/retry.ps1",
         "cat /tmp/claude/tasks/b7f3.output",
+        "cat /home/dev/.claude/projects/-home-dev-shop/5f1e0c2a/tool-results/b0535c8.txt | tail -40",
     ],
-    ids=["grep -v", "ps | grep | xargs kill", "| xargs rm", "> file", "Set-Content", "harness output"],
+    ids=["grep -v", "ps | grep | xargs kill", "| xargs rm", "> file", "Set-Content", "harness output", "kept output"],
 )
 def test_a_command_that_acts_or_only_filters_is_not_a_search(command: str) -> None:
     assert bash(command, "") == {}

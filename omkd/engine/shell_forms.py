@@ -258,11 +258,15 @@ def checks_a_run(program: str, args: list[str]) -> bool:
 
 
 def reads_harness_output(args: list[str]) -> bool:
-    """It reads the harness's own output files (a task's ``.output``, the scratchpad)."""
+    """It reads the harness's own output files (a task's ``.output``, the scratchpad, a kept tool output)."""
     # One search over the words joined by newlines finds what a search of each would: no match
     # can cross a newline (nor start or end differently at one).
     joined = "\n".join(args)
-    return ("/tasks/" in joined or "/scratchpad" in joined) and shell_rules.HARNESS_OUTPUT.search(joined) is not None
+    return any(key in joined for key in _HARNESS_KEYS) and shell_rules.HARNESS_OUTPUT.search(joined) is not None
+
+
+_HARNESS_KEYS: Final = ("/tasks/", "/scratchpad", "/tool-results/")
+"""A word holding none of these names no harness output file (the cheap test before the expression)."""
 
 
 def http_missed(output: str) -> bool:

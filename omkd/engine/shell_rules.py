@@ -338,7 +338,8 @@ ACTING_PROGRAMS: Final = frozenset(
     | {"Set-Content", "Out-File", "Add-Content", "Remove-Item", "Stop-Process", "Move-Item", "Copy-Item"}
 )
 """A pipeline whose last stage runs one of these acts on what its search picked: not a lookup."""
-HARNESS_OUTPUT: Final = re.compile(r"/tasks/[^/\s]+\.output\b|/scratchpad(?:/|\b)")
-"""The harness's own output files (a background task's ``.output``, the session's scratchpad)."""
+HARNESS_OUTPUT: Final = re.compile(r"/tasks/[^/\s]+\.output\b|/scratchpad(?:/|\b)|/tool-results/[^/\s]+\.txt\b")
+"""The harness's own output files (a background task's ``.output``, the session's scratchpad, a tool output
+Claude Code kept aside for being large: ``toolUseResult.persistedOutputPath``, ``<session>/tool-results/``)."""
 SKILL_FILE_READERS: Final = frozenset({"cat", "head", "sed"})
 """Shell reads of a SKILL.md that open the skill's segment (the fallback signal)."""
