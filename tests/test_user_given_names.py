@@ -71,3 +71,26 @@ def test_a_probe_of_a_program_the_person_mentioned_stays_a_gap(agent: Agent) -> 
 def test_which_answers_not_found_in_every_shell_s_words(agent: Agent, output: str) -> None:
     """§3.1: ``which X`` is a probe; zsh's answer ``X not found`` is its not-found message, as GNU which's is."""
     assert verdicts(agent("make the build faster", "which bun", output, 1)) == (1, 0)
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("prompt", "command", "output", "expected"),
+    [
+        ("需要跑nca命令，根据错误修复问题", "type nca", "nca not found", (0, 1)),
+        ("run the nca command after each test", "which nca", "nca not found", (0, 1)),
+        ("run the nca command after each test", "command -v nca", "", (0, 1)),
+        ("run it with npx vitest", "Get-Command node,npm,npx -ErrorAction SilentlyContinue", "", (0, 1)),
+        ("run the checks after each test", "which nca", "nca not found", (1, 0)),  # not the person's
+        ("can the frontend switch to bun?", "bun --version", "zsh:1: command not found: bun", (1, 0)),  # a probe
+    ],
+    ids=["type, in a Chinese sentence", "which", "command -v", "Get-Command list", "not typed", "a probe"],
+)
+def test_a_program_the_person_named_looked_up_by_which_or_type_is_theirs(
+    agent: Agent, prompt: str, command: str, output: str, expected: tuple[int, int]
+) -> None:
+    """``which X``, ``type X``, ``command -v X``, ``Get-Command a,b`` are searches for a program by name
+    (spec §3.1 lists them with the searches): a program the person named is a name whatever it reads
+    like (``nca`` is no file name and no identifier), so its miss is the person's (``user_given``). A
+    probe that runs the program (``bun --version``) is no search of a name and stays a gap."""
+    assert verdicts(agent(prompt, command, output, 1)) == expected

@@ -39,7 +39,8 @@ def _shell_names(command: str) -> list[str]:
     for stage in parsed.searches:
         if stage.program in shell_rules.FILE_READERS:
             continue
-        names += [n for name in shell.targets_of(stage) for n in _literal(name)]
+        literal = _command_names if shell.probes_a_command(stage) else _literal
+        names += [n for name in shell.targets_of(stage) for n in literal(name)]
         if stage.program in shell_rules.CONTENT_SEARCHES or (stage.program == "git" and stage.args[:1] == ["grep"]):
             names += _named(search_pattern.stage_pattern(stage, None) or "")  # a grep/rg of a name, as a Grep of it
     for stage, probe in parsed.probes:  # a probe of a path (``Test-Path``) is judged as ``test -e`` is
@@ -104,6 +105,15 @@ def _literal(name: str) -> list[str]:
     if len(name) < 3 or any(c in name for c in "*?[]{}()|^$\\+ ") or not _NAME_LIKE.search(name):
         return []
     return [name]
+
+
+def _command_names(names: str) -> list[str]:
+    """The programs a search for a program looked for (``which X``, ``type X``, ``command -v X``,
+    ``Get-Command a,b``): each is a name whatever it reads like (``nca`` or ``uv`` is a command, not a word
+    of the person's sentence). A probe that runs the program (``X --version``) is no search of a name
+    (spec §3.1 lists it with the probes): ``_literal`` reads it."""
+    found = [part.strip().strip("'\"") for part in names.split(",")]
+    return [name for name in found if len(name) >= 2 and not any(c in name for c in "*?[]{}()|^$\\+ /")]
 
 
 def _named(pattern: str) -> list[str]:

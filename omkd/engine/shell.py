@@ -28,6 +28,7 @@ _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 _REDIRECTION = re.compile(r"^(?:\d*|&)(?:>>?|<<?|>&|<&)(.*)$")
 _NAME_FLAGS: Final = frozenset({"-name", "-iname", "-path", "-ipath"})
 _TARGET_PROGRAMS: Final = frozenset({"which", "type", "locate", "fd", "Get-Command", "gcm"})
+_COMMAND_SEARCHES: Final = frozenset({"which", "type", "Get-Command", "gcm"})
 
 
 @dataclass(slots=True)
@@ -187,6 +188,11 @@ def targets_of(stage: Stage) -> list[str]:
     if stage.program in _TARGET_PROGRAMS or (stage.program == "command" and args[:1] == ["-v"]):
         return [a for a in powershell.operands(stage.program, args, operands(args)) if a != "-v"]
     return []
+
+
+def probes_a_command(stage: Stage) -> bool:
+    """``which X``, ``type X``, ``command -v X``, ``Get-Command X``: the stage looks for a program."""
+    return stage.program in _COMMAND_SEARCHES or (stage.program == "command" and stage.args[:1] == ["-v"])
 
 
 @functools.lru_cache(maxsize=256)
