@@ -24,7 +24,7 @@ LABELS = ("anchor_ok", "eligible", "outcome", "deciding_line", "reason", "doubt"
 
 
 def load(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
 
 
 def main() -> None:

@@ -21,6 +21,9 @@ After two draws, ``real2_tool_calls.jsonl`` held 100 of the 858 ``claude_code/sh
   more ``codex/other/suspect``.
 - **draw 8** (session 39), after draw 7's rules: 150 more ``claude_code/shell/suspect``, 60 more
   ``claude_code/other/suspect``, the rest of ``codex/other/suspect`` (31), 29 ``gemini/other/plain``.
+- **draw 9** (session 39), after draw 8's rules: the rest of ``claude_code/shell/suspect`` (58), 100 more
+  ``claude_code/other/suspect``, 40 each of ``claude_code/grep/plain`` and ``glob/plain``, 32 more
+  ``codex/shell/plain``.
 
 Each row's ``weight`` is its stratum's population over the rows drawn from it in all draws;
 ``weights.jsonl`` has the new weight of every labelled row of a stratum drawn from again. The rows are
@@ -55,6 +58,8 @@ DRAWS: Final[dict[int, tuple[int, dict[str, int]]]] = {
                    "claude_code/glob/suspect": 25, "codex/other/suspect": 14}),
     8: (20261254, {"claude_code/shell/suspect": 150, "claude_code/other/suspect": 60, "codex/other/suspect": 31,
                    "gemini/other/plain": 29}),
+    9: (20261264, {"claude_code/shell/suspect": 58, "claude_code/other/suspect": 100, "claude_code/grep/plain": 40,
+                   "claude_code/glob/plain": 40, "codex/shell/plain": 32}),
 }  # fmt: skip
 """Each draw's seed and quota per stratum."""
 CHUNKS: Final = ("A", "B", "C")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 
 def main() -> None:
-    lines = Path(sys.argv[1]).read_text(encoding="utf-8").splitlines()
+    lines = Path(sys.argv[1]).read_text(encoding="utf-8").split("\n")  # not splitlines: U+2028 is in the data
     rows = [json.loads(line) for line in lines if line.strip()]
     start, count = int(sys.argv[2]), int(sys.argv[3])
     for n in range(start, min(len(rows), start + count)):
