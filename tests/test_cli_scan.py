@@ -598,6 +598,40 @@ def test_a_narrow_terminal_never_cuts_a_figure(tmp_path: Path) -> None:
     assert "stability" in _rendered(report, 200).split("Skill health", 1)[1].split("┡", 1)[0]
 
 
+def test_a_log_is_as_wide_as_the_skill_table_needs(tmp_path: Path) -> None:
+    """Written to a pipe or a file (a CI log) the view has no terminal width: the skill table was
+    squeezed into 160 columns and, with a 40-character skill name and an agent column, cut its
+    figures (a rate's interval, a band, the stability header). The log now takes the table's own width."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from omkd.cli import render
+    from omkd.engine.report.build import build_report
+    from omkd.shell.scan import scan
+    from tests.agent_lines import Rollout
+
+    name = "superpowers:requesting-a-second-code-rev"
+    claude = transcript(tmp_path / "p" / f"{cl.SESSION}.jsonl", [(name, "miss")] * 6)
+    rollout = Rollout()
+    rollout.prompt("task")
+    rollout.skill("deploy", "/home/dev/.codex/skills/deploy/SKILL.md")
+    rollout.exec("ls docs/deploy.md", "ls: cannot access 'docs/deploy.md': No such file or directory", 2)
+    codex = tmp_path / "sessions" / "rollout-2026-04-08T13-27-20-019d6d46-test.jsonl"
+    codex.parent.mkdir(parents=True)
+    codex.write_bytes(rollout.data())
+    report = build_report(scan([claude, codex]), [str(claude), str(codex)])
+    console = Console(file=StringIO(), width=render.PIPE_WIDTH, color_system=None)
+    assert not console.is_terminal
+    render.render(report, console, [])
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    rows = _skill_rows(text)
+    assert [row[0] for row in rows] == [name, "deploy", "overall"]
+    assert [cell for row in rows for cell in row[1:] if cell.endswith("…")] == []
+    assert "stability" in text.split("┡", 1)[0]
+    assert max(len(line) for line in text.splitlines()) > render.PIPE_WIDTH
+
+
 def test_the_report_is_the_same_whatever_the_number_of_jobs(real_fixtures: Path, home: Path) -> None:
     """``--jobs 2`` reads the real fixtures (42 MB, over the parallel threshold) in two worker
     processes: the JSON report is byte for byte the serial one."""

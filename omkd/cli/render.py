@@ -30,6 +30,18 @@ def stdout_console() -> Console:
     return console if console.is_terminal else Console(width=PIPE_WIDTH)
 
 
+def widen_for(console: Console, table: Table) -> None:
+    """A console writing to a pipe or a file (a CI log) made as wide as ``table`` needs: a log has no
+    right edge, and a table squeezed into ``PIPE_WIDTH`` cut its figures (a rate's interval, a band)
+    when its skill names were long and an agent column was shown."""
+    needed = console.measure(table, options=console.options.update_width(UNBOUNDED)).maximum
+    console.width = max(console.width, needed)
+
+
+UNBOUNDED: Final = 100_000
+"""A width no table reaches: what a table would take with no edge."""
+
+
 def several_agents(report: Report) -> bool:
     """Rows of an agent other than Claude Code: the table names each row's agent."""
     return any(s.agent not in (None, formats.CLAUDE_CODE) for s in report.skills)
@@ -296,7 +308,10 @@ def render(
     """The whole terminal view; ``comparable`` False warns that the baseline's rules differ."""
     width = console.width if console.is_terminal else None
     arrangement = skill_fit(report, width)
-    console.print(skill_table(report, arrangement))
+    skills = skill_table(report, arrangement)
+    if width is None:
+        widen_for(console, skills)
+    console.print(skills)
     given_up = given_up_note(arrangement, width)
     if given_up is not None:
         console.print(given_up, style="dim", markup=False)
@@ -317,6 +332,8 @@ def render(
         console.print(Text("note: ", style="cyan") + Text(note))
     table = patterns_table(report, width)
     if table is not None:
+        if width is None:
+            widen_for(console, table)
         console.print(table)
     if moved:
         console.print(regressions_table(moved))
