@@ -86,8 +86,8 @@ def main() -> None:
     if sys.argv[1] == "--calls-more":
         merge_calls_more(Path(sys.argv[2]))
         return
-    if sys.argv[1] in {f"--calls-draw{number}" for number in range(3, 10)}:
-        merge_calls_draw(Path(sys.argv[2]), int(sys.argv[1][-1]))
+    if sys.argv[1] in {f"--calls-draw{number}" for number in range(3, 11)}:
+        merge_calls_draw(Path(sys.argv[2]), int(sys.argv[1].removeprefix("--calls-draw")))
         return
     work = Path(sys.argv[1])
     calls = merge(work, "calls", ["callsA", "callsB", "callsC"], ("label",))
@@ -170,7 +170,7 @@ def append_draw(
 
 
 def merge_calls_draw(work: Path, number: int) -> None:
-    """Add the third to ninth draws (``sample_calls_draw.py 3`` to ``9``: Claude Code's
+    """Add the third to tenth draws (``sample_calls_draw.py 3`` to ``10``: Claude Code's
     shell and search calls, more Codex shell calls; three readers ``A``, ``B``, ``C``) to
     ``real2_tool_calls.jsonl``. Each reader also labelled 15 rows of the next reader's chunk blind
     (``A2``, ``B2``, ``C2``): kept as ``second_label``, and the agreement printed. Every row of a stratum
@@ -183,6 +183,7 @@ def merge_calls_draw(work: Path, number: int) -> None:
         python3 tests/data/labelling/round3/merge.py --calls-draw7 WORK_DIR_OF_THE_SEVENTH_DRAW
         python3 tests/data/labelling/round3/merge.py --calls-draw8 WORK_DIR_OF_THE_EIGHTH_DRAW
         python3 tests/data/labelling/round3/merge.py --calls-draw9 WORK_DIR_OF_THE_NINTH_DRAW
+        python3 tests/data/labelling/round3/merge.py --calls-draw10 WORK_DIR_OF_THE_TENTH_DRAW
     """
     target = DATA / "real2_tool_calls.jsonl"
     first = load(target)

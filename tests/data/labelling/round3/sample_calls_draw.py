@@ -24,6 +24,8 @@ After two draws, ``real2_tool_calls.jsonl`` held 100 of the 858 ``claude_code/sh
 - **draw 9** (session 39), after draw 8's rules: the rest of ``claude_code/shell/suspect`` (58), 100 more
   ``claude_code/other/suspect``, 40 each of ``claude_code/grep/plain`` and ``glob/plain``, 32 more
   ``codex/shell/plain``.
+- **draw 10** (session 39), after draw 9: the rest of ``claude_code/other/suspect`` (58), 92 more
+  ``claude_code/shell/plain``, 60 more ``codex/shell/plain``, 60 ``claude_code/read/plain``.
 
 Each row's ``weight`` is its stratum's population over the rows drawn from it in all draws;
 ``weights.jsonl`` has the new weight of every labelled row of a stratum drawn from again. The rows are
@@ -60,6 +62,8 @@ DRAWS: Final[dict[int, tuple[int, dict[str, int]]]] = {
                    "gemini/other/plain": 29}),
     9: (20261264, {"claude_code/shell/suspect": 58, "claude_code/other/suspect": 100, "claude_code/grep/plain": 40,
                    "claude_code/glob/plain": 40, "codex/shell/plain": 32}),
+    10: (20261274, {"claude_code/other/suspect": 58, "claude_code/shell/plain": 92, "codex/shell/plain": 60,
+                    "claude_code/read/plain": 60}),
 }  # fmt: skip
 """Each draw's seed and quota per stratum."""
 CHUNKS: Final = ("A", "B", "C")
