@@ -160,7 +160,7 @@ def test_mdfind_is_a_search_program_as_locate_is() -> None:
     command = "mdfind \"kMDItemCFBundleIdentifier == 'com.example.term'\" | sed -n '1,20p'"
     t.call("Bash", {"command": command}, "", detail=bash_detail())
     assert overall_signals(t) == MISS
-    (pattern,) = [gap.evidence["pattern"] for gap in gaps_of(report_of(t))]
+    (pattern,) = [str(gap.evidence["pattern"]) for gap in gaps_of(report_of(t))]
     assert pattern.startswith("kMDItemCFBundleIdentifier ==")  # the query, not "sed 1,20p"
     assert "com.example.term" in pattern
 
