@@ -566,15 +566,14 @@ def test_an_80_column_terminal_keeps_the_skill_names(tmp_path: Path) -> None:
     assert "stability" in wide
 
 
-def test_a_narrow_terminal_never_cuts_a_figure(tmp_path: Path) -> None:
-    """With an agent column (a Claude Code and a Codex skill) the figures need more room than the
-    fixed widths allowed: rates were cut to ``33.6…``. Now every width from 80 to 200 shows each
-    figure whole; at 80 the table gives up the intervals and uses short labels, and says so."""
+def _two_agents(tmp_path: Path, skill: str) -> Any:
+    """The report of a Claude Code skill (six segments, each a miss) and a Codex one: the skill table
+    has an agent column."""
     from omkd.engine.report.build import build_report
     from omkd.shell.scan import scan
     from tests.agent_lines import Rollout
 
-    claude = transcript(tmp_path / "p" / f"{cl.SESSION}.jsonl", [("a-skill-with-a-rather-long-name", "miss")] * 6)
+    claude = transcript(tmp_path / "p" / f"{cl.SESSION}.jsonl", [(skill, "miss")] * 6)
     rollout = Rollout()
     rollout.prompt("task")
     rollout.skill("deploy", "/home/dev/.codex/skills/deploy/SKILL.md")
@@ -582,7 +581,14 @@ def test_a_narrow_terminal_never_cuts_a_figure(tmp_path: Path) -> None:
     codex = tmp_path / "sessions" / "rollout-2026-04-08T13-27-20-019d6d46-test.jsonl"
     codex.parent.mkdir(parents=True)
     codex.write_bytes(rollout.data())
-    report = build_report(scan([claude, codex]), [str(claude), str(codex)])
+    return build_report(scan([claude, codex]), [str(claude), str(codex)])
+
+
+def test_a_narrow_terminal_never_cuts_a_figure(tmp_path: Path) -> None:
+    """With an agent column (a Claude Code and a Codex skill) the figures need more room than the
+    fixed widths allowed: rates were cut to ``33.6…``. Now every width from 80 to 200 shows each
+    figure whole; at 80 the table gives up the intervals and uses short labels, and says so."""
+    report = _two_agents(tmp_path, "a-skill-with-a-rather-long-name")
     for width in (80, 90, 100, 120, 140, 200):
         rows = _skill_rows(_rendered(report, width))
         figures = [cell for row in rows for cell in row[1:]]
@@ -607,20 +613,9 @@ def test_a_log_is_as_wide_as_the_skill_table_needs(tmp_path: Path) -> None:
     from rich.console import Console
 
     from omkd.cli import render
-    from omkd.engine.report.build import build_report
-    from omkd.shell.scan import scan
-    from tests.agent_lines import Rollout
 
     name = "superpowers:requesting-a-second-code-rev"
-    claude = transcript(tmp_path / "p" / f"{cl.SESSION}.jsonl", [(name, "miss")] * 6)
-    rollout = Rollout()
-    rollout.prompt("task")
-    rollout.skill("deploy", "/home/dev/.codex/skills/deploy/SKILL.md")
-    rollout.exec("ls docs/deploy.md", "ls: cannot access 'docs/deploy.md': No such file or directory", 2)
-    codex = tmp_path / "sessions" / "rollout-2026-04-08T13-27-20-019d6d46-test.jsonl"
-    codex.parent.mkdir(parents=True)
-    codex.write_bytes(rollout.data())
-    report = build_report(scan([claude, codex]), [str(claude), str(codex)])
+    report = _two_agents(tmp_path, name)
     console = Console(file=StringIO(), width=render.PIPE_WIDTH, color_system=None)
     assert not console.is_terminal
     render.render(report, console, [])
