@@ -33,7 +33,6 @@ _FD_VALUES: Final = frozenset(
      "-x", "--exec", "-X", "--exec-batch", "-c", "--color", "-j", "--threads", "--changed-within", "--owner"}
 )  # fmt: skip
 _ANY_NAME: Final = frozenset({".", "^", ".*", ""})
-_COUNT: Final = re.compile(r"^[+-]?\d+$")
 _VARIABLE: Final = re.compile(r"^\$\{?\w+\}?$")
 
 

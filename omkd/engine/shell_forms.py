@@ -154,22 +154,27 @@ def sends(program: str, args: list[str]) -> bool:
     (``curl -X POST``, ``--request=DELETE``, ``-Method Post``, httpie's ``http PUT url``) or a body sent
     (``-d``, ``-F``, ``--json``, ``--post-data``, ``-Body``) without curl's ``-G``. Its "not found" says
     what it acted on is not there, not that a lookup missed (spec §3.1: commands that act)."""
-    methods = shell_rules.HTTP_READ_METHODS
+    reading = shell_rules.HTTP_READ_METHODS
     if program in ("http", "https", "xh") and args and args[0].isupper():
-        return args[0] not in methods  # httpie: ``http POST url``
+        return args[0] not in reading  # httpie: ``http POST url``
+    query = any(a in shell_rules.HTTP_GET_FLAGS for a in args)
     for index, arg in enumerate(args):
-        name, equals, value = arg.partition("=")
-        if arg in shell_rules.HTTP_METHOD_FLAGS:
-            value = args[index + 1] if index + 1 < len(args) else ""
-        elif not (equals and name in shell_rules.HTTP_METHOD_FLAGS):
-            value = arg[2:] if arg.startswith("-X") and len(arg) > 2 else ""  # ``-XPOST``
-        if value and value.upper().strip("'\"") not in methods:
+        name, _, attached = arg.partition("=")
+        if name in shell_rules.HTTP_BODY_FLAGS and not query:
             return True
-        if (arg in shell_rules.HTTP_BODY_FLAGS or name in shell_rules.HTTP_BODY_FLAGS) and not any(
-            a in shell_rules.HTTP_GET_FLAGS for a in args
-        ):
+        method = _method(arg, name, attached, args[index + 1 : index + 2])
+        if method and method.upper().strip("'\"") not in reading:
             return True
     return False
+
+
+def _method(arg: str, name: str, attached: str, following: list[str]) -> str:
+    """The method an HTTP client's argument names: ``-X POST``, ``--request=PUT``, ``-XDELETE``; "" for none."""
+    if arg in shell_rules.HTTP_METHOD_FLAGS:
+        return following[0] if following else ""
+    if name in shell_rules.HTTP_METHOD_FLAGS:
+        return attached
+    return arg[2:] if arg.startswith("-X") and len(arg) > 2 else ""
 
 
 def filters_out(program: str, args: list[str]) -> bool:
