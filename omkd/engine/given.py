@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Final
 
 from omkd.engine import judge, powershell, search_pattern, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall
@@ -49,6 +50,8 @@ def _shell_names(command: str) -> list[str]:
     return names
 
 
+_NOT_IN_A_NAME: Final = "*?[]{}()|^$\\+ "
+"""Wildcards, regex syntax and a space: a pattern holding one is no single name the person typed."""
 _NAME_LIKE = re.compile(r"[._\-0-9]|[a-z][A-Z]")
 _GLOB_WILDCARD = re.compile(r"\*+|\?|\{[^{}]*\}")
 _NAME_CHAR = r"[A-Za-z0-9_.\-]"
@@ -102,7 +105,7 @@ def _literal(name: str) -> list[str]:
     as ``retry`` is not something a person names as a thing to find. Wildcards at its ends are
     dropped (``launch_swu*`` looks for ``launch_swu…``)."""
     name = name.strip().strip("'\"").strip("*")
-    if len(name) < 3 or any(c in name for c in "*?[]{}()|^$\\+ ") or not _NAME_LIKE.search(name):
+    if len(name) < 3 or any(c in name for c in _NOT_IN_A_NAME) or not _NAME_LIKE.search(name):
         return []
     return [name]
 
@@ -113,7 +116,7 @@ def _command_names(names: str) -> list[str]:
     of the person's sentence). A probe that runs the program (``X --version``) is no search of a name
     (spec §3.1 lists it with the probes): ``_literal`` reads it."""
     found = [part.strip().strip("'\"") for part in names.split(",")]
-    return [name for name in found if len(name) >= 2 and not any(c in name for c in "*?[]{}()|^$\\+ /")]
+    return [name for name in found if len(name) >= 2 and not any(c in name for c in _NOT_IN_A_NAME + "/")]
 
 
 def _named(pattern: str) -> list[str]:
@@ -142,12 +145,7 @@ def probed_paths(call: ToolCall) -> list[str]:
             stage.program in rule.path_programs and stage.program not in shell_rules.SHELL_READERS
         ):
             named = powershell.paths(stage.program, stage.args)  # a filter is a name, not a path
-            if named is None:
-                named = (
-                    shell_forms.path_operands(stage.program, stage.args)
-                    if stage.program in rule.path_programs
-                    else shell_forms.operands(stage.args)
-                )
+            named = shell_forms.path_operands(stage.program, stage.args) if named is None else named
             paths.extend(a for a in named if not a.isdigit() and a not in ("]", "]]"))
     return [_SHELL_ESCAPE.sub(r"\1", path) if "\\" in path else path for path in paths]
 
