@@ -1,8 +1,10 @@
 """Merge the labelled §8 anchors into ``tests/data/metacog_anchors.jsonl`` (a one-off; kept for the record).
 
-    python3 tests/data/labelling/round3/merge_anchors.py WORK_DIR
+    python3 tests/data/labelling/round3/merge_anchors.py WORK_DIR [--more]
 
 WORK_DIR holds ``anchors.jsonl`` (``sample_anchors.py``'s draw), the chunks and ``out/*.labels.jsonl``.
+With ``--more`` (a later draw, ``sample_anchors_more.py``), the anchors already in the data are kept and
+the new ones appended, each with ``draw: 2``.
 Rows labelled twice (the blind overlap) keep the first labeller's labels and the second's as
 ``second_label``; the agreement on the outcome is printed.
 """
@@ -32,6 +34,9 @@ def main() -> None:
     chunk's order: checked by the ids), and each anchor takes ``sample_anchors.anchor_id`` (the first
     draw's ids gave two misses of one message one id)."""
     work = Path(sys.argv[1])
+    more = "--more" in sys.argv[2:]
+    before = load(DATA / "metacog_anchors.jsonl") if more else []
+    known = {row["id"] for row in before}
     merged: dict[str, dict[str, Any]] = {}
     pairs: list[tuple[str, str]] = []
     for chunk in ("anchA", "anchB", "anchC"):
@@ -45,13 +50,15 @@ def main() -> None:
                 pairs.append((merged[key]["outcome"], row["outcome"]))
                 merged[key]["second_label"] = labels
                 continue
-            merged[key] = {**{k: source[k] for k in KEPT if k in source}, "id": key, **labels, "labeller": chunk}
+            assert key not in known, f"{key} is labelled already"
+            kept = {k: source[k] for k in KEPT if k in source}
+            merged[key] = {**kept, "id": key, **labels, "labeller": chunk, **({"draw": 2} if more else {})}
     agree = sum(a == b for a, b in pairs)
     first, second = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
     expected = sum(first[k] * second[k] for k in first) / (len(pairs) ** 2)
     kappa = (agree / len(pairs) - expected) / (1 - expected)
     print(f"{len(pairs)} anchors labelled twice, blind: outcome agreement {agree / len(pairs):.3f} (kappa {kappa:.3f})")
-    out = list(merged.values())
+    out = before + list(merged.values())
     (DATA / "metacog_anchors.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out))
     print(len(out), "anchors;", dict(Counter((r["kind"], r["outcome"]) for r in out)))
 

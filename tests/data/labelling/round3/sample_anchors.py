@@ -86,66 +86,82 @@ def episode(events: list[tuple[int, Any]], start: int, call_id: str | None) -> l
     return shown
 
 
-def main() -> None:
-    out = Path(sys.argv[1])
-    out.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(SEED)
-    pool: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    for set_name, root in ROOTS.items():
-        for person in sorted(p for p in root.iterdir() if p.is_dir()):
-            sources = discover([person])
-            found, _, _ = explain(sources)
-            by_file: dict[str, list[dict[str, Any]]] = defaultdict(list)
-            for call in found.calls:
-                if call.verdict == "failed_search":
-                    by_file[call.file].append({"kind": "miss", "line": call.line, "call_id": call.call_id,
-                                               "tool": call.tool, "result_line": call.result_line})  # fmt: skip
-            for cand in found.candidates:
-                if cand.is_uncertainty:
-                    by_file[cand.file].append({"kind": "hedge", "line": cand.line, "sentence": cand.sentence,
-                                               "thinking": cand.thinking})  # fmt: skip
-            mine: list[dict[str, Any]] = []
-            for file, anchors in sorted(by_file.items()):
-                path = person / file
-                agent, events = events_of(path)
-                calls_by_id = {e.call_id: (n, e) for n, e in events if isinstance(e, ToolCall)}
-                results = {e.call_id: (n, e) for n, e in events if isinstance(e, ToolResult)}
-                prompts = [cut(e.text, 400) for n, e in events if isinstance(e, UserPrompt)]
-                for anchor in anchors:
-                    row: dict[str, Any] = {"set": set_name, "repo": person.name, "file": f"{person.name}/{file}",
-                                           "agent": agent, **anchor}  # fmt: skip
-                    if anchor["kind"] == "miss":
-                        made = calls_by_id.get(anchor["call_id"])
-                        answer = results.get(anchor["call_id"])
-                        if made is None or answer is None:
-                            continue
-                        row["anchor"] = (f"CALL {made[1].tool} {cut(orjson.dumps(made[1].input).decode(), 700)}\n"
-                                         f"-> result: {cut(answer[1].text, 500)}")  # fmt: skip
-                        row["episode"] = episode(events, answer[0], anchor["call_id"])
-                    else:
-                        row["anchor"] = f"{'thinking' if anchor['thinking'] else 'text'}: {anchor['sentence']}"
-                        row["episode"] = episode(events, anchor["line"], None)
-                    before = [p for n, e in events if isinstance(e, UserPrompt) and n < anchor["line"]
-                              for p in [cut(e.text, 400)]]  # fmt: skip
-                    row["prompt_before"] = before[-1] if before else None
-                    row["subagent"] = "/subagents/" in file or path.name.startswith("agent-")
-                    row["id"] = anchor_id(row)
-                    mine.append(row)
-                del prompts
-            for row in rng.sample(mine, min(len(mine), PER_PERSON * 3)):
-                pool[(row["agent"], row["kind"])].append(row)
+def anchors_of(set_name: str, person: Path) -> list[dict[str, Any]]:
+    """Every anchor of one person's files (omkd's kept misses and kept hedges), with its episode."""
+    sources = discover([person])
+    found, _, _ = explain(sources)
+    by_file: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for call in found.calls:
+        if call.verdict == "failed_search":
+            by_file[call.file].append({"kind": "miss", "line": call.line, "call_id": call.call_id,
+                                       "tool": call.tool, "result_line": call.result_line})  # fmt: skip
+    for cand in found.candidates:
+        if cand.is_uncertainty:
+            by_file[cand.file].append({"kind": "hedge", "line": cand.line, "sentence": cand.sentence,
+                                       "thinking": cand.thinking})  # fmt: skip
+    mine: list[dict[str, Any]] = []
+    for file, anchors in sorted(by_file.items()):
+        path = person / file
+        agent, events = events_of(path)
+        calls_by_id = {e.call_id: (n, e) for n, e in events if isinstance(e, ToolCall)}
+        results = {e.call_id: (n, e) for n, e in events if isinstance(e, ToolResult)}
+        for anchor in anchors:
+            row: dict[str, Any] = {"set": set_name, "repo": person.name, "file": f"{person.name}/{file}",
+                                   "agent": agent, **anchor}  # fmt: skip
+            if anchor["kind"] == "miss":
+                made = calls_by_id.get(anchor["call_id"])
+                answer = results.get(anchor["call_id"])
+                if made is None or answer is None:
+                    continue
+                row["anchor"] = (f"CALL {made[1].tool} {cut(orjson.dumps(made[1].input).decode(), 700)}\n"
+                                 f"-> result: {cut(answer[1].text, 500)}")  # fmt: skip
+                row["episode"] = episode(events, answer[0], anchor["call_id"])
+            else:
+                row["anchor"] = f"{'thinking' if anchor['thinking'] else 'text'}: {anchor['sentence']}"
+                row["episode"] = episode(events, anchor["line"], None)
+            before = [p for n, e in events if isinstance(e, UserPrompt) and n < anchor["line"]
+                      for p in [cut(e.text, 400)]]  # fmt: skip
+            row["prompt_before"] = before[-1] if before else None
+            row["subagent"] = "/subagents/" in file or path.name.startswith("agent-")
+            row["id"] = anchor_id(row)
+            mine.append(row)
+    return mine
+
+
+def fair_draw(
+    pool: dict[tuple[str, str], list[dict[str, Any]]], quota: dict[tuple[str, str], int], rng: random.Random
+) -> list[dict[str, Any]]:
+    """Per (agent, kind), ``quota`` anchors taken one person at a time in turn (each person's at random)."""
     drawn: list[dict[str, Any]] = []
     for key, rows in sorted(pool.items()):
         by_person: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for row in rows:
             by_person[row["repo"]].append(row)
         fair: list[dict[str, Any]] = []
-        while len(fair) < QUOTA.get(key, 0) and any(by_person.values()):
+        while len(fair) < quota.get(key, 0) and any(by_person.values()):
             for repo in sorted(by_person):
-                if by_person[repo] and len(fair) < QUOTA.get(key, 0):
+                if by_person[repo] and len(fair) < quota.get(key, 0):
                     fair.append(by_person[repo].pop(rng.randrange(len(by_person[repo]))))
         drawn.extend(fair)
     rng.shuffle(drawn)
+    return drawn
+
+
+def people() -> list[tuple[str, Path]]:
+    """(set, person folder) of every person of ``ROOTS``, in order."""
+    return [(name, p) for name, root in ROOTS.items() for p in sorted(root.iterdir()) if p.is_dir()]
+
+
+def main() -> None:
+    out = Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(SEED)
+    pool: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for set_name, person in people():
+        mine = anchors_of(set_name, person)
+        for row in rng.sample(mine, min(len(mine), PER_PERSON * 3)):
+            pool[(row["agent"], row["kind"])].append(row)
+    drawn = fair_draw(pool, QUOTA, rng)
     (out / "anchors.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in drawn))
     counts: dict[str, int] = defaultdict(int)
     for row in drawn:
