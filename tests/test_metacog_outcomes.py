@@ -114,6 +114,15 @@ def test_a_dependency_write_of_a_content_searchs_literal_is_created(install: str
     assert only(episodes(data)).outcome == outcome
 
 
+def test_a_package_looked_for_as_a_whole_line_and_installed_is_created() -> None:
+    """``brew list | rg '^X$'``: the anchors pin where the name stands in the listing; the literal is X."""
+    data = run(
+        bash("b1", "brew list --cask 2>/dev/null | rg '^font-maple-mono-nf-cn$'", "", "m1"),
+        bash("b2", "brew install --cask font-maple-mono-nf-cn", "font-maple-mono-nf-cn was installed!", "m2"),
+    )
+    assert only(episodes(data)).outcome == "created"
+
+
 # --- §8.5.3: question tools of Codex CLI; ExitPlanMode is no question ---------------------------------------
 
 

@@ -41,6 +41,10 @@ def test_file_and_name_targets(
         ("[a-zA-Z0-9]+Handler", (), ("Handler",)),
         ("btn-expand", ("btn-expand",), ("btn-expand",)),
         ("import os", ("import os",), ()),
+        # anchors at an alternative's ends say where the text is, not what it is
+        ("^font-maple-mono$", ("font-maple-mono",), ("font-maple-mono",)),
+        (r"\bload_config\b|^ready:", ("load_config", "ready:"), ("load_config", "ready")),
+        (r"^price\$", (), ("price",)),  # an escaped dollar is text: no literal of plain text
     ],
 )
 def test_a_grep_is_a_content_search(pattern: str, literals: tuple[str, ...], tokens: tuple[str, ...]) -> None:

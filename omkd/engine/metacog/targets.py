@@ -21,6 +21,8 @@ _CLASSES: Final = re.compile(r"\\([^A-Za-z0-9\s])|\[[^\]]*\]|\\[A-Za-z]")
 """An escaped punctuation character (``\\.``, ``\\-``: that character), a character class, a letter escape."""
 _REGEX_SYNTAX: Final = re.compile(r"[\\^$*+?()\[\]{}|]")
 _ALTERNATION: Final = re.compile(r"\\?\|")
+_ANCHORS: Final = re.compile(r"^(?:\^|\\b)|(?:\$|\\b)$")
+"""A line's start or end, or a word boundary, at an alternative's ends: where the text is, not what."""
 _MARKED: Final = re.compile(r"[._\-0-9]")
 _NAME_LIKE: Final = re.compile(r"[._\-0-9]|[a-z][A-Z]")
 _WORD_CHARS: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
@@ -124,9 +126,8 @@ def _name_tokens(name: str) -> list[str]:
 
 def _content(pattern: str, paths: list[str]) -> Target:
     cleaned = _CLASSES.sub(lambda m: m.group(1) or " ", pattern)
-    literals = tuple(
-        a for a in _ALTERNATION.split(pattern) if len(a) >= rules.MIN_CONTENT_LITERAL and not _REGEX_SYNTAX.search(a)
-    )
+    pieces = (_ANCHORS.sub("", a) for a in _ALTERNATION.split(pattern))
+    literals = tuple(a for a in pieces if len(a) >= rules.MIN_CONTENT_LITERAL and not _REGEX_SYNTAX.search(a))
     tokens = tuple(dict.fromkeys(tokens_of(cleaned)))
     specific = bool(literals) or any(strong(t) for t in tokens)
     return Target(
