@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from omkd.engine import missed_stages, powershell, shell, shell_forms, shell_rules
+from omkd.engine import loop_items, missed_stages, powershell, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall, ToolResult
 
 _HOME: Final = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root|[A-Za-z]:[\\/]Users[\\/][^\\/]+)(?=[\\/]|$)")
@@ -111,10 +111,16 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None) -> s
     missed when ``output`` (the command's own, as the judge read it) tells which (``missed_stages``)."""
     parsed = shell.parse(command)
     missed = missed_stages.told(command, output, lambda path: normalised(path, cwd)) if output else None
+    loops = loop_items.loop_items(parsed)
     found: list[str] = []
     for stage in parsed.searches + parsed.tests:
         target = stage_pattern(stage, cwd) if missed is None or stage in missed else None
-        if target and target not in found and not _VARIABLE.match(target):  # a loop's ``$f`` is not told
+        variable = loop_items.variable_of(target) if target else None
+        told = loop_items.missed(command, output, loops[variable]) if variable in loops and output else None
+        for item in told or ():  # a loop's ``$f``: the items the output says missed
+            if (named := normalised(item, cwd)) not in found:
+                found.append(named)
+        if target and not told and target not in found and not _VARIABLE.match(target):  # ``$f`` not told
             found.append(target)
     for stage, probe in parsed.probes:
         for probed in shell_forms.probed(stage.program, stage.args, probe) if missed is None or stage in missed else ():
@@ -131,7 +137,8 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None) -> s
     lookups = parsed.searches + parsed.tests + [stage for stage, _ in parsed.probes] + parsed.http
     first = next(iter(missed or lookups), None)
     if first is not None:
-        return " ".join([first.program, *shell_forms.operands(first.args)[:1]])
+        words = shell_forms.path_operands(first.program, first.args) or shell_forms.operands(first.args)
+        return " ".join([first.program, *words[:1]])
     return command.strip()[:80]
 
 

@@ -204,7 +204,7 @@ class MetaTracker:
             self._recover(meta, waiting, call, result, verdict, (call_seq, seq, line), cwd)
         if verdict != MISS or meta.ended:
             return None
-        target = targets.target_of(call, cwd)
+        target = targets.target_of(call, cwd, result)
         anchor = Anchor(MISS, seq, call_line, line, call.call_id, call.message_id, target)
         anchor.answered = call.message_id in meta.found_messages
         meta.anchors.append(anchor)

@@ -8,8 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from omkd.engine import judge, patterns, powershell, shell, shell_forms, shell_rules
-from omkd.engine.events import ToolCall
+from omkd.engine import judge, loop_items, patterns, powershell, shell, shell_forms, shell_rules
+from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.metacog import rules
 from omkd.engine.plain import fields_state, set_fields_state
 
@@ -154,9 +154,10 @@ def _names(names: list[str], paths: list[str], probe: bool = False) -> Target:
     )  # fmt: skip
 
 
-def target_of(call: ToolCall, cwd: str | None = None) -> Target:
+def target_of(call: ToolCall, cwd: str | None = None, result: ToolResult | None = None) -> Target:
     """The target of a search call (``NOTHING`` for a call that names nothing); ``cwd``, the
-    stream's working directory, is no Glob's directory target (§8.2.1)."""
+    stream's working directory, is no Glob's directory target (§8.2.1); ``result``, a miss's answer,
+    tells which items of a shell loop of probes missed (``loop_items``)."""
     tool = judge.unwrapped(call.tool)
     data = call.input
     if tool in ("Read", "list_directory", "LS"):
@@ -185,7 +186,10 @@ def target_of(call: ToolCall, cwd: str | None = None) -> Target:
         command = data.get("command")
         if isinstance(command, list):
             command = " ".join(str(w) for w in command)
-        return shell_target(command) if isinstance(command, str) else NOTHING
+        if not isinstance(command, str):
+            return NOTHING
+        output = shell.output_of(result.text, result.is_error, result.detail)[0] if result is not None else None
+        return shell_target(command, output)
     return NOTHING
 
 
@@ -222,14 +226,17 @@ def _grep_parts(program: str, args: list[str]) -> tuple[str | None, list[str], b
     return pattern, files, excluding
 
 
-def shell_target(command: str) -> Target:
-    """The targets of a shell command's search stages, merged."""
+def shell_target(command: str, output: str | None = None) -> Target:
+    """The targets of a shell command's search stages, merged. A loop's variable stands for the items
+    ``output`` says missed, or for nothing when it does not say (never for the loop's variable itself)."""
     parsed = shell.parse(command)
+    loops = loop_items.loop_items(parsed)
+    told = {var: (loop_items.missed(command, output, words) if output else None) or [] for var, words in loops.items()}
     parts: list[Target] = []
     for pipeline in parsed.elements:
         previous = ""
         for stage in pipeline:
-            part = _stage_target(stage, previous)
+            part = _stage_target(stage, previous, told)
             if part is not None:
                 parts.append(part)
             previous = stage.program
@@ -249,7 +256,7 @@ def shell_target(command: str) -> Target:
     )
 
 
-def _stage_target(stage: shell.Stage, previous: str) -> Target | None:
+def _stage_target(stage: shell.Stage, previous: str, told: dict[str, list[str]] | None = None) -> Target | None:
     program, args = stage.program, stage.args
     if program == "git" and args[:1] == ["grep"]:
         program, args = "grep", args[1:]
@@ -280,6 +287,7 @@ def _stage_target(stage: shell.Stage, previous: str) -> Target | None:
         operands = [a for a in named if not a.isdigit() and a not in ("]", "]]")]
         if program == "sed" and operands:
             operands = operands[1:]  # its script
+        operands = [item for o in operands for item in loop_items.standing_for(o, told or {})]
         if not operands:
             return None
         lasts = [_last(o) for o in operands]
