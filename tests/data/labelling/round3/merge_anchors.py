@@ -4,7 +4,8 @@
 
 WORK_DIR holds ``anchors.jsonl`` (``sample_anchors.py``'s draw), the chunks and ``out/*.labels.jsonl``.
 With ``--more`` (a later draw, ``sample_anchors_more.py``), the anchors already in the data are kept and
-the new ones appended, each with ``draw: 2``.
+the new ones appended, each with ``draw: 2``; an anchor already labelled under another id (its file and
+call or sentence the same) is left out and its two outcomes compared.
 Rows labelled twice (the blind overlap) keep the first labeller's labels and the second's as
 ``second_label``; the agreement on the outcome is printed.
 """
@@ -27,6 +28,11 @@ LABELS = ("anchor_ok", "eligible", "outcome", "deciding_line", "reason", "doubt"
 
 def load(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
+
+
+def _what(row: dict[str, Any]) -> tuple[str, str]:
+    """An anchor whatever its line: its file and call (a miss) or sentence (a hedge)."""
+    return row["file"], row.get("call_id") or row.get("sentence") or ""
 
 
 def main() -> None:
@@ -58,7 +64,12 @@ def main() -> None:
     expected = sum(first[k] * second[k] for k in first) / (len(pairs) ** 2)
     kappa = (agree / len(pairs) - expected) / (1 - expected)
     print(f"{len(pairs)} anchors labelled twice, blind: outcome agreement {agree / len(pairs):.3f} (kappa {kappa:.3f})")
-    out = before + list(merged.values())
+    same = {_what(row): row for row in before}
+    again = [(same[_what(row)], row) for row in merged.values() if _what(row) in same]
+    if again:  # a first-draw anchor drawn again under another id (Gemini chats' lines were renumbered)
+        kept_same = sum(old["outcome"] == new["outcome"] for old, new in again)
+        print(f"{len(again)} anchors of an earlier draw drawn again, left out: the same outcome in {kept_same}")
+    out = before + [row for row in merged.values() if _what(row) not in same]
     (DATA / "metacog_anchors.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out))
     print(len(out), "anchors;", dict(Counter((r["kind"], r["outcome"]) for r in out)))
 
