@@ -205,13 +205,15 @@ def patterns_table(report: Report, width: int | None = None) -> Table | None:
     narrow = width is not None and width < NARROW_BELOW
     table.add_column("skill", no_wrap=True, overflow="ellipsis", max_width=SKILL_NARROW_WIDTH if narrow else 40)
     table.add_column("looked for", no_wrap=True, overflow="ellipsis", ratio=1, min_width=12)
-    table.add_column("tools", no_wrap=True, overflow="ellipsis", max_width=16)
+    table.add_column("tools", no_wrap=True, overflow="ellipsis", max_width=12 if narrow else 16)
     table.add_column("count", justify="right", no_wrap=True)
     table.add_column("last seen", no_wrap=True)
     for pattern in report.top_failed_searches:
         name = skills.row_label(pattern.skill, pattern.agent)
         tools = ", ".join(pattern.tools or [pattern.tool])
-        table.add_row(name, " ".join(pattern.pattern.split()), tools, str(pattern.count), short_time(pattern.last_seen))
+        seen = short_time(pattern.last_seen)
+        # narrow: the day is enough, and what was looked for (the column that says what is missing) gets the room
+        table.add_row(name, " ".join(pattern.pattern.split()), tools, str(pattern.count), seen[:10] if narrow else seen)
     return table
 
 
