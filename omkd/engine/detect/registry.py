@@ -74,11 +74,12 @@ OTHER_RULES: Final = (
     "omkd.engine.metacog.targets",
     "omkd.engine.metacog.writes",
     "omkd.engine.metacog.outcomes",
+    "omkd.engine.loop_items",
     "omkd.engine.powershell",
 )
 """Rule tables that decide figures rather than signals (tiers, bands; what the agent did at a gap,
-spec §8, whose §8.2-8.5 readers keep patterns of their own beside ``metacog/rules.py``): in
-``rules_hash`` too (§8.7)."""
+spec §8, whose §8.2-8.5 readers keep patterns of their own beside ``metacog/rules.py``, and the items
+of a loop of probes its targets take): in ``rules_hash`` too (§8.7)."""
 RULE_MODULES: Final = tuple(dict.fromkeys([m for s in SIGNALS for m in s.rules] + list(OTHER_RULES)))
 """Every module ``rules_hash`` covers, once each, in a fixed order."""
 
