@@ -33,7 +33,6 @@ _FD_VALUES: Final = frozenset(
      "-x", "--exec", "-X", "--exec-batch", "-c", "--color", "-j", "--threads", "--changed-within", "--owner"}
 )  # fmt: skip
 _ANY_NAME: Final = frozenset({".", "^", ".*", ""})
-_VARIABLE: Final = re.compile(r"^\$\{?\w+\}?$")
 
 
 def _findstr_pattern(args: list[str]) -> str | None:
@@ -120,7 +119,7 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None) -> s
         for item in told or ():  # a loop's ``$f``: the items the output says missed
             if (named := normalised(item, cwd)) not in found:
                 found.append(named)
-        if target and not told and target not in found and not _VARIABLE.match(target):  # ``$f`` not told
+        if target and not told and target not in found and variable is None:  # a variable is not told
             found.append(target)
     for stage, probe in parsed.probes:
         for probed in shell_forms.probed(stage.program, stage.args, probe) if missed is None or stage in missed else ():
