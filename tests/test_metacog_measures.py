@@ -15,6 +15,7 @@ from collections.abc import Callable
 import pytest
 
 from omkd.engine import reproducibility
+from omkd.engine.detect import registry
 from omkd.engine.figures import SkillTotals
 from omkd.engine.report.metacog import metacog_report
 from omkd.engine.segmenting import SegmenterRules
@@ -67,6 +68,22 @@ def test_a_changed_metacognition_rule_table_changes_the_rules_hash(
     reproducibility.rules_hash.cache_clear()
     before = reproducibility.rules_hash(rules, "embedded")
     monkeypatch.setattr(held, table, re.compile("changed"))
+    reproducibility.rules_hash.cache_clear()
+    try:
+        assert reproducibility.rules_hash(rules, "embedded") != before
+    finally:
+        monkeypatch.undo()
+        reproducibility.rules_hash.cache_clear()
+
+
+@pytest.mark.parametrize("module", registry.RULE_MODULES)
+def test_every_rule_module_enters_the_rules_hash(module: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table added to any module the hash covers changes it (``metacog.rules`` once shared its key with
+    the configured rules, and none of its tables counted)."""
+    rules = SegmenterRules()
+    reproducibility.rules_hash.cache_clear()
+    before = reproducibility.rules_hash(rules, "embedded")
+    monkeypatch.setattr(importlib.import_module(module), "PROBE_TABLE", ("added",), raising=False)
     reproducibility.rules_hash.cache_clear()
     try:
         assert reproducibility.rules_hash(rules, "embedded") != before

@@ -61,7 +61,9 @@ def rules_hash(rules: SegmenterRules, judge: str) -> str:
     """The hash of everything that decides a verdict: rule tables, configured rules, the judge.
     Cached: the tables do not change in a process, and every report (each /api/v1/status) asks."""
     document = {
-        **{module.rsplit(".", 1)[1]: _tables(importlib.import_module(module)) for module in registry.RULE_MODULES},
+        # by the module's whole name: two modules ending alike (``metacog.rules``) must not overwrite each
+        # other, nor the configured ``rules`` below (they did: §8's main table was in no hash)
+        **{module: _tables(importlib.import_module(module)) for module in registry.RULE_MODULES},
         "builtins": sorted(skills.BUILTIN_COMMANDS),
         "rules": _canonical(rules),
         "judge": judge,
