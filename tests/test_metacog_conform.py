@@ -124,6 +124,30 @@ def test_a_write_is_no_lookup(command: str) -> None:
     assert is_lookup(_call("Bash", {"command": command})) is False
 
 
+@pytest.mark.parametrize(
+    ("command", "lookup"),
+    [
+        ("sqlite3 data/app.db \"SELECT id FROM sessions WHERE chat LIKE '%group-oc_%'\"", True),
+        ("psql -c 'select count(*) from orders' shop", True),
+        ("sqlite3 data/app.db .schema", False),  # a dot-command (``.import`` writes): not known to read
+        ('psql -c "UPDATE orders SET paid = true" shop', False),  # §8.3: a data write
+        ("sqlite3 data/app.db < migrate.sql", False),  # statements not in the command: not known to read
+    ],
+)
+def test_a_sql_client_running_a_query_that_reads_is_a_lookup(command: str, lookup: bool) -> None:
+    """§8.2.4: a command every program of which reads; a SQL client reads when its statement does (the
+    writing statements are §8.3's data writes)."""
+    assert is_lookup(_call("Bash", {"command": command})) is lookup
+
+
+def test_a_query_whose_output_names_the_miss_recovers_it() -> None:
+    data = run(
+        bash("b1", "rg FEISHU_APP_SECRET logs", "", "m1"),
+        bash("b2", "sqlite3 data/app.db 'SELECT key, value FROM settings'", "FEISHU_APP_SECRET|s3cr3t\n", "m2"),
+    )
+    assert only(episodes(data)).outcome == "recovered"
+
+
 # --- §8.2.1: WebFetch's target is the URL's path components --------------------------------------------
 
 

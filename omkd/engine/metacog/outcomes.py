@@ -14,7 +14,7 @@ from omkd.engine import cues, judge, shell, shell_rules
 from omkd.engine.events import ToolCall
 from omkd.engine.metacog import rules, targets
 from omkd.engine.metacog.targets import Target
-from omkd.engine.metacog.writes import DEPENDENCY, Write, git_subcommand, shell_write
+from omkd.engine.metacog.writes import DEPENDENCY, Write, git_subcommand, shell_write, sql_statements
 
 _FENCE: Final = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _INLINE: Final = re.compile(r"`[^`\n]*`")
@@ -42,6 +42,8 @@ def _reads(stage: shell.Stage) -> bool:
     """A stage whose program only reads (``git`` by its subcommand, after git's own options)."""
     if stage.program in rules.LOOKUP_PROGRAMS:
         return True
+    if stage.program in rules.SQL_CLIENTS:  # a query that reads (§8.3 makes the others data writes)
+        return any(rules.SQL_READ.match(s) for s in sql_statements(stage.args))
     if stage.program == "git":
         sub = git_subcommand(stage.args)
         return sub is not None and ("git", sub[0]) in rules.LOOKUP_SUBCOMMANDS

@@ -137,6 +137,9 @@ PIPE_SHELLS: Final = frozenset({"sh", "bash", "zsh"})
 SQL_WRITE: Final = re.compile(
     r"^\s*(?:INSERT|UPDATE|DELETE|MERGE|UPSERT|CREATE|ALTER|DROP|TRUNCATE|GRANT|REVOKE)\b", re.IGNORECASE
 )
+SQL_READ: Final = re.compile(r"^\s*(?:SELECT|WITH|SHOW|DESCRIBE|DESC|EXPLAIN|VALUES|TABLE)\b", re.IGNORECASE)
+"""A statement that reads: a SQL client running one is a lookup (§8.2.4). Not sqlite3's dot-commands
+(``.import`` writes), not ``PRAGMA`` (some set)."""
 SQL_INPUT_KEYS: Final = ("query", "sql", "statement")
 SQL_CLIENTS: Final = frozenset({"psql", "mysql", "sqlite3", "duckdb", "clickhouse-client", "bq"})
 NOT_WRITE_TARGETS: Final = frozenset({"/dev/null", "NUL", "nul", "$null", "/dev/stdout", "/dev/stderr"})

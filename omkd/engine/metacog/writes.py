@@ -293,12 +293,15 @@ def _stage_kind(program: str, args: list[str], paths: list[str], created: list[s
             return None
         packages += named
         return DEPENDENCY
-    if program in rules.SQL_CLIENTS:
-        statements = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-c", "-e", "--query", "-q")]
-        statements += [o for o in operands if " " in o]
-        if any(rules.SQL_WRITE.match(s) for s in statements):
-            return DATA
+    if program in rules.SQL_CLIENTS and any(rules.SQL_WRITE.match(s) for s in sql_statements(args)):
+        return DATA
     return None
+
+
+def sql_statements(args: list[str]) -> list[str]:
+    """The statements a SQL client's arguments carry (``-c``/``-e``/``--query`` values, operands with a space)."""
+    statements = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-c", "-e", "--query", "-q")]
+    return statements + [o for o in shell_forms.operands(args) if " " in o]
 
 
 def git_subcommand(args: list[str]) -> tuple[str, list[str]] | None:
