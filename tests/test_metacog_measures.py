@@ -63,30 +63,25 @@ def test_a_miss_the_write_itself_creates_adds_no_load_to_that_write() -> None:
 def test_a_changed_metacognition_rule_table_changes_the_rules_hash(
     module: str, table: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    held = importlib.import_module(module)
-    rules = SegmenterRules()
-    reproducibility.rules_hash.cache_clear()
-    before = reproducibility.rules_hash(rules, "embedded")
-    monkeypatch.setattr(held, table, re.compile("changed"))
-    reproducibility.rules_hash.cache_clear()
-    try:
-        assert reproducibility.rules_hash(rules, "embedded") != before
-    finally:
-        monkeypatch.undo()
-        reproducibility.rules_hash.cache_clear()
+    assert _hash_moves(monkeypatch, module, table, re.compile("changed"))
 
 
 @pytest.mark.parametrize("module", registry.RULE_MODULES)
 def test_every_rule_module_enters_the_rules_hash(module: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A table added to any module the hash covers changes it (``metacog.rules`` once shared its key with
     the configured rules, and none of its tables counted)."""
+    assert _hash_moves(monkeypatch, module, "PROBE_TABLE", ("added",))
+
+
+def _hash_moves(monkeypatch: pytest.MonkeyPatch, module: str, table: str, value: object) -> bool:
+    """Whether ``rules_hash`` changes when ``module``'s ``table`` is set to ``value`` (then put back)."""
     rules = SegmenterRules()
     reproducibility.rules_hash.cache_clear()
     before = reproducibility.rules_hash(rules, "embedded")
-    monkeypatch.setattr(importlib.import_module(module), "PROBE_TABLE", ("added",), raising=False)
+    monkeypatch.setattr(importlib.import_module(module), table, value, raising=False)
     reproducibility.rules_hash.cache_clear()
     try:
-        assert reproducibility.rules_hash(rules, "embedded") != before
+        return reproducibility.rules_hash(rules, "embedded") != before
     finally:
         monkeypatch.undo()
         reproducibility.rules_hash.cache_clear()

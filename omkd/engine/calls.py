@@ -230,16 +230,13 @@ class CallTracker:
             forms.update({relative, "./" + relative})
             if cwd:  # or the path it resolves to
                 forms.add(absolute(path, cwd))
-        home = _UNDER_HOME.match(path)
-        if home:  # a path under a home directory, typed as ``~/…`` (or ``$HOME/…``)
-            rest = home.group(1).replace("\\", "/")
-            forms.update({"~/" + rest, "$HOME/" + rest})
+        tilde = "" if path.startswith(("~", "$")) else search_pattern.normalised(path, None).replace("\\", "/")
+        if tilde.startswith("~/"):  # a path under a home directory, typed as ``~/…`` (or ``$HOME/…``)
+            forms.update({tilde, "$HOME/" + tilde[2:]})
         typed = self._typed_text()
         return any(_mentions(typed, form) for form in forms)
 
 
-_UNDER_HOME: Final = re.compile(r"(?:/home/[^/]+|/Users/[^/]+|/root|[A-Za-z]:\\Users\\[^\\]+)[/\\](.+)")
-"""A path in a home directory (Linux, macOS, root's, Windows): the part after the home."""
 _ASCII_WORD: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _JOINS_BEFORE: Final = _ASCII_WORD | frozenset("./\\")
 """What continues a name on its left (the tail of a longer path or word) or on its right."""

@@ -28,7 +28,8 @@ _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 _REDIRECTION = re.compile(r"^(?:\d*|&)(?:>>?|<<?|>&|<&)(.*)$")
 _NAME_FLAGS: Final = frozenset({"-name", "-iname", "-path", "-ipath"})
 _TARGET_PROGRAMS: Final = frozenset({"which", "type", "locate", "fd", "Get-Command", "gcm"})
-_COMMAND_SEARCHES: Final = frozenset({"which", "type", "Get-Command", "gcm"})
+_COMMAND_SEARCHES: Final = _TARGET_PROGRAMS - {"locate", "fd"}
+"""Programs that look for a program by name (``command -v`` too): ``which``, ``type``, ``Get-Command``."""
 
 
 @dataclass(slots=True)

@@ -282,12 +282,8 @@ def _stage_target(stage: shell.Stage, previous: str, told: dict[str, list[str]] 
         specific = any(names)
         return Target(False, (), tuple(names), tuple(names), specific=specific, why="" if specific else "no name")
     if program in rules.FILE_PROGRAMS:
-        args = shell_forms.without_values(args, shell_rules.READER_VALUE_FLAGS.get(program, frozenset()))
-        named = powershell.operands(program, args, shell_forms.operands(args))  # ``-Encoding utf8``: no target
-        operands = [a for a in named if not a.isdigit() and a not in ("]", "]]")]
-        if program == "sed" and operands:
-            operands = operands[1:]  # its script
-        operands = [item for o in operands for item in loop_items.standing_for(o, told or {})]
+        named = shell_forms.path_operands(program, args)  # not ``-Encoding utf8``, a count, sed's script
+        operands = [item for o in named for item in loop_items.standing_for(o, told or {})]
         if not operands:
             return None
         lasts = [_last(o) for o in operands]
