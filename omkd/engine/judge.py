@@ -12,7 +12,7 @@ from typing import Final
 
 import orjson
 
-from omkd.engine import patterns, ripgrep_types, search_pattern, shell, shell_forms, shell_rules
+from omkd.engine import patterns, ripgrep_types, search_pattern, shell, shell_forms, shell_rules, silent_probes
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.signals import Outcome, Verdict, collapse
 
@@ -219,6 +219,8 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
         # is another part failing (a build, a test, git): not a missing thing.
         if not own:
             return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.error_no_output")
+        if silent_probes.probe_failed(command, parsed, code, own):
+            return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.probe_list_failed")
         return Verdict(Outcome.FAILED, key, rule="shell.other_failure")
     detail = result.detail
     if isinstance(detail, dict) and detail.get("returnCodeInterpretation") == rule.no_match:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from omkd.engine import loop_items, missed_stages, powershell, shell, shell_forms, shell_rules
+from omkd.engine import loop_items, missed_stages, powershell, shell, shell_forms, shell_rules, silent_probes
 from omkd.engine.events import ToolCall, ToolResult
 
 _HOME: Final = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root|[A-Za-z]:[\\/]Users[\\/][^\\/]+)(?=[\\/]|$)")
@@ -105,11 +105,16 @@ def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
     return normalised(operands[0], cwd) if operands else None
 
 
-def shell_pattern(command: str, cwd: str | None, output: str | None = None) -> str:
+def shell_pattern(command: str, cwd: str | None, output: str | None = None, code: int | None = None) -> str:
     """The targets of a shell command's searches and probes (several joined by `` | ``): of those that
-    missed when ``output`` (the command's own, as the judge read it) tells which (``missed_stages``)."""
+    missed when ``output`` (the command's own, as the judge read it) tells which (``missed_stages``), or
+    when its exit ``code`` does (a list of probes that failed in silence: ``silent_probes``)."""
     parsed = shell.parse(command)
     missed = missed_stages.told(command, output, lambda path: normalised(path, cwd)) if output else None
+    if missed is None and code is not None and output is not None:
+        lines = shell.output_lines(output)
+        if silent_probes.probe_failed(command, parsed, code, lines):
+            missed = silent_probes.failing_probes(command, parsed) or None
     loops = loop_items.loop_items(parsed)
     found: list[str] = []
     for stage in parsed.searches + parsed.tests:
@@ -148,8 +153,10 @@ def pattern_of(call: ToolCall, search_key: str, tool: str, cwd: str | None, resu
         command = call.input.get("command")
         if not isinstance(command, str):
             return search_key
-        output = shell.output_of(result.text, result.is_error, result.detail)[0] if result is not None else None
-        return shell_pattern(command, cwd, output)
+        if result is None:
+            return shell_pattern(command, cwd)
+        output, code = shell.output_of(result.text, result.is_error, result.detail)
+        return shell_pattern(command, cwd, output, code if result.is_error else None)
     if tool in ("Read", "list_directory"):
         return normalised(search_key, cwd)
     if tool == "Glob":

@@ -51,7 +51,8 @@ SIGNALS: Final[tuple[SignalKind, ...]] = (
         ("failed_search", "deduplicated", "user_given", "verify_absence", "found", "not_a_search", "tool_fault",
          "cancelled", "harness_refused"),
         "omkd.engine.calls",
-        ("omkd.engine.patterns", "omkd.engine.shell_rules", "omkd.engine.powershell", "omkd.engine.ripgrep_types"),
+        ("omkd.engine.patterns", "omkd.engine.shell_rules", "omkd.engine.powershell", "omkd.engine.ripgrep_types",
+         "omkd.engine.silent_probes"),
     ),
     SignalKind(
         "repeated_failure", 1.0, "strong", "The same kind of search failed three or more times in a row.",

@@ -1,0 +1,92 @@
+"""A list of path probes that failed: which part the exit status speaks for (spec §3.1).
+
+``ls ~/.claude/ 2>/dev/null && ls ~/.claude/commands/ 2>/dev/null`` printed the first listing and exited
+2. A shell list's exit status is its last part's (``;``, a new line) or its first failing part's
+(``&&``), so when every part that can fail is a probe of a path (``ls``, ``cat``, ``test -e``…) and the
+rest only prints (``echo``, ``cd``, an assignment), the failure is a probe's: one probe of the list did
+not find its path, whatever the others printed, as a fallback line of a list of probes is one probe that
+missed. Its message says so, or its standard error was sent away (``2>/dev/null``), or it is a
+``test``, which fails in silence. The only other message a probe's failure has is a fault (``Permission
+denied``, ``Is a directory``), which keeps the call a fault.
+
+Anything else in the list leaves the call as it was, because which part failed is not known: an action
+whose result the probe checks, a build, ``git``, ``grep`` (exit 1 means no line, 2 an error that may
+come with matches), ``find`` (exit 1 after a permission denied, with its hits printed), a carried
+command, a ``||``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from omkd.engine import shell, shell_forms, shell_rules
+
+PATH_PROBES: Final = frozenset({"ls", "cat", "head", "tail", "stat", "file", "wc", "nl", "dir", "test", "[", "[["})
+"""Programs that fail when the one path they were given is not there (``test`` with ``-e``/``-f``/``-d``)."""
+PROBE_FAILURE_CODES: Final = frozenset({1, 2})
+"""The exit codes of those programs when a path operand is not there (``ls`` 2, ``cat`` and ``test`` 1)."""
+PRINTING: Final = frozenset({"", "echo", "printf", "cd", "pwd", "true", ":", "sleep", "export", "date"})
+"""Parts that only print or set up (``""``: an assignment): they do not fail."""
+STDIN_READERS: Final = frozenset({"head", "tail", "sort", "uniq", "wc", "cut", "tr", "column"})
+"""A pipeline ending in one of these, reading its input, exits 0 whatever the probe before it did."""
+PROBE_FAULT: Final = re.compile(
+    r"Permission denied|Is a directory|Not a directory|Operation not permitted|Input/output error"
+    r"|Too many levels of symbolic links"
+)
+"""What a probe prints when its path is there but cannot be read: a fault, not a miss."""
+HIDDEN_STDERR: Final = re.compile(r"(?:\b2|&)>\s*/dev/null|>\s*/dev/null\s+2>&1|\b2>\s*(?:\$null|nul\b)", re.I)
+"""A redirection that sends standard error away: a failing probe then says nothing."""
+JOINS: Final = frozenset({"", "&&", ";", "\n", "|"})
+
+
+def probe_failed(command: str, parsed: shell.ParsedCommand, code: int | None, lines: list[str]) -> bool:
+    """True when the command's failure (``code``) can only be one of its path probes' not finding its
+    path: a list of two or more parts, every part a probe of a path or a printing part, the code one a
+    probe fails with, and no fault in ``lines`` (the output's own lines)."""
+    if code not in PROBE_FAILURE_CODES or len(parsed.elements) < 2 or not parsed.searches + parsed.tests:
+        return False
+    parts = shell.split_top_level(shell.strip_heredocs(command))
+    if any(op not in JOINS for op, _ in parts):
+        return False
+    if any(shell_forms.carried_command(shell.stage_of(text).program, text) is not None for _, text in parts):
+        return False
+    probing = {id(stage) for stage in parsed.searches + parsed.tests}
+    if not all(_cannot_fail(element, probing) or _probe(element, probing) for element in parsed.elements):
+        return False
+    if any(PROBE_FAULT.search(line) for line in lines):
+        return False
+    said = any(shell_rules.SHELL_RULE.not_found_lines.match(line) for line in lines)
+    return said or bool(parsed.tests) or bool(HIDDEN_STDERR.search(command))  # ``test`` fails silently
+
+
+def _cannot_fail(element: list[shell.Stage], probing: set[int]) -> bool:
+    """Only printing parts, or probes piped into a reader of its input (whose status is the pipeline's):
+    a pipeline that runs anything else is an action, and a probe after it checks what it made."""
+    if all(stage.program in PRINTING for stage in element):
+        return True
+    last = element[-1]
+    return (
+        len(element) > 1
+        and last.program in STDIN_READERS
+        and not shell_forms.path_operands(last.program, last.args)
+        and all(id(stage) in probing or stage.program in PRINTING for stage in element[:-1])
+    )
+
+
+def _probe(element: list[shell.Stage], probing: set[int]) -> bool:
+    """A single probe of a path (the command's parse took it as a search or a test)."""
+    return len(element) == 1 and element[0].program in PATH_PROBES and id(element[0]) in probing
+
+
+def failing_probes(command: str, parsed: shell.ParsedCommand) -> list[shell.Stage]:
+    """The probes whose failure the list's exit status can be: those of its last ``;`` or new-line
+    part (``A; B && C``: ``B`` or ``C``), as a list ``probe_failed`` accepted has them."""
+    probing = {id(stage) for stage in parsed.searches + parsed.tests}
+    index, last_group = -1, 0
+    for op, _ in shell.split_top_level(shell.strip_heredocs(command)):
+        if op != "|":
+            index += 1
+            if op in ("", ";", "\n"):
+                last_group = index
+    return [stage for element in parsed.elements[last_group:] for stage in element if id(stage) in probing]
