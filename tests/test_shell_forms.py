@@ -92,6 +92,28 @@ def test_probes_of_alternatives_are_one_question() -> None:
     assert bash("powershell --version; pwsh --version", output) == {}
 
 
+NODE_MISS = (
+    "node:internal/modules/cjs/loader:1520\n  throw err;\n  ^\n\nError: Cannot find module 'docx'\nRequire stack:\n"
+    "- {dir}/[eval]\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1517:15)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("output", "expected"),
+    [
+        (NODE_MISS.format(dir="/home/dev") + NODE_MISS.format(dir="/srv/skills/docx"), MISS),
+        (NODE_MISS.format(dir="/home/dev") + "/srv/skills/docx/node_modules/docx/dist/index.cjs", {}),
+    ],
+    ids=["neither place", "found in the second place"],
+)  # fmt: skip
+def test_one_probe_asked_in_two_places_is_answered_only_by_an_answer(output: str, expected: dict[str, int]) -> None:
+    """The same module probed here and in the skill's directory is one question, not alternatives: a
+    stack trace is no answer, so when both printed their not-found line it missed; a path printed by
+    the second answers it."""
+    probe = "node -e \"console.log(require.resolve('docx'))\""
+    assert bash(f"ls /srv/skills/docx\n{probe} 2>&1\ncd /srv/skills/docx && {probe} 2>&1", output) == expected
+
+
 @pytest.mark.parametrize(
     ("command", "output", "expected"),
     [

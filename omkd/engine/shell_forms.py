@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 from omkd.engine import powershell, shell_rules
 
@@ -290,13 +290,21 @@ def probe_missed(rule: shell_rules.ProbeRule, output: str) -> bool:
     return rule.empty_is_miss and not output.strip()
 
 
-def answered(probes: Sequence[tuple[object, shell_rules.ProbeRule]], output: str) -> bool:
-    """Some probe of several printed an answer: an output line no probe's not-found text matches."""
-    for raw in output.splitlines():
-        line = raw.strip()
-        if line and not any(rule.not_found is not None and rule.not_found.search(line) for _, rule in probes):
-            return True
-    return False
+def answered(probes: Sequence[tuple[Any, shell_rules.ProbeRule]], output: str) -> bool:
+    """Some probe of several printed an answer: an output line no probe's not-found text matches. Probes
+    that all look for the same thing (``require.resolve('docx')`` here and in the skill's directory) are
+    one question asked in several places, not alternatives: it is answered unless every probe printed
+    its not-found line (what else they print, a stack trace, is no answer)."""
+    lines = [line for raw in output.splitlines() if (line := raw.strip())]
+    said = sum(1 for line in lines if any(r.not_found is not None and r.not_found.search(line) for _, r in probes))
+    if len(probes) > 1 and said >= len(probes) and _one_question(probes):
+        return False
+    return said < len(lines)
+
+
+def _one_question(probes: Sequence[tuple[Any, shell_rules.ProbeRule]]) -> bool:
+    first = probed(probes[0][0].program, probes[0][0].args, probes[0][1])
+    return bool(first) and all(probed(stage.program, stage.args, rule) == first for stage, rule in probes[1:])
 
 
 def operands(args: list[str]) -> list[str]:
