@@ -81,6 +81,15 @@ def test_a_grep_fed_by_a_listing_is_a_name_probe(command: str) -> None:
     assert (found.content, found.probe, found.names) == (False, True, ("*dialyzer*",))
 
 
+def test_the_listed_directory_of_a_name_probe_is_where_it_looked_not_what() -> None:
+    """``ls ~/.cursor-server/extensions | grep claude`` looked for ``*claude*`` in a directory it listed:
+    listing that directory again (``ls ~/.cursor-server/extensions | head``) does not find the name."""
+    miss = shell_target("ls ~/.cursor-server/extensions/ | grep -i claude || echo 'none'")
+    assert (miss.paths, miss.names) == ((), ("*claude*",))
+    assert not same_target(miss, shell_target("ls ~/.cursor-server/extensions/ | head -30"))
+    assert same_target(miss, shell_target("find ~ -maxdepth 3 -name '*claude*'"))
+
+
 @pytest.mark.parametrize(
     ("command", "paths", "names_"),
     [

@@ -235,11 +235,15 @@ def shell_target(command: str, output: str | None = None) -> Target:
     parts: list[Target] = []
     for pipeline in parsed.elements:
         previous = ""
+        found: list[Target] = []
         for stage in pipeline:
             part = _stage_target(stage, previous, told)
             if part is not None:
-                parts.append(part)
+                found.append(part)
             previous = stage.program
+        if any(p.probe for p in found):  # ``ls DIR | grep X``: DIR is where it looked for X, not what
+            found = [p for p in found if p.probe]
+        parts.extend(found)
     if not parts:
         return NOTHING
     content = all(p.content for p in parts)
