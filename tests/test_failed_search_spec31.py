@@ -423,3 +423,33 @@ def test_a_loop_variable_is_no_target_the_pattern_is_the_program_and_its_operand
     command = 'for f in docs/retry.md docs/backoff.md; do cat "$f" || echo "(missing)"; done'
     report = claude(command, "# Retry\n(missing)", 0)
     assert (misses(report), patterns(report)) == (1, ["cat $f"])
+
+
+SITE_AUDIT = (
+    'echo "=== llms.txt ==="; curl -s -o /dev/null -w "HTTP %{http_code}\\n" https://docs.acme.dev/llms.txt\n'
+    'echo "=== sitemap ==="; curl -s -o /dev/null -w "HTTP %{http_code}\\n" https://docs.acme.dev/sitemap.xml\n'
+    "curl -s https://docs.acme.dev/ | head -c 600"
+)
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "expected"),
+    [
+        (SITE_AUDIT, "=== llms.txt ===\nHTTP 404\r\n=== sitemap ===\nHTTP 200\r\n<html>", ["https://docs.acme.dev/llms.txt"]),
+        (SITE_AUDIT, "=== llms.txt ===\nHTTP 200\r\n=== sitemap ===\nHTTP 410\r\n<html>",
+         ["https://docs.acme.dev/sitemap.xml"]),
+        (SITE_AUDIT, "=== llms.txt ===\nHTTP 200\r\n=== sitemap ===\nHTTP 301\r\n<html>", []),
+        ("curl -s -o /dev/null --write-out 'status=%{response_code} for %{url_effective}' https://docs.acme.dev/v2",
+         "status=404 for https://docs.acme.dev/v2", ["https://docs.acme.dev/v2"]),
+        ("curl -s -o /dev/null -w 'took %{time_total}s' https://docs.acme.dev/v2", "took 0.404s", []),
+    ],
+    ids=["the first of two", "the second of two", "neither", "--write-out with other variables", "no code written"],
+)  # fmt: skip
+def test_the_code_a_write_out_format_prints_is_the_status(
+    agent: Agent, command: str, output: str, expected: list[str]
+) -> None:
+    """Spec §3.1: a 404 or 410 printed by ``-w '%{http_code}'`` is a failed lookup, in whatever text the
+    format wraps it (``HTTP 404``); §6: the pattern is the URL of the request whose line says so."""
+    report = agent(command, output, 0)
+    assert (misses(report), patterns(report)) == (len(expected), expected)

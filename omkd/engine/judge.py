@@ -12,9 +12,10 @@ from typing import Final
 
 import orjson
 
-from omkd.engine import patterns, ripgrep_types, search_pattern, shell, shell_forms, shell_rules, silent_probes
+from omkd.engine import http_lookups, patterns, ripgrep_types, search_pattern, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.signals import Outcome, Verdict, collapse
+from omkd.engine.silent_probes import probe_failed
 
 
 def _head_has(result: ToolResult, needles: tuple[str, ...]) -> bool:
@@ -186,7 +187,7 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
         len(parsed.probes) > 1 and shell_forms.answered(parsed.probes, output)
     ):  # probes of alternatives (``powershell --version; pwsh --version``) are one question
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.probe_not_found")
-    if parsed.http and shell_forms.http_missed(output):
+    if parsed.http and http_lookups.http_missed(output, parsed.http):
         return Verdict(Outcome.MISSED, key, patterns.URL_GIVEN, rule="shell.http_not_found")
     if not parsed.searches and not parsed.tests:  # probes and HTTP clients only: answered otherwise
         return Verdict(Outcome.FAILED if result.is_error else Outcome.OK, key, rule="shell.probe_answered")
@@ -219,7 +220,7 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
         # is another part failing (a build, a test, git): not a missing thing.
         if not own:
             return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.error_no_output")
-        if silent_probes.probe_failed(command, parsed, code, own):
+        if probe_failed(command, parsed, code, own):
             return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.probe_list_failed")
         return Verdict(Outcome.FAILED, key, rule="shell.other_failure")
     detail = result.detail

@@ -13,7 +13,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable
 
-from omkd.engine import shell, shell_forms, shell_rules
+from omkd.engine import http_lookups, shell, shell_forms, shell_rules
 
 _QUOTES = "'\"`‘’"
 _RESETS = frozenset({"", ";", "\n", ")"})
@@ -40,8 +40,8 @@ def told(command: str, output: str, normalise: Callable[[str], str]) -> list[she
     missed.extend(
         stage for stage, rule in parsed.probes if rule.not_found is not None and rule.not_found.search(output)
     )
-    if parsed.http and shell_forms.http_missed(output):
-        missed.extend(parsed.http)
+    if parsed.http and http_lookups.http_missed(output, parsed.http):  # the clients a written code names, or all
+        missed.extend(http_lookups.written_missing(output, parsed.http) or parsed.http)
     if not missed:
         return None
     return [stage for stage in lookups + parsed.http if stage in missed]

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
-from omkd.engine import powershell, shell_forms, shell_rules
+from omkd.engine import http_lookups, powershell, shell_forms, shell_rules
 from omkd.engine.shell_forms import made_paths, operands
 
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -265,7 +265,7 @@ def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> bool:
         elif _is_test(stage):
             parsed.tests.append(stage)
             found = True
-        elif shell_forms.is_http_client(stage.program) and not shell_forms.sends(stage.program, stage.args):
+        elif http_lookups.is_http_client(stage.program) and not http_lookups.sends(stage.program, stage.args):
             parsed.http.append(stage)
         elif (probe := shell_forms.probe_of(stage.program, stage.args, text)) is not None:
             parsed.probes.append((stage, probe))

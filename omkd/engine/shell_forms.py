@@ -145,38 +145,6 @@ def probed(program: str, args: list[str], rule: shell_rules.ProbeRule) -> list[s
     ]
 
 
-def is_http_client(program: str) -> bool:
-    return program in shell_rules.HTTP_CLIENTS
-
-
-def sends(program: str, args: list[str]) -> bool:
-    """An HTTP request that creates or changes rather than looks up: a method other than GET or HEAD
-    (``curl -X POST``, ``--request=DELETE``, ``-Method Post``, httpie's ``http PUT url``) or a body sent
-    (``-d``, ``-F``, ``--json``, ``--post-data``, ``-Body``) without curl's ``-G``. Its "not found" says
-    what it acted on is not there, not that a lookup missed (spec §3.1: commands that act)."""
-    reading = shell_rules.HTTP_READ_METHODS
-    if program in ("http", "https", "xh") and args and args[0].isupper():
-        return args[0] not in reading  # httpie: ``http POST url``
-    query = any(a in shell_rules.HTTP_GET_FLAGS for a in args)
-    for index, arg in enumerate(args):
-        name, _, attached = arg.partition("=")
-        if name in shell_rules.HTTP_BODY_FLAGS and not query:
-            return True
-        method = _method(arg, name, attached, args[index + 1 : index + 2])
-        if method and method.upper().strip("'\"") not in reading:
-            return True
-    return False
-
-
-def _method(arg: str, name: str, attached: str, following: list[str]) -> str:
-    """The method an HTTP client's argument names: ``-X POST``, ``--request=PUT``, ``-XDELETE``; "" for none."""
-    if arg in shell_rules.HTTP_METHOD_FLAGS:
-        return following[0] if following else ""
-    if name in shell_rules.HTTP_METHOD_FLAGS:
-        return attached
-    return arg[2:] if arg.startswith("-X") and len(arg) > 2 else ""
-
-
 def filters_out(program: str, args: list[str]) -> bool:
     """A search stage that only filters out (``grep -v``, ``Select-String -NotMatch``)."""
     if program not in shell_rules.CONTENT_SEARCHES:
@@ -272,16 +240,6 @@ def reads_harness_output(args: list[str]) -> bool:
 
 _HARNESS_KEYS: Final = ("/tasks/", "/scratchpad", "/tool-results/")
 """A word holding none of these names no harness output file (the cheap test before the expression)."""
-
-
-def http_missed(output: str) -> bool:
-    """An HTTP client's output says 404 or 410 (status line, ``-w`` code, a short "not found" body)."""
-    # every form of the status names 404 or 410: an output naming neither is not read through
-    if ("404" in output or "410" in output) and shell_rules.HTTP_MISSING.search(output):
-        return True
-    # a short body saying "not found"; the shell's own "jq: command not found" is not a body
-    body = "\n".join(line for line in output.splitlines() if not shell_rules.COMMAND_MISSING.search(line)).strip()
-    return len(body) <= shell_rules.NOT_FOUND_BODY_CHARS and bool(shell_rules.NOT_FOUND_BODY.search(body))
 
 
 def probe_missed(rule: shell_rules.ProbeRule, output: str) -> bool:

@@ -52,7 +52,7 @@ SIGNALS: Final[tuple[SignalKind, ...]] = (
          "cancelled", "harness_refused"),
         "omkd.engine.calls",
         ("omkd.engine.patterns", "omkd.engine.shell_rules", "omkd.engine.powershell", "omkd.engine.ripgrep_types",
-         "omkd.engine.silent_probes"),
+         "omkd.engine.http_lookups", "omkd.engine.silent_probes"),
     ),
     SignalKind(
         "repeated_failure", 1.0, "strong", "The same kind of search failed three or more times in a row.",

@@ -1,0 +1,129 @@
+"""HTTP clients on a URL the agent chose (spec §3.1): which requests look rather than act, and when the
+answer says 404 or 410 — a status line, a ``Not Found`` body, or the code printed by the client's own
+write-out format (``curl -w "HTTP %{http_code}\\n"`` prints ``HTTP 404``). The tables are
+``shell_rules``' ``HTTP_*``; ``shell.py`` takes the stages, the judge and ``missed_stages`` the verdict.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from typing import Any, Final
+
+from omkd.engine import shell_rules
+
+WRITE_OUT_FLAGS: Final = frozenset({"-w", "--write-out"})
+"""curl's option printing a format after the transfer (``%{http_code}`` is the status it got)."""
+CODE_VARIABLES: Final = re.compile(r"%\{(?:http_code|response_code)\}")
+"""The write-out variables that print the response's status code."""
+OTHER_VARIABLE: Final = re.compile(r"%\{[^}]*\}")
+FORMAT_BREAK: Final = re.compile(r"\\[nr]")
+"""A new line written in a format (``\\n``, ``\\r``): each line of the format is matched alone."""
+MISSING_CODES: Final = frozenset({"404", "410"})
+
+
+def is_http_client(program: str) -> bool:
+    return program in shell_rules.HTTP_CLIENTS
+
+
+def sends(program: str, args: list[str]) -> bool:
+    """An HTTP request that creates or changes rather than looks up: a method other than GET or HEAD
+    (``curl -X POST``, ``--request=DELETE``, ``-Method Post``, httpie's ``http PUT url``) or a body sent
+    (``-d``, ``-F``, ``--json``, ``--post-data``, ``-Body``) without curl's ``-G``. Its "not found" says
+    what it acted on is not there, not that a lookup missed (spec §3.1: commands that act)."""
+    reading = shell_rules.HTTP_READ_METHODS
+    if program in ("http", "https", "xh") and args and args[0].isupper():
+        return args[0] not in reading  # httpie: ``http POST url``
+    query = any(a in shell_rules.HTTP_GET_FLAGS for a in args)
+    for index, arg in enumerate(args):
+        name, _, attached = arg.partition("=")
+        if name in shell_rules.HTTP_BODY_FLAGS and not query:
+            return True
+        method = _method(arg, name, attached, args[index + 1 : index + 2])
+        if method and method.upper().strip("'\"") not in reading:
+            return True
+    return False
+
+
+def _method(arg: str, name: str, attached: str, following: list[str]) -> str:
+    """The method an HTTP client's argument names: ``-X POST``, ``--request=PUT``, ``-XDELETE``; "" for none."""
+    if arg in shell_rules.HTTP_METHOD_FLAGS:
+        return following[0] if following else ""
+    if name in shell_rules.HTTP_METHOD_FLAGS:
+        return attached
+    return arg[2:] if arg.startswith("-X") and len(arg) > 2 else ""
+
+
+def http_missed(output: str, stages: Sequence[Any] = ()) -> bool:
+    """An HTTP client's output says 404 or 410 (status line, ``-w`` code, a short "not found" body);
+    ``stages``: the clients (``shell.Stage``), whose write-out formats say how a printed code reads."""
+    # every form of the status names 404 or 410: an output naming neither is not read through
+    if "404" not in output and "410" not in output:
+        return _not_found_body(output)
+    if shell_rules.HTTP_MISSING.search(output) or written_missing(output, stages):
+        return True
+    return _not_found_body(output)
+
+
+def _not_found_body(output: str) -> bool:
+    # a short body saying "not found"; the shell's own "jq: command not found" is not a body
+    body = "\n".join(line for line in output.splitlines() if not shell_rules.COMMAND_MISSING.search(line)).strip()
+    return len(body) <= shell_rules.NOT_FOUND_BODY_CHARS and bool(shell_rules.NOT_FOUND_BODY.search(body))
+
+
+def written_missing(output: str, stages: Sequence[Any]) -> list[Any]:
+    """The clients whose write-out format printed 404 or 410 (``HTTP 404``, ``404 https://…/llms.txt``).
+    Lines are given to the formatted clients in the command's order, one each; the last takes the rest
+    (a client in a loop prints a line per round)."""
+    formats = [(stage, shapes) for stage in stages if (shapes := _code_lines(tuple(stage.args)))]
+    missed: list[Any] = []
+    at = 0
+    for raw in output.splitlines():
+        line = raw.strip()
+        if not line or not formats:
+            continue
+        stage, shapes = formats[at]
+        found = next((m for shape in shapes if (m := shape.fullmatch(line))), None)
+        if found is None:
+            continue
+        if found.group("code") in MISSING_CODES and stage not in missed:
+            missed.append(stage)
+        at = min(at + 1, len(formats) - 1)
+    return missed
+
+
+@functools.lru_cache(maxsize=256)
+def _code_lines(args: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    """The lines of a client's write-out format that print the status code, each as an expression of
+    the line it prints (the code captured, other variables any text); none without such a format."""
+    written = _write_out(list(args))
+    if written is None or not CODE_VARIABLES.search(written):
+        return ()
+    shapes: list[re.Pattern[str]] = []
+    for line in FORMAT_BREAK.split(written):
+        if not CODE_VARIABLES.search(line) or not line.strip():
+            continue
+        pieces: list[str] = []
+        position = 0
+        for variable in OTHER_VARIABLE.finditer(line):
+            pieces.append(re.escape(line[position : variable.start()]))
+            pieces.append(r"(?P<code>\d{3})" if CODE_VARIABLES.fullmatch(variable.group()) else ".*?")
+            position = variable.end()
+        pieces.append(re.escape(line[position:]))
+        body = "".join(pieces).strip()
+        if body.count("(?P<code>") == 1:
+            shapes.append(re.compile(body.replace(r"\ ", r"\s+")))
+    return tuple(shapes)
+
+
+def _write_out(args: list[str]) -> str | None:
+    for index, arg in enumerate(args):
+        if arg in WRITE_OUT_FLAGS and index + 1 < len(args):
+            return args[index + 1]
+        name, equals, value = arg.partition("=")
+        if equals and name == "--write-out":
+            return value
+        if arg.startswith("-w") and len(arg) > 2 and not arg.startswith("--"):
+            return arg[2:]
+    return None
