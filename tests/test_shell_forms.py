@@ -668,8 +668,29 @@ def test_a_sed_deletion_earlier_in_the_segment_makes_the_later_miss_a_check() ->
         ("cargo build 2>&1 | grep warning", {}),
         ("npm ls | grep react-router", MISS),  # npm ls lists what is installed: a lookup
         ("ps aux | grep litellm", MISS),
+        ("npm run check:types 2>&1 | grep -E 'Seat|Segment'", {}),  # a namespaced script of a checking kind
+        ("yarn test:unit | grep FAIL", {}),
+        ("npm run dev:server | grep -i listening", MISS),  # a server is no build, test or check
+        ('zsh -l -c "source ~/.zprofile && npm run check:types 2>&1" | grep -E "Seat|Segment" | head -30', {}),
+        ("bash -lc 'cargo build 2>&1' | grep warning | grep -v unused", {}),
+        ('bash -lc "cat notes/retry.md" | grep RetryBudget', MISS),  # a carried reader's text is looked in
     ],
-    ids=["tsc", "mix dialyzer", "npm test", "npm run lint", "pytest", "cargo build", "npm ls", "ps"],
+    ids=[
+        "tsc",
+        "mix dialyzer",
+        "npm test",
+        "npm run lint",
+        "pytest",
+        "cargo build",
+        "npm ls",
+        "ps",
+        "check:types",
+        "test:unit",
+        "dev:server",
+        "a carried checker piped to grep",
+        "a carried build, two greps",
+        "a carried reader",
+    ],
 )
 def test_a_grep_of_a_build_or_test_run_is_a_check_not_a_search(command: str, signals: dict[str, int]) -> None:
     """A build, test run, type-check or lint piped to grep: an empty answer says the run was clean (spec

@@ -15,6 +15,7 @@ from typing import Final
 
 from omkd.engine import judge, powershell, search_pattern, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall
+from omkd.engine.shell_reads import reads
 
 
 def search_targets(call: ToolCall) -> list[str]:
@@ -138,7 +139,7 @@ def probed_paths(call: ToolCall) -> list[str]:
     if judge.unwrapped(call.tool) not in shell_rules.SHELL_TOOLS or not isinstance(command, str):
         return []
     rule = shell_rules.SHELL_RULE
-    paths = shell.reads(command)  # the readers' files (a sed script, a head -n count left out)
+    paths = reads(command)  # the readers' files (a sed script, a head -n count left out)
     parsed = shell.parse(command)
     for stage in parsed.searches + parsed.tests:
         if stage.program in rule.test_programs or (

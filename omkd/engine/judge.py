@@ -14,6 +14,7 @@ import orjson
 
 from omkd.engine import http_lookups, patterns, ripgrep_types, search_pattern, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall, ToolResult
+from omkd.engine.shell_reads import reads, skill_file_operands
 from omkd.engine.signals import Outcome, Verdict, collapse
 from omkd.engine.silent_probes import probe_failed
 
@@ -326,7 +327,7 @@ def read_paths(call: ToolCall) -> list[str]:
     if tool in shell_rules.SHELL_TOOLS:
         command = call.input.get("command")
         if isinstance(command, str) and any(reader in command for reader in shell_rules.SHELL_READERS):
-            return shell.reads(command, accessed=True)
+            return reads(command, accessed=True)
     return []
 
 
@@ -339,7 +340,7 @@ def skill_file_read(call: ToolCall) -> str | None:
         command: str = call.input["command"]
         if "SKILL.md" not in command:
             return None
-        candidates = shell.skill_file_operands(command)
+        candidates = skill_file_operands(command)
     else:
         return None
     for path in candidates:

@@ -215,6 +215,8 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> None:
     element: list[tuple[Stage, str]] = []
     probing = False
     """An element before holds a search or probe (a fallback after it hides its miss)."""
+    fed: Stage | None = None
+    """What a carried command's last pipeline started with: a pipe after it reads that (``bash -lc 'tsc' | grep``)."""
     for operator, text in split_top_level(strip_heredocs(command)):
         stage = stage_of(text)
         inner = shell_forms.carried_command(stage.program, text) if depth < MAX_CARRIED else None
@@ -222,16 +224,19 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> None:
             if element:
                 probing = _close(parsed, element) or probing
                 element = []
-            before = _lookups(parsed)
+            before, pipelines = _lookups(parsed), len(parsed.elements)
             _parse_into(parsed, inner, depth + 1)
             probing = probing or _lookups(parsed) > before
+            fed = parsed.elements[-1][0] if len(parsed.elements) > pipelines and parsed.elements[-1] else None
             continue
+        if operator == "|" and fed is not None and shell_forms.checks_a_run(fed.program, fed.args):
+            continue  # it reads a build's, a test's or a checker's diagnostics
         if operator == "|":
             element.append((stage, text))
         else:
             if element:
                 probing = _close(parsed, element) or probing
-            element = [(stage, text)]
+            element, fed = [(stage, text)], None
         echoed = echoed_text(stage, text) if operator != "|" else None
         if echoed is not None:
             parsed.echoes.append(echoed)
@@ -319,30 +324,3 @@ def output_lines(output: str) -> list[str]:
 def only_not_found(lines: list[str]) -> bool:
     """The lines are nothing but the search programs' own "no such file" lines."""
     return bool(lines) and all(shell_rules.SHELL_RULE.not_found_lines.match(line) for line in lines)
-
-
-def reads(command: str, accessed: bool = False) -> list[str]:
-    """Paths a shell command reads with cat/head/tail/sed/less; ``accessed``: as coverage counts them."""
-    paths: list[str] = []
-    for element in parse(command).elements:
-        stage = element[0]
-        if not shell_rules.reads_a_file(stage.program, stage.args, accessed):
-            continue
-        files = [a for a in operands(stage.args) if not a.isdigit()]
-        if stage.program == "sed" and files and "-e" not in stage.args:
-            files = files[1:]  # the first operand is the script
-        if stage.program in ("head", "tail") and "-n" in stage.args:
-            at = stage.args.index("-n") + 1
-            count = stage.args[at] if at < len(stage.args) else ""
-            files = [a for a in files if a != count]
-        paths.extend(files)
-    return paths
-
-
-def skill_file_operands(command: str) -> list[str]:
-    """Operands of the last command when it is a reader that opens a SKILL.md."""
-    elements = parse(command).elements
-    if not elements:
-        return []
-    stage = elements[-1][0]
-    return operands(stage.args) if stage.program in shell_rules.SKILL_FILE_READERS else []

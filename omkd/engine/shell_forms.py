@@ -226,8 +226,8 @@ def checks_a_run(program: str, args: list[str]) -> bool:
         at += 1
     if at == len(names):
         return False
-    name = names[at]
-    return name in shell_rules.CHECKERS or (at > 0 and name in shell_rules.CHECKING_SCRIPTS)
+    name = names[at]  # a namespaced package script (``check:types``, ``test:unit``) is of its first part's kind
+    return name in shell_rules.CHECKERS or (at > 0 and name.partition(":")[0] in shell_rules.CHECKING_SCRIPTS)
 
 
 def reads_harness_output(args: list[str]) -> bool:
