@@ -26,9 +26,10 @@ LISTING = "README.md\nagents\nsettings.json"
         ('ls /tmp/toolkit/ && echo "---" && ls /tmp/other-skills/',
          "alpha\nbeta\n---\nls: cannot access '/tmp/other-skills/': No such file or directory", 2),
         ("DIR=/srv/app; ls $DIR; test -f $DIR/retry.yaml && echo yes", LISTING, 1),
+        ("ls -d /srv/app /srv/lib", "ls: cannot access '/srv/lib': No such file or directory\n/srv/app", 2),
     ],
     ids=["&& chain, stderr hidden", "new lines", "; list with a probe piped to head", "not-found said",
-         "a test after an assignment"],
+         "a test after an assignment", "one probe of two paths"],
 )  # fmt: skip
 def test_a_list_of_probes_that_failed_is_a_miss_whatever_the_others_printed(
     agent: Agent, command: str, output: str, code: int
@@ -59,9 +60,12 @@ def test_a_list_whose_failing_part_is_not_known_to_be_a_probe_is_no_miss(
     assert misses(agent(command, output, code)) == 0
 
 
-def test_a_single_probe_is_judged_by_the_rules_before_it() -> None:
-    """One part alone is not a list: its own output decides (``shell.other_failure`` stays for it)."""
-    command = "cat /srv/app/README.md 2>/dev/null"
+@pytest.mark.parametrize(
+    "command", ["cat /srv/app/README.md 2>/dev/null", "cat /srv/app/a.md /srv/app/b.md 2>/dev/null | head -5"]
+)
+def test_a_single_probe_of_one_path_or_a_pipeline_that_cannot_fail_is_no_list(command: str) -> None:
+    """One probe of one path alone is not a list: its own output decides (``shell.other_failure`` stays for
+    it); a pipeline ending in a reader of its input exits with the reader's status, not the probe's."""
     assert not silent_probes.probe_failed(command, shell.parse(command), 1, ["partial"])
 
 

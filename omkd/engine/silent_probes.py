@@ -42,17 +42,22 @@ JOINS: Final = frozenset({"", "&&", ";", "\n", "|"})
 
 def probe_failed(command: str, parsed: shell.ParsedCommand, code: int | None, lines: list[str]) -> bool:
     """True when the command's failure (``code``) can only be one of its path probes' not finding its
-    path: a list of two or more parts, every part a probe of a path or a printing part, the code one a
-    probe fails with, and no fault in ``lines`` (the output's own lines)."""
-    if code not in PROBE_FAILURE_CODES or len(parsed.elements) < 2 or not parsed.searches + parsed.tests:
+    path: a list of two or more parts, or one probe of several paths (``ls A B``), every part a probe of a
+    path or a printing part, the code one a probe fails with, and no fault in ``lines`` (the output's own
+    lines)."""
+    if code not in PROBE_FAILURE_CODES or not parsed.searches + parsed.tests:
         return False
+    first = parsed.elements[0][0]
+    if len(parsed.elements) < 2 and len(shell_forms.path_operands(first.program, first.args)) < 2:
+        return False  # one probe of one path that printed something and failed: not a list (``ls A B`` is one)
     parts = shell.split_top_level(shell.strip_heredocs(command))
     if any(op not in JOINS for op, _ in parts):
         return False
     if any(shell_forms.carried_command(shell.stage_of(text).program, text) is not None for _, text in parts):
         return False
     probing = {id(stage) for stage in parsed.searches + parsed.tests}
-    if not all(_cannot_fail(element, probing) or _probe(element, probing) for element in parsed.elements):
+    probes = [element for element in parsed.elements if _probe(element, probing)]
+    if not probes or not all(_cannot_fail(e, probing) or _probe(e, probing) for e in parsed.elements):
         return False
     if any(PROBE_FAULT.search(line) for line in lines):
         return False
