@@ -89,6 +89,17 @@ def test_quotes_join_a_word_and_are_removed() -> None:
     assert words("""grep -rn 'a b'"c d"e f ab"cd""") == ["grep", "-rn", "a bc de", "f", "ab", "cd"]
 
 
+def test_a_command_substitution_stays_inside_its_word() -> None:
+    """``$( … )`` is part of the word around it, as it never splits a command (one level)."""
+    assert words("ls /run/user/$(id -u)/claude-1000/ 2>/dev/null") == [
+        "ls",
+        "/run/user/$(id -u)/claude-1000/",
+        "2>/dev/null",
+    ]
+    assert raw_words('cat "$HOME"/$(date +%F).log') == ["cat", '"$HOME"/$(date +%F).log']
+    assert words("echo $ a $(x)y z") == ["echo", "$", "a", "$(x)y", "z"]
+
+
 _SPACES = "\t\n\x0b\x1c\u00a0\u2003"
 """Whitespace beyond the space: what ``\\s`` and ``str.split`` both cut at (a stage without quotes is
 split by the latter)."""

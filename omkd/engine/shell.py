@@ -17,8 +17,9 @@ from omkd.engine import http_lookups, powershell, shell_forms, shell_rules
 from omkd.engine.shell_forms import made_paths, operands
 
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_SHELL_WORD = re.compile(r"""(?:[^\s'"]+|'[^']*'|"(?:\\.|[^"\\])*")+""")
-"""A word: a run of unquoted characters and quoted texts (an unclosed quote ends it)."""
+_SHELL_WORD = re.compile(r"""(?:\$\([^()]*\)|[^\s'"$]+|\$|'[^']*'|"(?:\\.|[^"\\])*")+""")
+"""A word: a run of unquoted characters, quoted texts and ``$( … )`` (one level: ``/run/user/$(id -u)/x``; an
+unclosed quote ends it)."""
 _TOP_LEVEL_TOKEN = re.compile(r"""'[^']*'?|"(?:\\[\s\S]|[^"\\])*(?:"|\\?\Z)|\$\(|\)|&&|\|\||[;\n|]""")
 """What can split a command or hide a split: a quoted text (a backslash escapes in double quotes
 only; an unclosed quote runs to the end), ``$(``, ``)`` and the operators."""
@@ -106,7 +107,7 @@ def split_top_level(command: str) -> list[tuple[str, str]]:
 
 def words(stage: str) -> list[str]:
     """Shell words with their quotes removed: enough to see a program and its operands."""
-    if "'" not in stage and '"' not in stage:
+    if "'" not in stage and '"' not in stage and "$(" not in stage:
         return stage.split()  # no quote: a word is a run of non-whitespace (``\s`` is ``str.isspace``)
     return [word.replace("'", "").replace('"', "") for word in _SHELL_WORD.findall(stage)]
 

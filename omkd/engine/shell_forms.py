@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from omkd.engine import powershell, shell_rules
 
-_RAW_WORD: Final = re.compile(r"""(?:[^\s'"]+|'[^']*'|"(?:\\.|[^"\\])*")+""")
+_RAW_WORD: Final = re.compile(r"""(?:\$\([^()]*\)|[^\s'"$]+|\$|'[^']*'|"(?:\\.|[^"\\])*")+""")
 _FILE_REDIRECT: Final = re.compile(r"""^(?:&|1)?>>?(.*)$""")
 _NOT_FILES: Final = frozenset({"/dev/null", "NUL", "$null", "nul", "/dev/stdout", "/dev/stderr"})
 
