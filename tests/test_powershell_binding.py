@@ -37,6 +37,8 @@ pytestmark = pytest.mark.engine
          {"notmatch"}),
         ("Select-String", ["RetryPolicy", "a.txt", "-Context", "2"], "path", ["a.txt"], set()),
         ("Set-Content", ["a.txt", "hi"], "value", ["hi"], set()),
+        ("Get-Command", ["node,", "npm,", "npx", "-ErrorAction", "SilentlyContinue"], "name", ["node,npm,npx"], set()),
+        ("Get-ChildItem", ["src", ",docs", "*.md"], "path", ["src,docs"], set()),  # an array over two words
     ],
 )  # fmt: skip
 def test_a_cmdlets_words_bind_by_name_position_and_switch(

@@ -81,10 +81,19 @@ def test_which_answers_not_found_in_every_shell_s_words(agent: Agent, output: st
         ("run the nca command after each test", "which nca", "nca not found", (0, 1)),
         ("run the nca command after each test", "command -v nca", "", (0, 1)),
         ("run it with npx vitest", "Get-Command node,npm,npx -ErrorAction SilentlyContinue", "", (0, 1)),
+        ("run it with npx vitest", "Get-Command node, npm, npx -ErrorAction SilentlyContinue", "", (0, 1)),
         ("run the checks after each test", "which nca", "nca not found", (1, 0)),  # not the person's
         ("can the frontend switch to bun?", "bun --version", "zsh:1: command not found: bun", (1, 0)),  # a probe
     ],
-    ids=["type, in a Chinese sentence", "which", "command -v", "Get-Command list", "not typed", "a probe"],
+    ids=[
+        "type, in a Chinese sentence",
+        "which",
+        "command -v",
+        "Get-Command list",
+        "Get-Command array",
+        "not typed",
+        "a probe",
+    ],
 )
 def test_a_program_the_person_named_looked_up_by_which_or_type_is_theirs(
     agent: Agent, prompt: str, command: str, output: str, expected: tuple[int, int]

@@ -123,7 +123,7 @@ def bind(found: Cmdlet, args: list[str]) -> Bound:
     switches: set[str] = set()
     positions = iter(found.positions)
     role: str | None = None
-    for arg in args:
+    for arg in _arrays(args):
         if role is not None:
             values.setdefault(role, []).append(arg)
             role = None
@@ -140,6 +140,18 @@ def bind(found: Cmdlet, args: list[str]) -> Bound:
         else:
             values.setdefault(next(positions, VALUE), []).append(arg)
     return Bound(values, frozenset(switches))
+
+
+def _arrays(args: list[str]) -> list[str]:
+    """The words with an array written over several (``node, npm, npx``) joined into one, as ``node,npm,npx``
+    is written: PowerShell binds it to one parameter."""
+    joined: list[str] = []
+    for arg in args:
+        if joined and (joined[-1].endswith(",") or (arg.startswith(",") and len(arg) > 1)):
+            joined[-1] += arg
+        else:
+            joined.append(arg)
+    return joined
 
 
 def paths(program: str, args: list[str]) -> list[str] | None:
