@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from omkd.engine import given, judge, patterns, removals, runs, search_pattern, shell_rules
+from omkd.engine import given, judge, patterns, removals, runs, search_pattern, shell_reads, shell_rules
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.native import mypyc_attr
 from omkd.engine.plain import attributes, set_attributes
@@ -127,7 +127,7 @@ class CallTracker:
         if outcome is Outcome.CANCELLED:
             segment.tool_cancelled += 1
         elif outcome is Outcome.OK:
-            for path in judge.read_paths(call):
+            for path in shell_reads.read_paths(call):
                 segment.accessed.add(absolute(path, cwd))
             _remember_removals(segment, call)
         else:

@@ -14,7 +14,6 @@ import orjson
 
 from omkd.engine import http_lookups, patterns, ripgrep_types, search_pattern, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall, ToolResult
-from omkd.engine.shell_reads import reads, skill_file_operands
 from omkd.engine.signals import Outcome, Verdict, collapse
 from omkd.engine.silent_probes import probe_failed
 
@@ -313,38 +312,3 @@ def _stdout_empty(result: ToolResult) -> bool:
     """The result says apart what the command wrote on stdout (``detail["stdout"]``), and it is empty."""
     detail = result.detail
     return isinstance(detail, dict) and detail.get("stdout") == ""
-
-
-"""A shell search's target is a name (``find -name X``, ``ls X``): the person may have typed it."""
-
-
-def read_paths(call: ToolCall) -> list[str]:
-    """Paths a successful call of this tool has read (coverage)."""
-    tool = unwrapped(call.tool)
-    if tool == "Read":
-        path = first_input(call, patterns.PATH_KEYS)
-        return [path] if path else []
-    if tool in shell_rules.SHELL_TOOLS:
-        command = call.input.get("command")
-        if isinstance(command, str) and any(reader in command for reader in shell_rules.SHELL_READERS):
-            return reads(command, accessed=True)
-    return []
-
-
-def skill_file_read(call: ToolCall) -> str | None:
-    """The skill name when the call reads ``…/.claude/skills/<name>/SKILL.md`` (the fallback signal)."""
-    tool = unwrapped(call.tool)
-    if tool == "Read":
-        candidates = [first_input(call, patterns.PATH_KEYS)]
-    elif tool in shell_rules.SHELL_TOOLS and isinstance(call.input.get("command"), str):
-        command: str = call.input["command"]
-        if "SKILL.md" not in command:
-            return None
-        candidates = skill_file_operands(command)
-    else:
-        return None
-    for path in candidates:
-        found = patterns.SKILL_FILE.search(path)
-        if found:
-            return found.group(1)
-    return None

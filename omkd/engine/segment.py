@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any, Final
 
-from omkd.engine import judge, skills
+from omkd.engine import judge, shell_reads, skills
 from omkd.engine.calls import CallTracker
 from omkd.engine.counters import StreamCounters
 from omkd.engine.events import (
@@ -258,7 +258,7 @@ class StreamSegmenter(SegmentLifecycle):
                 if self.current.skill != before:
                     self._replaced = (before, event.message_id, event.call_id)
         elif self.current.skill == skills.GENERAL and self.role != "subagent":
-            from_file = judge.skill_file_read(event)
+            from_file = shell_reads.skill_file_read(event)
             if from_file is not None:
                 self._switch(from_file, "SKILL.md read")
         segment = self._assistant(event.message_id, event.usage, event.timestamp, event.model)

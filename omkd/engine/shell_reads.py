@@ -1,9 +1,11 @@
-"""The files a shell command reads: its readers' operands, for coverage (spec §5) and the user-given rule,
-and the SKILL.md a reader opens (the fallback signal of a skill's segment)."""
+"""The files a call reads: a ``Read``'s path and a shell command's readers' operands, for coverage (spec §5)
+and the user-given rule, and the SKILL.md a call opens (the fallback signal of a skill's segment)."""
 
 from __future__ import annotations
 
-from omkd.engine import shell_rules
+from omkd.engine import patterns, shell_rules
+from omkd.engine.events import ToolCall
+from omkd.engine.judge import first_input, unwrapped
 from omkd.engine.shell import parse
 from omkd.engine.shell_forms import operands
 
@@ -33,3 +35,35 @@ def skill_file_operands(command: str) -> list[str]:
         return []
     stage = elements[-1][0]
     return operands(stage.args) if stage.program in shell_rules.SKILL_FILE_READERS else []
+
+
+def read_paths(call: ToolCall) -> list[str]:
+    """Paths a successful call of this tool has read (coverage)."""
+    tool = unwrapped(call.tool)
+    if tool == "Read":
+        path = first_input(call, patterns.PATH_KEYS)
+        return [path] if path else []
+    if tool in shell_rules.SHELL_TOOLS:
+        command = call.input.get("command")
+        if isinstance(command, str) and any(reader in command for reader in shell_rules.SHELL_READERS):
+            return reads(command, accessed=True)
+    return []
+
+
+def skill_file_read(call: ToolCall) -> str | None:
+    """The skill name when the call reads ``…/.claude/skills/<name>/SKILL.md`` (the fallback signal)."""
+    tool = unwrapped(call.tool)
+    if tool == "Read":
+        candidates = [first_input(call, patterns.PATH_KEYS)]
+    elif tool in shell_rules.SHELL_TOOLS and isinstance(call.input.get("command"), str):
+        command: str = call.input["command"]
+        if "SKILL.md" not in command:
+            return None
+        candidates = skill_file_operands(command)
+    else:
+        return None
+    for path in candidates:
+        found = patterns.SKILL_FILE.search(path)
+        if found:
+            return found.group(1)
+    return None

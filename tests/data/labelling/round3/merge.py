@@ -86,6 +86,9 @@ def main() -> None:
     if sys.argv[1] == "--calls-more":
         merge_calls_more(Path(sys.argv[2]))
         return
+    if sys.argv[1] == "--calls-real1":
+        merge_calls_real(Path(sys.argv[2]))
+        return
     if sys.argv[1] in {f"--calls-draw{number}" for number in range(3, 11)}:
         merge_calls_draw(Path(sys.argv[2]), int(sys.argv[1].removeprefix("--calls-draw")))
         return
@@ -189,13 +192,30 @@ def merge_calls_draw(work: Path, number: int) -> None:
     first = load(target)
     drawn = {row["id"]: row for row in load(work / f"calls_draw{number}.jsonl")}
     population = json.loads((work / "call_strata.json").read_text(encoding="utf-8"))
+    added = _labelled_draw(work, drawn, f"calls{number}", f"draw {number}")
+    append_draw(target, first, list(added.values()), population)
+
+
+def merge_calls_real(work: Path) -> None:
+    """Write the draw of ``real/`` calls no set held (``sample_calls_real.py``; readers ``A``, ``B``, ``C``
+    and their blind overlap ``A2``, ``B2``, ``C2``) as ``real_tool_calls_more.jsonl``.
+
+        python3 tests/data/labelling/round3/merge.py --calls-real1 WORK_DIR
+    """
+    drawn = {row["id"]: row for row in load(work / "calls_real1.jsonl")}
+    write(DATA / "real_tool_calls_more.jsonl", list(_labelled_draw(work, drawn, "real1", "real/ draw 1").values()))
+
+
+def _labelled_draw(work: Path, drawn: dict[str, dict[str, Any]], prefix: str, name: str) -> dict[str, dict[str, Any]]:
+    """The drawn rows with the readers' labels (``out/A…C.labels.jsonl``), each with the blind second
+    reading of the overlap chunks (``A2…C2``) as ``second_label``; the agreement printed."""
     added: dict[str, dict[str, Any]] = {}
     for chunk in ("A", "B", "C"):
         for row in load(work / "out" / f"{chunk}.labels.jsonl"):
             base = {k: v for k, v in drawn[row["id"]].items()
                     if k not in ("prompts_before", "text_before", "calls_before", "result", "input")}  # fmt: skip
             labels: dict[str, Any] = {k: row[k] for k in ("label", "reason", "doubt") if k in row}
-            added[row["id"]] = {**base, **labels, "labeller": f"calls{number}{chunk}"}
+            added[row["id"]] = {**base, **labels, "labeller": f"{prefix}{chunk}"}
     if set(added) != set(drawn):
         raise SystemExit(f"{work}: the labels do not cover the draw one for one")
     pairs: list[tuple[Any, Any]] = []
@@ -206,9 +226,9 @@ def merge_calls_draw(work: Path, number: int) -> None:
             primary["second_label"] = {k: row[k] for k in ("label", "reason") if k in row}
     raw, k = kappa(pairs)
     braw, bk = kappa([(a == "failed_search", b == "failed_search") for a, b in pairs])
-    print(f"draw {number}: {len(pairs)} rows labelled twice, blind: label agreement {raw:.3f} (kappa {k:.3f}); "
+    print(f"{name}: {len(pairs)} rows labelled twice, blind: label agreement {raw:.3f} (kappa {k:.3f}); "
           f"failed_search yes/no agreement {braw:.3f} (kappa {bk:.3f})")  # fmt: skip
-    append_draw(target, first, list(added.values()), population)
+    return added
 
 
 if __name__ == "__main__":
