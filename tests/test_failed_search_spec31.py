@@ -453,3 +453,23 @@ def test_the_code_a_write_out_format_prints_is_the_status(
     format wraps it (``HTTP 404``); §6: the pattern is the URL of the request whose line says so."""
     report = agent(command, output, 0)
     assert (misses(report), patterns(report)) == (len(expected), expected)
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "missed"),
+    [
+        ('find "/srv/cache/claude-cli/" -type f -name "*.exe" -o -name "claude*" 2>/dev/null | head -10',
+         "/srv/cache/claude-cli/", 1),
+        ("find . -name 'retry*'", ".", 1),
+        ("find /srv/cache/claude-cli -name 'claude*'", "/srv/cache/claude-cli\n/srv/cache/claude-cli/claude.exe", 0),
+        ("find /srv -maxdepth 1 -type d", "/srv", 0),  # names nothing: a listing, no search of a name
+    ],
+    ids=["the root alone", "the cwd alone", "the root and a file below", "a listing of directories"],
+)  # fmt: skip
+def test_a_find_that_printed_only_its_own_start_found_nothing_below_it(
+    agent: Agent, command: str, output: str, missed: int
+) -> None:
+    """Spec §3.1: ``find ROOT -name X`` looks below ROOT; when the root itself is all it printed (it matched
+    its own test: ``claude*`` of ``…/claude-cli``), nothing below matched: the output was the answer, empty."""
+    assert misses(agent(command, output, 0)) == missed

@@ -203,6 +203,8 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_itself")
     if shell.only_not_found(own):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.not_found_output")
+    if own and all(line.rstrip("/") in _find_roots(parsed) for line in own):
+        return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_the_root")
     if not parsed.tests and all(_empty_pattern(stage) for stage in parsed.searches):
         # An empty pattern matches every line: it looked for nothing, so an empty answer is no miss
         # (Windows PowerShell drops the "" and the file name becomes the pattern: a fault).
@@ -258,6 +260,19 @@ def _itself(parsed: shell.ParsedCommand) -> re.Pattern[str] | None:
     stage = elements[0][1]
     pattern = search_pattern.stage_pattern(stage, None) if stage.program in shell_rules.GREP_FAMILY else None
     return re.compile(rf"\b{stage.program}\b[^|;\n]*{re.escape(pattern)}") if pattern else None
+
+
+def _find_roots(parsed: shell.ParsedCommand) -> set[str]:
+    """The start directories of a command's ``find`` searches that name what they look for below them
+    (``-name``, ``-path``…): a root printed alone matched its own test (``find D -name 'claude*'`` of
+    ``D = …/claude-cli``), and nothing below it did."""
+    return {
+        root.rstrip("/") or "/"
+        for stage in parsed.searches
+        if stage.program == "find" and shell.targets_of(stage)
+        for root in stage.args[:1]
+        if not root.startswith("-")
+    }
 
 
 def _profile_noise(line: str, command: str) -> bool:
