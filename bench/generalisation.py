@@ -13,6 +13,10 @@ per person, per tool family and per agent, with 95 % Wilson intervals on the lab
 the design-weighted point estimate (each row weighs its stratum's population over its sample:
 misses were oversampled).
 
+``--fixtures ../shared/fixtures/real --labels tests/data/real_tool_calls_more.jsonl`` measures the draw
+of ``real/`` calls no earlier set held (the people omkd was first built on: no split applies, read the
+``all`` tables).
+
 Targets (issue 28, held-out people): failed_search P >= 0.93 and R >= 0.93 overall, each of
 shell, Codex and Gemini >= 0.85 on both. Output: markdown on stdout and
 ``bench/out/generalisation.json``.
@@ -35,6 +39,8 @@ from omkd.shell import quality
 
 DEFAULT_FIXTURES: Final = REPO_ROOT.parent / "shared" / "fixtures" / "real-2"
 CALL_LABELS: Final = REPO_ROOT / "tests" / "data" / "real2_tool_calls.jsonl"
+UNREADABLE: Final = "unreadable"
+"""A labelled call whose transcript is redacted: the reader could only guess, so it measures nothing."""
 TARGETS: Final = {"overall": (0.93, 0.93), "shell": (0.85, 0.85), "codex": (0.85, 0.85), "gemini": (0.85, 0.85)}
 
 
@@ -81,6 +87,8 @@ def call_quality(fixtures: Path, labels: list[dict[str, Any]]) -> dict[str, Any]
     groups: dict[str, list[tuple[bool, bool, float]]] = defaultdict(list)
     disagreements = []
     for row in labels:
+        if row["label"] == UNREADABLE:
+            continue
         verdict, rule = verdicts.get((row["file"], row["call_id"]), ("(no verdict)", ""))
         truth = row["label"] == "failed_search"
         predicted = verdict in quality.POSITIVE_VERDICTS

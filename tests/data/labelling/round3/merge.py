@@ -198,12 +198,17 @@ def merge_calls_draw(work: Path, number: int) -> None:
 
 def merge_calls_real(work: Path) -> None:
     """Write the draw of ``real/`` calls no set held (``sample_calls_real.py``; readers ``A``, ``B``, ``C``
-    and their blind overlap ``A2``, ``B2``, ``C2``) as ``real_tool_calls_more.jsonl``.
+    and their blind overlap ``A2``, ``B2``, ``C2``) as ``real_tool_calls_more.jsonl``. A call whose
+    transcript is redacted is labelled ``unreadable`` (what the reader guessed is kept as ``guess``).
 
         python3 tests/data/labelling/round3/merge.py --calls-real1 WORK_DIR
     """
     drawn = {row["id"]: row for row in load(work / "calls_real1.jsonl")}
-    write(DATA / "real_tool_calls_more.jsonl", list(_labelled_draw(work, drawn, "real1", "real/ draw 1").values()))
+    rows = list(_labelled_draw(work, drawn, "real1", "real/ draw 1").values())
+    for row in rows:  # a redacted call (``[REDACTED_ARGUMENTS …]``): nothing to read, the reader's label a guess
+        if "[REDACTED_" in drawn[row["id"]]["input"] + str(drawn[row["id"]]["result"]):
+            row["guess"], row["label"] = row["label"], "unreadable"
+    write(DATA / "real_tool_calls_more.jsonl", rows)
 
 
 def _labelled_draw(work: Path, drawn: dict[str, dict[str, Any]], prefix: str, name: str) -> dict[str, dict[str, Any]]:
