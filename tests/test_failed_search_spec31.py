@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
+from omkd.engine import http_lookups
 from omkd.engine.report.schema import Report
 from tests import test_codex_adapter, test_gemini_adapter
 from tests.agent_lines import GeminiChat, Rollout, tool_call
@@ -473,3 +474,23 @@ def test_a_find_that_printed_only_its_own_start_found_nothing_below_it(
     """Spec §3.1: ``find ROOT -name X`` looks below ROOT; when the root itself is all it printed (it matched
     its own test: ``claude*`` of ``…/claude-cli``), nothing below matched: the output was the answer, empty."""
     assert misses(agent(command, output, 0)) == missed
+
+
+@pytest.mark.parametrize(
+    ("write_out", "line", "code"),
+    [
+        ("%{url_effective} %{time_total}%{size_download} %{http_code}", "https://acme.dev/v2 0.3121874 404", "404"),
+        ("[%{http_code}] %{url_effective}", "[410] https://docs.acme.dev/old", "410"),
+        ("%{http_code}%{url_effective}", "404https://docs.acme.dev/v2", "404"),
+    ],
+)  # fmt: skip
+def test_a_write_out_line_reads_other_variables_as_one_word_each(write_out: str, line: str, code: str) -> None:
+    """Another variable prints one word (a URL, a time, a size), and two side by side are one word: the
+    expression of a format line never holds two open-ended pieces in a row, so it reads any line in one
+    pass (a format of several ``.*?`` took minutes on a long line)."""
+    (shape,) = http_lookups.code_lines(("-w", write_out))
+    assert r"\S*\S*" not in shape.pattern
+    assert ".*" not in shape.pattern
+    found = shape.fullmatch(line)
+    assert found is not None
+    assert found.group("code") == code

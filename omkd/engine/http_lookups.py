@@ -21,6 +21,11 @@ OTHER_VARIABLE: Final = re.compile(r"%\{[^}]*\}")
 FORMAT_BREAK: Final = re.compile(r"\\[nr]")
 """A new line written in a format (``\\n``, ``\\r``): each line of the format is matched alone."""
 MISSING_CODES: Final = frozenset({"404", "410"})
+ANY_WORD: Final = r"\S*"
+"""What another write-out variable prints (a URL, a time, a size): one word, never a space, so that the
+expression cannot backtrack over a long line."""
+WRITTEN_LINE_CHARS: Final = 400
+"""Longer output lines are no line a write-out format printed (and are not matched at all)."""
 
 
 def is_http_client(program: str) -> bool:
@@ -76,12 +81,12 @@ def written_missing(output: str, stages: Sequence[Any]) -> list[Any]:
     """The clients whose write-out format printed 404 or 410 (``HTTP 404``, ``404 https://…/llms.txt``).
     Lines are given to the formatted clients in the command's order, one each; the last takes the rest
     (a client in a loop prints a line per round)."""
-    formats = [(stage, shapes) for stage in stages if (shapes := _code_lines(tuple(stage.args)))]
+    formats = [(stage, shapes) for stage in stages if (shapes := code_lines(tuple(stage.args)))]
     missed: list[Any] = []
     at = 0
     for raw in output.splitlines():
         line = raw.strip()
-        if not line or not formats:
+        if not line or not formats or len(line) > WRITTEN_LINE_CHARS:
             continue
         stage, shapes = formats[at]
         found = next((m for shape in shapes if (m := shape.fullmatch(line))), None)
@@ -94,7 +99,7 @@ def written_missing(output: str, stages: Sequence[Any]) -> list[Any]:
 
 
 @functools.lru_cache(maxsize=256)
-def _code_lines(args: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+def code_lines(args: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
     """The lines of a client's write-out format that print the status code, each as an expression of
     the line it prints (the code captured, other variables any text); none without such a format."""
     written = _write_out(list(args))
@@ -107,11 +112,14 @@ def _code_lines(args: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
         pieces: list[str] = []
         position = 0
         for variable in OTHER_VARIABLE.finditer(line):
-            pieces.append(re.escape(line[position : variable.start()]))
-            pieces.append(r"(?P<code>\d{3})" if CODE_VARIABLES.fullmatch(variable.group()) else ".*?")
+            if variable.start() > position:
+                pieces.append(re.escape(line[position : variable.start()]))
+            code = CODE_VARIABLES.fullmatch(variable.group())
+            if code or pieces[-1:] != [ANY_WORD]:  # two variables side by side are one word
+                pieces.append(r"(?P<code>\d{3})" if code else ANY_WORD)
             position = variable.end()
         pieces.append(re.escape(line[position:]))
-        body = "".join(pieces).strip()
+        body = "".join(piece for piece in pieces if piece).strip()
         if body.count("(?P<code>") == 1:
             shapes.append(re.compile(body.replace(r"\ ", r"\s+")))
     return tuple(shapes)
