@@ -207,6 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "splits": splits, "by_agent": grouped(rows, "agent"), "by_kind": grouped(rows, "kind"),
         "by_draw": grouped(rows, "draw"), "by_person": grouped(rows, "repo"),
         "anchor_ok_only": summary([r for r in rows if r["anchor_ok"]]),
+        "anchor_ok_held_out": summary([r for r in rows if r["anchor_ok"] and r["split"] == "held-out"]),
         "disagreements": disagreements(rows),
     }  # fmt: skip
     lines = heading("Metacognition: omkd's outcomes against anchors decided by reading", run)
@@ -221,6 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name, part in result["by_draw"].items():
             lines += [*table(name, part), ""]
     lines += [*table("anchors the reader confirmed (anchor_ok)", result["anchor_ok_only"]), ""]
+    lines += [*table("held-out anchors the reader confirmed (anchor_ok)", result["anchor_ok_held_out"]), ""]
     lines += [
         "| person | split | anchors | agreement [95 %] | recovered P/R | asked P/R |",
         "|---|---|---|---|---|---|",
