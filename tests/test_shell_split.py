@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from omkd.engine.shell import split_top_level, words
+from omkd.engine.shell import is_not_found_line, missing_path, split_top_level, words
 from omkd.engine.shell_forms import raw_words
 
 pytestmark = pytest.mark.engine
@@ -116,3 +116,14 @@ def test_words_are_the_runs_the_character_reading_finds(stage: str) -> None:
 def test_raw_words_keep_their_quotes(stage: str) -> None:
     """The words as written (a carrier's command, a redirection's target): the same runs, quotes kept."""
     assert raw_words(stage) == _ONE_CHARACTER_AT_A_TIME.findall(stage)
+
+
+def test_a_not_found_line_is_one_path_long_at_most() -> None:
+    """A program's not-found line names one path (at most PATH_MAX) and its message; a longer line is
+    output, and is not matched at all (the expressions' ``.*`` runs are quadratic on such a line)."""
+    deep = "/srv/" + "d/" * 2000 + "retry.yaml"
+    assert is_not_found_line(f"ls: cannot access '{deep}': No such file or directory")
+    assert missing_path(f"cat: {deep}: No such file or directory") is not None
+    repeated = "a: cannot access " * 300 + ": No such file or directory"
+    assert not is_not_found_line(repeated)
+    assert missing_path(repeated) is None

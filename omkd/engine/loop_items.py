@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from omkd.engine import shell, shell_rules
+from omkd.engine import shell
 
 _VARIABLE: Final = re.compile(r"^\$\{?(\w+)\}?$")
 _NOT_LITERAL: Final = re.compile(r"[$`*?\[\]{}]")
@@ -69,7 +69,7 @@ def missed(command: str, output: str, items: list[str]) -> list[str] | None:
         item = None
         if line in fallbacks and at > 0:
             item = _named(lines[at - 1], items)
-        elif shell_rules.MISSING_PATH_LINE.match(line):
+        elif shell.missing_path(line):
             item = _named(line, items)
         if item is not None and item not in told:
             told.append(item)

@@ -55,13 +55,13 @@ def _messages(output: str, lines: list[str]) -> list[tuple[list[str], bool]]:
         if "Cannot find path" in line:
             continue  # PowerShell's, read from the whole output below (it wraps)
         which = shell_rules.WHICH_MISSING.match(line)
-        missing = None if which else shell_rules.MISSING_PATH_LINE.match(line)
+        missing = None if which else shell.missing_path(line)
         if which:
             found.append(([which.group(1)], False))
         elif missing:
             parts = missing.group(1).split(": ")
             found.append(([text for at in range(len(parts)) for text in (": ".join(parts[at:]), parts[at])], False))
-        elif shell_rules.SHELL_RULE.not_found_lines.match(line):
+        elif shell.is_not_found_line(line):
             found.append(([], False))
     if "Cannot find path" in output:
         matches = shell_rules.POWERSHELL_MISSING_PATH.finditer(output)

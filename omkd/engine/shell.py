@@ -324,4 +324,18 @@ def output_lines(output: str) -> list[str]:
 
 def only_not_found(lines: list[str]) -> bool:
     """The lines are nothing but the search programs' own "no such file" lines."""
-    return bool(lines) and all(shell_rules.SHELL_RULE.not_found_lines.match(line) for line in lines)
+    return bool(lines) and all(is_not_found_line(line) for line in lines)
+
+
+def missing_path(line: str) -> re.Match[str] | None:
+    """``shell_rules.MISSING_PATH_LINE`` on a line short enough to be a not-found message (its lazy run
+    before the message is quadratic on a long line that repeats the message)."""
+    return shell_rules.MISSING_PATH_LINE.match(line) if len(line) <= shell_rules.NOT_FOUND_LINE_CHARS else None
+
+
+def is_not_found_line(line: str) -> bool:
+    """The line is a search program's own "not there" message. A line longer than one is not matched:
+    ``not_found_lines`` holds several ``.*`` runs, quadratic on a long line that repeats their words."""
+    return (
+        len(line) <= shell_rules.NOT_FOUND_LINE_CHARS and shell_rules.SHELL_RULE.not_found_lines.match(line) is not None
+    )

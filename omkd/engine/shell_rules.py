@@ -110,6 +110,8 @@ SHELL_RULE: Final = ShellRule(
         "syntax error: unexpected end of file",
     ),
 )
+NOT_FOUND_LINE_CHARS: Final = 4_200
+"""A not-found line names one path (``PATH_MAX`` 4,096) and its message: a longer line is never one."""
 MISSING_PATH_LINE: Final = re.compile(r"^(.*?):? \(?No such file or directory(?: \(os error 2\))?\)?$")
 """A line saying a path is not there: what comes before the message names it, after the program's prefix
 (``cat: P``, ``ls: cannot access 'P'``, ``find: 'P'``, ``P`` alone, ``file``'s ``P: cannot open `P'``)."""
