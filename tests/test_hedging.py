@@ -11,6 +11,8 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from omkd.engine import conventions, cues
 from omkd.engine.agreement import Cells, krippendorff_alpha
@@ -572,3 +574,25 @@ def test_scan_says_where_a_marker_count_means_not_asked(tmp_path: Path) -> None:
     (silent / "CLAUDE.md").write_text(conventions.BLOCK_EN)
     asked = orjson.loads(omkd("scan", "--json", "--home", tmp_path / "nohome", tmp_path / "s.jsonl").stdout)
     assert [s["markers"] for s in asked["skills"]] == ["asked"]
+
+
+_SPAN = st.tuples(st.integers(0, 60), st.integers(0, 30)).map(lambda p: (p[0], p[0] + p[1]))
+
+
+@given(st.lists(_SPAN, max_size=12), st.lists(_SPAN, max_size=12))
+def test_a_range_is_held_by_some_span_exactly_when_the_cover_says_so(
+    spans: list[tuple[int, int]], ranges: list[tuple[int, int]]
+) -> None:
+    """The guards' cover (quotation marks, a third person's clause) answers "does a span hold this range"
+    as a walk over every span would: it is only faster on a text of thousands of quoted cues."""
+    cover = cues.span_cover(spans)
+    for start, end in ranges:
+        assert cues.covers(cover, start, end) == any(a <= start and end <= b for a, b in spans)
+
+
+def test_a_text_of_many_quoted_cues_keeps_none_of_them() -> None:
+    """Three thousand quoted cues in one text: each is a hit of the net and each is inside quotation marks."""
+    text = '"maybe" ' * 3000
+    hits = Net().row_hits(text)
+    assert len(hits) == 3000
+    assert cues.guarded(text, hits) == []

@@ -240,6 +240,20 @@ def test_a_sub_agent_never_asks() -> None:
     assert "asked_at_gap_segments" not in found
 
 
+def test_each_hedge_of_a_text_acknowledges_the_gaps_open_before_it() -> None:
+    """§8.5.4/§8.5.5 ``acknowledged``: a kept hedge acknowledges every undecided anchor open before it —
+    the miss, and the earlier hedges of the same text; the text's last hedge stays unacknowledged."""
+    data = run(
+        glob_miss("t1", "**/deploy.yaml", "m1"),
+        cl.text("The deploy file holds the region [inferred]. The port is 8080 [inferred]. Done.", "m2"),
+        cl.user("ok"),
+    )
+    found = episodes(data)
+    assert only(found).acknowledged
+    markers = [e for e in found if e.anchor == "explicit_marker"]
+    assert [e.acknowledged for e in markers] == [True, False]
+
+
 # --- §8.5.4 proceeded, §8.5.5 dropped ---------------------------------------------------------------
 
 

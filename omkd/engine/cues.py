@@ -216,16 +216,34 @@ def guarded(text: str, hits: list[Hit]) -> list[Hit]:
     spec §3.3's quote and third-person guards)."""
     if not hits:
         return hits
-    quotes = quotation_spans(text)
+    quotes = span_cover(quotation_spans(text))
     dropped: list[tuple[int, int]] = []
     for start, end, _, row in hits:
-        if any(a <= start and end <= b for a, b in quotes):
+        if covers(quotes, start, end):
             dropped.append((start, end))
         elif row is not None and row.knowing and not text[start:end].lower().startswith(_OWN_SUBJECT):
             subject = third_person(text[:start])
             if subject is not None:
                 dropped.append((subject, end))
-    return [hit for hit in hits if not any(a <= hit[0] and hit[1] <= b for a, b in dropped)]
+    cover = span_cover(dropped)
+    return [hit for hit in hits if not covers(cover, hit[0], hit[1])]
+
+
+def span_cover(spans: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """Spans by start, with the furthest end any of them reaches up to each: whether one holds a range is
+    then a search, not a walk over all of them (a text of thousands of quoted cues)."""
+    ordered = sorted(spans)
+    reach: list[int] = []
+    for _, end in ordered:
+        reach.append(max(end, reach[-1]) if reach else end)
+    return [start for start, _ in ordered], reach
+
+
+def covers(cover: tuple[list[int], list[int]], start: int, end: int) -> bool:
+    """Some span of ``cover`` holds ``start``..``end``."""
+    starts, reach = cover
+    at = bisect.bisect_right(starts, start)
+    return at > 0 and reach[at - 1] >= end
 
 
 def pick_of(cues: list[str]) -> str | None:

@@ -256,11 +256,13 @@ class MetaTracker:
                         says = states_gap(text)
                     words = anchor.target.strong if anchor.target is not None else ()
                     anchor.acknowledged = says or targets.names(text, words) is not None
-        for kind, sentence in kept:
+        if kept:  # each kept hedge acknowledges the gaps open before it, this text's earlier hedges among them
             for anchor in meta.open:
                 if anchor.outcome is None:
                     anchor.acknowledged = True
+        for index, (kind, sentence) in enumerate(kept):
             anchor = Anchor(kind, seq, line, line, "", message_id, None, sentence)
+            anchor.acknowledged = index < len(kept) - 1
             meta.anchors.append(anchor)
             meta.open.append(anchor)
 

@@ -62,12 +62,14 @@ def _gap_phrases() -> ahocorasick.Automaton:
     return automaton
 
 
+@functools.lru_cache(maxsize=16)
 def states_gap(text: str) -> bool:
     """The text holds a not-found or uncertainty phrase (``rules.GAP_ACK``)."""
     lowered = text.lower().replace("\u2019", "'")
     return next(_gap_phrases().iter(lowered), None) is not None
 
 
+@functools.lru_cache(maxsize=16)  # asked once per anchor whose window the same closing text ends
 def question_line(text: str) -> str:
     """The first line, outside code, quotes and tables, asking a question that is not a stock closer
     ("" when none does)."""
