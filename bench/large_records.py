@@ -27,7 +27,7 @@ from typing import Any, Final
 
 import harness
 import orjson
-from common import DEFAULT_OUT, heading, save, status, this_run
+from common import heading, save, status, this_run
 
 from omkd.shell.scan import scan
 
