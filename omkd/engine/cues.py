@@ -222,9 +222,10 @@ def guarded(text: str, hits: list[Hit]) -> list[Hit]:
         if covers(quotes, start, end):
             dropped.append((start, end))
         elif row is not None and row.knowing and not text[start:end].lower().startswith(_OWN_SUBJECT):
-            subject = third_person(text[:start])
+            near = max(0, start - SUBJECT_CHARS)  # the guard reads no further back: no copy of the whole text
+            subject = third_person(text[near:start])
             if subject is not None:
-                dropped.append((subject, end))
+                dropped.append((near + subject, end))
     cover = span_cover(dropped)
     return [hit for hit in hits if not covers(cover, hit[0], hit[1])]
 
