@@ -36,6 +36,12 @@ def loop_items(parsed: shell.ParsedCommand) -> dict[str, list[str]]:
     return found
 
 
+def told(command: str, output: str | None) -> dict[str, list[str]]:
+    """Each loop variable of the command and the items ``output`` says missed (empty when it tells none)."""
+    loops = loop_items(shell.parse(command))
+    return {var: (missed(command, output, words) if output else None) or [] for var, words in loops.items()}
+
+
 def variable_of(operand: str) -> str | None:
     """The variable an operand is, whole (``$f``, ``${f}``), or None."""
     match = _VARIABLE.match(operand)

@@ -115,13 +115,13 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
         lines = shell.output_lines(output)
         if silent_probes.probe_failed(command, parsed, code, lines):
             missed = silent_probes.failing_probes(command, parsed) or None
-    loops = loop_items.loop_items(parsed)
+    loops = loop_items.told(command, output)
     found: list[str] = []
     for stage in parsed.searches + parsed.tests:
         target = stage_pattern(stage, cwd) if missed is None or stage in missed else None
         variable = loop_items.variable_of(target) if target else None
-        told = loop_items.missed(command, output, loops[variable]) if variable in loops and output else None
-        for item in told or ():  # a loop's ``$f``: the items the output says missed
+        told = loops.get(variable or "", [])
+        for item in told:  # a loop's ``$f``: the items the output says missed
             if (named := normalised(item, cwd)) not in found:
                 found.append(named)
         if target and not told and target not in found and variable is None:  # a variable is not told

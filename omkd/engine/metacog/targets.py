@@ -230,8 +230,7 @@ def shell_target(command: str, output: str | None = None) -> Target:
     """The targets of a shell command's search stages, merged. A loop's variable stands for the items
     ``output`` says missed, or for nothing when it does not say (never for the loop's variable itself)."""
     parsed = shell.parse(command)
-    loops = loop_items.loop_items(parsed)
-    told = {var: (loop_items.missed(command, output, words) if output else None) or [] for var, words in loops.items()}
+    told = loop_items.told(command, output)
     parts: list[Target] = []
     for pipeline in parsed.elements:
         previous = ""
