@@ -129,19 +129,20 @@ class MetaTracker:
         self.seq += 1
         seq = self.seq
         meta.call_seqs[call.call_id] = seq
-        for anchor in list(meta.open):
+        opened = meta.open
+        for anchor in opened:
             anchor.calls += 1
         tool = judge.unwrapped(call.tool)
         if tool in rules.QUESTION_TOOLS and meta.main:
             how = outcomes.asked_by_tool(call)
-            for anchor in meta.open:
+            for anchor in opened:
                 if anchor.outcome is None:
                     anchor.decide("asked", seq, line, how)
-        write = write_of(call)
+        write = write_of(call, tool)
         if write is not None and not write.scratch:
             self._write(meta, call, write, seq, line)
-        for anchor in list(meta.open):
-            if anchor.calls >= self.window_calls:
+        if opened:
+            for anchor in [a for a in opened if a.calls >= self.window_calls]:
                 self._end(meta, anchor, line, "cap")
 
     def _write(self, meta: SegmentMeta, call: ToolCall, write: Write, seq: int, line: int) -> None:
@@ -199,9 +200,10 @@ class MetaTracker:
             for anchor in meta.anchors[-32:]:
                 if anchor.miss and anchor.message_id == call.message_id:
                     anchor.answered = True
-        waiting = [a for a in (*meta.open, *meta.capped) if a.miss and a.recoverable_at(line) and a.seq < call_seq]
-        if waiting:
-            self._recover(meta, waiting, call, result, verdict, (call_seq, seq, line), cwd)
+        if meta.open or meta.capped:
+            waiting = [a for a in (*meta.open, *meta.capped) if a.miss and a.recoverable_at(line) and a.seq < call_seq]
+            if waiting:
+                self._recover(meta, waiting, call, result, verdict, (call_seq, seq, line), cwd)
         if verdict != MISS or meta.ended:
             return None
         target = targets.target_of(call, cwd, result)

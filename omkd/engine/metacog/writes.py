@@ -70,9 +70,11 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def write_of(call: ToolCall) -> Write | None:
-    """The write a call makes (None for a call that writes nothing)."""
-    tool = judge.unwrapped(call.tool)
+def write_of(call: ToolCall, tool: str | None = None) -> Write | None:
+    """The write a call makes (None for a call that writes nothing); ``tool``: the call's tool
+    unwrapped (``judge.unwrapped``), when the caller has it."""
+    if tool is None:
+        tool = judge.unwrapped(call.tool)
     inner = call.tool.rsplit("__", 1)[-1] if call.tool.startswith("mcp__") else tool
     if inner in rules.NOT_WRITES or tool in rules.NOT_WRITES:
         return None
