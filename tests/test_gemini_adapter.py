@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from omkd.engine import formats
+from omkd.engine.events import ToolCall
 from omkd.engine.fold import Fold
-from omkd.engine.formats.gemini import shell_output
+from omkd.engine.formats.gemini import GeminiAdapter, mcp_name, shell_output
+from omkd.engine.metacog.writes import write_of
 from omkd.engine.report.build import build_report
 from omkd.engine.report.schema import Report, SkillHealth
 from omkd.engine.stream import StreamProcessor
@@ -357,3 +359,40 @@ def test_a_read_of_a_skill_file_opens_the_skill_from_general() -> None:
     chat.reply("Following the release steps.")
     report = report_of(chat.data())
     assert sorted((s.skill, s.segments, s.tools.calls) for s in report.skills) == [("general", 1, 0), ("release", 1, 1)]
+
+
+@pytest.mark.parametrize(
+    ("name", "display", "judged"),
+    [
+        ("mcp_docs_search_docs", "search_docs (docs MCP Server)", "mcp__docs__search_docs"),
+        ("docs__search_docs", "search_docs (docs MCP Server)", "mcp__docs__search_docs"),
+        ("search_docs", "search_docs (docs MCP Server)", "mcp__docs__search_docs"),
+        ("mcp_my-db_run_query", "run_query (my-db MCP Server)", "mcp__my-db__run_query"),
+        ("read_file", "ReadFile", "read_file"),  # a built-in tool's display name
+        ("mcp_x_y_truncated___z", "a_very_long_tool (x MCP Server)", "mcp_x_y_truncated___z"),  # not its form
+        ("search_docs", None, "search_docs"),
+    ],
+)
+def test_an_mcp_tool_is_named_as_the_other_agents_name_it(name: str, display: str | None, judged: str) -> None:
+    assert mcp_name(name, display) == judged
+
+
+def test_a_gemini_mcp_search_that_found_nothing_is_a_miss_and_its_sql_write_is_a_write() -> None:
+    def mcp(name: str, display: str, args: dict[str, object], output: str) -> dict[str, object]:
+        return {**tool_call(name, args, output), "displayName": display}
+
+    empty = mcp("mcp_docs_search_docs", "search_docs (docs MCP Server)", {"query": "retry budget"}, "")
+    other = mcp("mcp_search-db_list_tables", "list_tables (search-db MCP Server)", {}, "")  # a server's name
+    health = row(report_of(one_call(empty).data()))
+    assert (health.tools.calls, health.by_type["failed_search"]) == (1, 1)
+    health = row(report_of(one_call(other).data()))
+    assert (health.tools.calls, health.by_type["failed_search"]) == (1, 0)
+    insert = mcp("mcp_postgresql_execute_sql", "execute_sql (postgresql MCP Server)",
+                 {"sql": "INSERT INTO t VALUES (1)"}, "INSERT 0 1")  # fmt: skip
+    adapter = GeminiAdapter()
+    events = [e for line in one_call(insert).data().splitlines() if line for e in adapter.decode(line)]
+    calls = [e for e in events if isinstance(e, ToolCall)]
+    assert [c.tool for c in calls] == ["mcp__postgresql__execute_sql"]
+    write = write_of(calls[0])
+    assert write is not None
+    assert write.kind == "data"

@@ -62,6 +62,26 @@ is a ``file_path``, ``list_directory``'s ``dir_path`` a ``path``, ``activate_ski
 ``skill``); the original keys stay."""
 
 
+_MCP_DISPLAY: Final = re.compile(r"^(?P<tool>.+) \((?P<server>.+) MCP Server\)$")
+
+
+def mcp_name(name: str, display: object) -> str:
+    """An MCP tool's name as Claude Code and Codex write it, ``mcp__<server>__<tool>``, so that every
+    MCP rule reads it (spec §3.1: a search tool by its name; §8.3: SQL writes). Gemini CLI names an MCP
+    tool ``mcp_<server>_<tool>`` (newer versions), ``<server>__<tool>`` (a name two servers share) or
+    the bare tool name; its ``displayName`` says ``<tool> (<server> MCP Server)`` in each. Only a name
+    that is one of those three forms of its display name is renamed; any other stays as written."""
+    if not isinstance(display, str) or not display.endswith(" MCP Server)"):
+        return name
+    match = _MCP_DISPLAY.match(display)
+    if match is None:
+        return name
+    tool, server = match["tool"], match["server"]
+    if name in (f"mcp_{server}_{tool}", f"{server}__{tool}", tool):
+        return f"mcp__{server}__{tool}"
+    return name
+
+
 def shell_output(text: str) -> tuple[str, int | None]:
     """The command's own output and exit code of a ``run_shell_command`` result."""
     found = _EXIT_CODE.search(text)
@@ -294,6 +314,7 @@ class GeminiAdapter(AdapterBase):
         if call_id in self._calls or not isinstance(status, str) or status not in FINAL_STATUSES:
             return []  # handed out already, or still running: it is written again when it ends
         self._calls.add(call_id)
+        name = mcp_name(name, call.get("displayName"))
         arguments = call.get("args")
         arguments = dict(arguments) if isinstance(arguments, dict) else {}
         for theirs, ours in _ARGUMENT_KEYS:
