@@ -5,7 +5,7 @@ cannot run, input-validation refusals in any wording, PowerShell's error records
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
@@ -375,6 +375,37 @@ def test_test_path_answers_with_true_or_false() -> None:
     assert bash("Test-Path C:\\tools\\retry.exe", "False") == MISS
     assert bash("Test-Path C:\\tools\\retry.exe", "True") == {}
     assert bash("if (Test-Path build) { Remove-Item build -Recurse -Force }", "") == {}
+
+
+_PS51: Final = (
+    "Get-Command : The term 'retryctl' is not recognized as the name of a cmdlet, function, script file, or operable "
+    "program. \r\nCheck the spelling of the name, or if a path was included, verify that the path is correct and try "
+    "again.\r\nAt line:1 char:1\r\n+ Get-Command retryctl\r\n+ ~~~~~~~~~~~~~~~~~~~~\r\n    + CategoryInfo          : "
+    "ObjectNotFound: (retryctl:String) [Get-Command], CommandNotFoundException\r\n    + FullyQualifiedErrorId : "
+    "CommandNotFoundException,Microsoft.PowerShell.Commands.GetCommandCommand"
+)
+_PS7: Final = (
+    "Get-Command: The term 'retryctl' is not recognized as a name of a cmdlet, function, script file, or executable "
+    "program.\nCheck the spelling of the name, or if a path was included, verify that the path is correct and try "
+    "again."
+)
+
+
+@pytest.mark.parametrize("output", [_PS51, _PS7], ids=["PowerShell 5.1", "PowerShell 7"])
+def test_get_command_answered_not_recognized_is_a_miss(output: str) -> None:
+    """``Get-Command X`` is PowerShell's ``which``: its not-found message (with the line PowerShell adds and
+    its error record) is the search program's own "not there", in either wording."""
+    for is_error in (False, True):
+        assert (
+            overall_signals(one_call("PowerShell", {"command": "Get-Command retryctl"}, output, is_error=is_error))
+            == MISS
+        )
+    found = "CommandType Name Version Source\n----------- ---- ------- ------\nApplication retryctl.exe 0.0.0.0 C:\\bin"
+    assert overall_signals(one_call("PowerShell", {"command": "Get-Command retryctl"}, found)) == {}
+    # the same message of a program run (not looked for) is a probe's answer only through ``--version``
+    ran = _PS7.replace("Get-Command", "retryctl", 1)
+    assert overall_signals(one_call("PowerShell", {"command": "retryctl --version"}, ran, is_error=True)) == MISS
+    assert overall_signals(one_call("PowerShell", {"command": "retryctl sync --all"}, ran, is_error=True)) == {}
 
 
 @pytest.mark.parametrize(

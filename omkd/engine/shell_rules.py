@@ -88,6 +88,9 @@ SHELL_RULE: Final = ShellRule(
         r"|(?:.*: )?\S+: not found"
         r"|\S+ not found"  # zsh's which, type and whence
         r"|.*Cannot find path .* because it does not exist\.?"
+        # PowerShell's which (5.1 and 7 wordings), and the line it always adds
+        r"|(?:Get-Command|gcm) ?: The term '.*' is not recognized as (?:the|a) name of a cmdlet, .*"
+        r"|Check the spelling of the name, or if a path was included, verify that the path is correct and try again\."
         r"|.*: cannot open .*\(No such file or directory\)"  # file
         r"|\[fd error\]: Search path '.*' is not a directory\."
         r"|INFO: Could not find files for the given pattern\(s\)\."  # where, where.exe
@@ -236,7 +239,7 @@ class ProbeRule:
 
 
 COMMAND_MISSING: Final = re.compile(
-    r"command not found|: not found$|is not recognized as (?:the name of a cmdlet|an internal or external)",
+    r"command not found|: not found$|is not recognized as (?:(?:the|a) name of a cmdlet|an internal or external)",
     re.MULTILINE,
 )
 """The shell's (or PowerShell's, cmd's) answer that a program it was asked to run is not there."""
