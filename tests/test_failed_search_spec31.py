@@ -348,7 +348,7 @@ def test_a_probe_whose_target_cannot_be_told_gives_its_program_and_first_operand
     """Spec §6: never the full command line: the probe's program and its first operand."""
     output = "Traceback (most recent call last):\nModuleNotFoundError: No module named 'tenacity'"
     report = claude("""cd /home/dev/shop && python3 -c "__import__('tenacity')" """, output, 1)
-    assert patterns(report) == ["python3 __import__(tenacity)"]
+    assert patterns(report) == ["python3 __import__('tenacity')"]
 
 
 @pytest.mark.parametrize(

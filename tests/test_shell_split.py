@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from omkd.engine.shell import is_not_found_line, missing_path, split_top_level, words
-from omkd.engine.shell_forms import raw_words
+from omkd.engine.shell import is_not_found_line, missing_path, split_top_level
+from omkd.engine.shell_words import raw_words, words
 
 pytestmark = pytest.mark.engine
 
@@ -105,11 +105,43 @@ _SPACES = "\t\n\x0b\x1c\u00a0\u2003"
 split by the latter)."""
 
 
-@given(st.text(alphabet="ab '\"\\" + _SPACES, max_size=24))
+def _unquoted_by_walking(word: str) -> str:
+    """A word's text read one character at a time: single quotes keep everything up to the next one,
+    double quotes drop the backslash before ``\\``, ``"``, ``$`` and a backtick, an unquoted backslash stays."""
+    out: list[str] = []
+    state, i = "", 0
+    while i < len(word):
+        c = word[i]
+        if state == "'":
+            state = "" if c == "'" else state
+            out += [] if c == "'" else [c]
+        elif state == '"' and c == "\\" and i + 1 < len(word) and word[i + 1] in '\\"$`':
+            out.append(word[i + 1])
+            i += 1
+        elif state == '"':
+            state = "" if c == '"' else state
+            out += [] if c == '"' else [c]
+        elif c in "'\"":
+            state = c
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
+@given(st.text(alphabet="ab '\"\\$`" + _SPACES, max_size=24))
 def test_words_are_the_runs_the_character_reading_finds(stage: str) -> None:
-    """Any mix of quotes, escapes and spaces gives the words of the one-character reading."""
-    expected = [w.replace("'", "").replace('"', "") for w in _ONE_CHARACTER_AT_A_TIME.findall(stage)]
+    """Any mix of quotes, escapes and spaces gives the words of the one-character reading, each with its
+    quotes read as the shell reads them."""
+    expected = [_unquoted_by_walking(w) for w in _ONE_CHARACTER_AT_A_TIME.findall(stage)]
     assert words(stage) == expected
+
+
+def test_quotes_inside_quotes_are_text() -> None:
+    """A ``"`` inside single quotes and an escaped ``\\"`` inside double quotes are what the program gets."""
+    assert words("""grep -oP '"digest":"[^"]+"' page.html""") == ["grep", "-oP", '"digest":"[^"]+"', "page.html"]
+    assert words(r'rg "\.from\(\"issues\"" src') == ["rg", '\\.from\\("issues"', "src"]
+    assert words(r'echo "a\\b \$HOME" C:\Users\x') == ["echo", "a\\b $HOME", "C:\\Users\\x"]
 
 
 @given(st.text(alphabet="ab '\"\\" + _SPACES, max_size=24))

@@ -15,11 +15,9 @@ from typing import Final
 
 from omkd.engine import http_lookups, powershell, shell_forms, shell_rules
 from omkd.engine.shell_forms import made_paths, operands
+from omkd.engine.shell_words import words
 
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_SHELL_WORD = re.compile(r"""(?:\$\([^()]*\)|[^\s'"$]+|\$|'[^']*'|"(?:\\.|[^"\\])*")+""")
-"""A word: a run of unquoted characters, quoted texts and ``$( … )`` (one level: ``/run/user/$(id -u)/x``; an
-unclosed quote ends it)."""
 _TOP_LEVEL_TOKEN = re.compile(r"""'[^']*'?|"(?:\\[\s\S]|[^"\\])*(?:"|\\?\Z)|\$\(|\)|&&|\|\||[;\n|]""")
 """What can split a command or hide a split: a quoted text (a backslash escapes in double quotes
 only; an unclosed quote runs to the end), ``$(``, ``)`` and the operators."""
@@ -103,13 +101,6 @@ def split_top_level(command: str) -> list[tuple[str, str]]:
             operator, start = text, token.end()
     parts.append((operator, command[start:]))
     return [(op, text) for op, text in parts if text.strip()]
-
-
-def words(stage: str) -> list[str]:
-    """Shell words with their quotes removed: enough to see a program and its operands."""
-    if "'" not in stage and '"' not in stage and "$(" not in stage:
-        return stage.split()  # no quote: a word is a run of non-whitespace (``\s`` is ``str.isspace``)
-    return [word.replace("'", "").replace('"', "") for word in _SHELL_WORD.findall(stage)]
 
 
 def _without_redirections(found: list[str]) -> list[str]:

@@ -15,16 +15,10 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from omkd.engine import powershell, shell_rules
+from omkd.engine.shell_words import dequoted, raw_words
 
-_RAW_WORD: Final = re.compile(r"""(?:\$\([^()]*\)|[^\s'"$]+|\$|'[^']*'|"(?:\\.|[^"\\])*")+""")
 _FILE_REDIRECT: Final = re.compile(r"""^(?:&|1)?>>?(.*)$""")
 _NOT_FILES: Final = frozenset({"/dev/null", "NUL", "$null", "nul", "/dev/stdout", "/dev/stderr"})
-
-
-def _unquoted(word: str) -> str:
-    if len(word) >= 2 and word[0] == word[-1] and word[0] in "'\"":
-        return word[1:-1]
-    return word.replace("'", "").replace('"', "")
 
 
 def carried(program: str, raw_args: list[str]) -> str | None:
@@ -52,8 +46,8 @@ def carried(program: str, raw_args: list[str]) -> str | None:
                 if index + 1 >= len(args):
                     return None
                 if rule.shell_flags:  # bash -c CMD [NAME ARGS…]: only CMD is the command
-                    return _unquoted(args[index + 1])
-                return " ".join(_unquoted(a) for a in args[index + 1 :])
+                    return dequoted(args[index + 1])
+                return " ".join(dequoted(a) for a in args[index + 1 :])
         return None
     skipped = 0
     while at < len(args):
@@ -71,7 +65,7 @@ def carried(program: str, raw_args: list[str]) -> str | None:
         break
     rest = args[at:]
     if len(rest) == 1:
-        return _unquoted(rest[0])
+        return dequoted(rest[0])
     return " ".join(rest) or None
 
 
@@ -107,12 +101,6 @@ def without_values(args: list[str], value_flags: frozenset[str]) -> list[str]:
         else:
             kept.append(arg)
     return kept
-
-
-def raw_words(text: str) -> list[str]:
-    if "'" not in text and '"' not in text:
-        return text.split()  # no quote: a word is a run of non-whitespace (``\s`` is ``str.isspace``)
-    return _RAW_WORD.findall(text)
 
 
 def probe_of(program: str, args: list[str], text: str) -> shell_rules.ProbeRule | None:
@@ -174,7 +162,7 @@ def acts(program: str, text: str) -> bool:
         if found is None:
             continue
         target = found.group(1) or (words[index + 1] if index + 1 < len(words) else "")
-        target = _unquoted(target)
+        target = dequoted(target)
         if target and not target.startswith("&") and target not in _NOT_FILES:
             return True
     return False

@@ -1,0 +1,46 @@
+"""A shell command's words: as written (quotes kept) and as the program receives them.
+
+One reading serves every shell reader: ``shell`` (stages, programs, operands), ``shell_forms`` (a
+carried command, a redirection's target) and the metacognition's writes. A word is a run of unquoted
+characters, quoted texts and ``$( … )``; a quote left open ends the word.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+WORD: Final = re.compile(r"""(?:\$\([^()]*\)|[^\s'"$]+|\$|'[^']*'|"(?:\\.|[^"\\])*")+""")
+"""A word: unquoted characters, quoted texts and ``$( … )`` (one level: ``/run/user/$(id -u)/x``)."""
+_QUOTED: Final = re.compile(r"""'([^']*)'?|"((?:\\[\s\S]|[^"\\])*)"?""")
+_DOUBLE_QUOTE_ESCAPE: Final = re.compile(r"""\\([\\"$`])""")
+
+
+def raw_words(text: str) -> list[str]:
+    """The words as written, quotes kept (a carrier's command, a redirection's target)."""
+    if "'" not in text and '"' not in text:
+        return text.split()  # no quote: a word is a run of non-whitespace (``\s`` is ``str.isspace``)
+    return WORD.findall(text)
+
+
+def words(stage: str) -> list[str]:
+    """The words as the program receives them (``dequoted``): enough to see a program and its operands."""
+    if "'" not in stage and '"' not in stage and "$(" not in stage:
+        return stage.split()
+    return [dequoted(word) if "'" in word or '"' in word else word for word in WORD.findall(stage)]
+
+
+def dequoted(word: str) -> str:
+    """A word as the program receives it. A single-quoted text is taken as written (a ``"`` in it
+    stays: ``'"digest":"[^"]+"'``); a double-quoted text drops the backslash before a backslash, a
+    ``"``, a ``$`` and a backtick (``"\\.from\\(\\"x\\""`` is ``\\.from\\("x"``); a quote left open runs to
+    the end. An unquoted backslash stays: PowerShell's and cmd's paths (``C:\\Users``) are read by the
+    same reader, and there it is no escape."""
+    return _QUOTED.sub(_inner, word)
+
+
+def _inner(match: re.Match[str]) -> str:
+    single = match.group(1)
+    if single is not None:
+        return single
+    return _DOUBLE_QUOTE_ESCAPE.sub(r"\1", match.group(2))
