@@ -24,6 +24,11 @@ def walked(command: str) -> list[tuple[str, str]]:
     i = 0
     while i < len(command):
         c = command[i]
+        continued = next((n for n in ("\\\n", "\\\r\n") if command.startswith(n, i)), "")
+        after_space = i == 0 or command[i - 1].isspace()
+        if continued and quote != "'" and after_space:  # `` \\`` ending a line, outside single quotes
+            i += len(continued)
+            continue
         if quote:
             if c == quote:
                 quote = ""
@@ -69,12 +74,25 @@ def test_an_escaped_quote_stays_inside_double_quotes_only() -> None:
     assert split_top_level("echo 'a\\'|b'") == [("", "echo 'a\\'"), ("|", "b'")]
 
 
+def test_a_line_ending_in_a_backslash_goes_on_on_the_next() -> None:
+    """``curl -s \\`` and ``"https://…"`` on the next line are one command; in single quotes the
+    backslash and the line's end are text, and a path ending in a backslash ends its line."""
+    command = 'curl -s \\\n  "https://api.example.com/v1/retry" \\\r\n  -H "A: b" | grep -c id'
+    assert split_top_level(command) == [
+        ("", 'curl -s   "https://api.example.com/v1/retry"   -H "A: b" '),
+        ("|", " grep -c id"),
+    ]
+    assert split_top_level("python3 -c 'x = 1 + \\\n 2'") == [("", "python3 -c 'x = 1 + \\\n 2'")]
+    assert split_top_level('echo "a \\\nb"') == [("", 'echo "a b"')]
+    assert split_top_level("cd C:\\proj\\\nGet-ChildItem") == [("", "cd C:\\proj\\"), ("\n", "Get-ChildItem")]
+
+
 def test_an_unclosed_quote_runs_to_the_end() -> None:
     """Nothing after an unclosed quote splits, not even a trailing backslash."""
     assert split_top_level('ls "a | b\\') == [("", 'ls "a | b\\')]
 
 
-@given(st.text(alphabet="ab $()&|;\n'\"\\", max_size=24))
+@given(st.text(alphabet="ab $()&|;\n\r'\"\\", max_size=24))
 def test_the_token_scan_splits_as_the_character_walk_does(command: str) -> None:
     """Any mix of quotes, escapes, substitutions and operators splits as the plain walk says."""
     assert walked(command) == split_top_level(command)

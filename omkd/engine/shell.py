@@ -15,7 +15,7 @@ from typing import Final
 
 from omkd.engine import http_lookups, powershell, shell_forms, shell_rules
 from omkd.engine.shell_forms import made_paths, operands
-from omkd.engine.shell_words import words
+from omkd.engine.shell_words import joined_lines, words
 
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _TOP_LEVEL_TOKEN = re.compile(r"""'[^']*'?|"(?:\\[\s\S]|[^"\\])*(?:"|\\?\Z)|\$\(|\)|&&|\|\||[;\n|]""")
@@ -83,6 +83,7 @@ def split_top_level(command: str) -> list[tuple[str, str]]:
 
     Quotes and ``$( … )`` are respected: what is inside them never splits.
     """
+    command = joined_lines(command)
     if not any(mark in command for mark in _SPLIT_MARKS):  # a simple command: one stage
         return [("", command)] if command.strip() else []
     parts: list[tuple[str, str]] = []

@@ -14,6 +14,33 @@ WORD: Final = re.compile(r"""(?:\$\([^()]*\)|[^\s'"$]+|\$|'[^']*'|"(?:\\.|[^"\\]
 """A word: unquoted characters, quoted texts and ``$( … )`` (one level: ``/run/user/$(id -u)/x``)."""
 _QUOTED: Final = re.compile(r"""'([^']*)'?|"((?:\\[\s\S]|[^"\\])*)"?""")
 _DOUBLE_QUOTE_ESCAPE: Final = re.compile(r"""\\([\\"$`])""")
+_CONTINUED: Final = re.compile(r"""(?<!\S)\\\r?\n|'[^']*'?|"(?:\\\r?\n|\\[\s\S]|[^"\\])*"?""")
+"""A continuation, or a quoted text (the quotes as ``shell.split_top_level`` reads them)."""
+_PAIR: Final = re.compile(r"\\(?:\r?\n|[\s\S])")
+
+
+def joined_lines(command: str) -> str:
+    """The command with its continued lines joined: `` \\`` ending a line, outside single quotes, is
+    removed with the line's end (``curl -s \\`` then ``"https://…"`` on the next line is one command).
+    The backslash must follow a space, as continuations are written: a path ending in one (PowerShell's
+    ``cd C:\\proj\\``, read by the same parser) ends its line."""
+    if "\\\n" not in command and "\\\r\n" not in command:
+        return command
+    return _CONTINUED.sub(_joined, command)
+
+
+def _joined(match: re.Match[str]) -> str:
+    text = match.group()
+    if text[0] == "'":
+        return text
+    if text[0] == "\\":
+        return ""
+
+    def pair(found: re.Match[str]) -> str:
+        continued = found.group()[1:] in ("\n", "\r\n") and text[found.start() - 1].isspace()
+        return "" if continued else found.group()
+
+    return _PAIR.sub(pair, text)
 
 
 def raw_words(text: str) -> list[str]:
