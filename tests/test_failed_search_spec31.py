@@ -352,6 +352,23 @@ def test_a_probe_whose_target_cannot_be_told_gives_its_program_and_first_operand
 
 
 @pytest.mark.parametrize(
+    ("command", "output", "pattern"),
+    [
+        ("""node -e "console.log(require.resolve('docx'))" """, "Error: Cannot find module 'docx'", "docx"),
+        ("""node -e "require('pptxgenjs'); require(\\"sharp\\"); import('react-icons/fa')" """,
+         "Error: Cannot find module 'pptxgenjs'", "pptxgenjs | sharp | react-icons/fa"),
+        ("python3 -m pip list", "/usr/bin/python3: No module named pip", "pip"),
+        ("python3 -m pip show httpx", "/usr/bin/python3: No module named pip", "pip"),
+    ],
+    ids=["require.resolve", "require and import", "python -m pip list", "python -m pip show"],
+)  # fmt: skip
+def test_a_module_probe_s_pattern_is_the_module(command: str, output: str, pattern: str) -> None:
+    """Spec §6: what was looked for. A Node probe looked for the modules it requires or imports, not for
+    its script; ``python -m pip list`` looked for pip, not for its subcommand."""
+    assert patterns(claude(command, output, 1)) == [pattern]
+
+
+@pytest.mark.parametrize(
     ("tool_input", "evidence"),
     [
         ({"pattern": "**/retry*.yaml", "path": "/home/dev/shop/deploy"},

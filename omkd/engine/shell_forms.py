@@ -119,6 +119,8 @@ def probe_of(program: str, args: list[str], text: str) -> shell_rules.ProbeRule 
 
 
 _IMPORTED: Final = re.compile(r"\b(?:import|from)\s+([A-Za-z_][\w.]*)")
+_REQUIRED: Final = re.compile(r"""\b(?:require(?:\.resolve)?|import)\(\s*['"`]([^'"`]+)['"`]""")
+_MODULE_FLAG: Final = frozenset({"-m"})
 
 
 def probed(program: str, args: list[str], rule: shell_rules.ProbeRule) -> list[str]:
@@ -127,6 +129,10 @@ def probed(program: str, args: list[str], rule: shell_rules.ProbeRule) -> list[s
         return [program]
     if rule.needs == "import":
         return [m.group(1) for arg in args for m in _IMPORTED.finditer(arg)]
+    if rule.needs == "require":  # ``node -e "require.resolve('docx')"``: docx
+        return [m.group(1) for arg in args for m in _REQUIRED.finditer(arg)]
+    if rule.first == _MODULE_FLAG:  # ``python -m pip list``: the module pip, not its subcommand
+        return args[1:2]
     named = None if rule.first else powershell.paths(program, args)  # ``Test-Path -PathType Leaf P``: P
     return (named if named is not None else [a for a in (args[1:] if rule.first else args) if not a.startswith("-")])[
         :3
