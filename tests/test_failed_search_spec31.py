@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from omkd.engine import http_lookups
+from omkd.engine import http_lookups, search_pattern
 from omkd.engine.report.schema import Report
 from tests import test_codex_adapter, test_gemini_adapter
 from tests.agent_lines import GeminiChat, Rollout, tool_call
@@ -113,8 +113,8 @@ def test_a_pipeline_ending_in_xargs_with_options_acts_and_is_no_search(agent: Ag
         ("cmd /c where retryctl", "INFO: Could not find files for the given pattern(s).", 1, "retryctl"),
         ("cmd /c dir C:\\shop\\retry.yaml",
          " Volume in drive C has no label.\n Volume Serial Number is 6A3B-1C2D\n\n Directory of C:\\shop\n\n"
-         "File Not Found", 1, "C:\\shop\\retry.yaml"),
-        ("cmd /c dir C:\\shop\\retry", "The system cannot find the path specified.", 1, "C:\\shop\\retry"),
+         "File Not Found", 1, "C:/shop/retry.yaml"),
+        ("cmd /c dir C:\\shop\\retry", "The system cannot find the path specified.", 1, "C:/shop/retry"),
     ],
     ids=["file", "where.exe", "cmd where", "cmd dir file", "cmd dir path"],
 )  # fmt: skip
@@ -192,8 +192,8 @@ def test_listing_a_name_the_person_typed_stays_user_given() -> None:
 @pytest.mark.parametrize(
     ("command", "pattern"),
     [
-        ("Test-Path C:\\Users\\dev\\shop\\config\\retry.yaml", "config\\retry.yaml"),
-        ('powershell.exe -NoProfile -Command "Test-Path -Path C:\\opt\\retry.yaml"', "C:\\opt\\retry.yaml"),
+        ("Test-Path C:\\Users\\dev\\shop\\config\\retry.yaml", "config/retry.yaml"),
+        ('powershell.exe -NoProfile -Command "Test-Path -Path C:\\opt\\retry.yaml"', "C:/opt/retry.yaml"),
     ],
     ids=["Test-Path", "powershell -Command Test-Path -Path"],
 )
@@ -253,7 +253,7 @@ def test_a_shell_path_written_with_backslash_escapes_is_the_path_the_person_type
          "ls: cannot access '/home/dev/retry/config.yaml': No such file or directory", 2, "~/retry/config.yaml"),
         ("sh -c \"grep -rn retry_budget src/\"", "", 1, "retry_budget"),
         ('powershell -Command "Get-Content C:\\shop\\retry.yaml"',
-         "Get-Content : Cannot find path 'C:\\shop\\retry.yaml' because it does not exist.", 1, "C:\\shop\\retry.yaml"),
+         "Get-Content : Cannot find path 'C:\\shop\\retry.yaml' because it does not exist.", 1, "C:/shop/retry.yaml"),
         ('cmd /c "findstr /s /c:RetryBudget *.cs"', "", 1, "RetryBudget"),
         ("wsl -d Ubuntu -- cat /etc/retry.conf", "cat: /etc/retry.conf: No such file or directory", 1,
          "/etc/retry.conf"),
@@ -511,3 +511,33 @@ def test_a_write_out_line_reads_other_variables_as_one_word_each(write_out: str,
     found = shape.fullmatch(line)
     assert found is not None
     assert found.group("code") == code
+
+
+@pytest.mark.parametrize(
+    ("path", "cwd", "pattern"),
+    [
+        ("C:\\Users\\dev\\shop\\docs\\retry.md", "C:\\Users\\dev\\shop", "docs/retry.md"),
+        ("c:/users/dev/shop/docs/retry.md", "C:\\Users\\dev\\shop", "docs/retry.md"),
+        ("C:\\Users\\dev\\.claude\\retry.md", "D:\\work", "~/.claude/retry.md"),
+        ("/c/Users/dev/.claude/retry.md", None, "~/.claude/retry.md"),
+        ("docs\\retry.md", "C:\\Users\\dev\\shop", "docs/retry.md"),
+        ("/home/dev/shop/docs/retry.md", "/home/dev/shop", "docs/retry.md"),
+        ("/home/dev/other/a\\b.md", "/home/dev/shop", "~/other/a\\b.md"),  # a POSIX name may hold a backslash
+        ("/mnt/c/Users/dev/retry.md", "/home/dev", "/mnt/c/Users/dev/retry.md"),  # WSL: not this home
+    ],
+)  # fmt: skip
+def test_a_windows_path_is_one_file_in_any_spelling(path: str, cwd: str | None, pattern: str) -> None:
+    """Spec §6: the home written ``~``, the cwd removed. On Windows ``\\`` and ``/`` separate alike and the
+    case of a drive or folder says nothing, so ``C:\\Users\\dev\\shop\\docs\\retry.md`` and
+    ``c:/users/dev/shop/docs/retry.md`` are one entry, written with ``/``."""
+    assert search_pattern.normalised(path, cwd) == pattern
+
+
+def test_two_spellings_of_one_windows_file_are_one_gap_entry() -> None:
+    t = Transcript(cwd="C:\\Users\\dev\\shop")
+    t.prompt("make the client retry on 503")
+    for path in ("C:\\Users\\dev\\shop\\docs\\retry.md", "C:/Users/dev/shop/docs/retry.md"):
+        t.call("Read", {"file_path": path}, "File does not exist.", is_error=True)
+    report = report_of(t)
+    assert signal_counts(report.overall)["failed_search"] == 1  # the second is the first again: deduplicated
+    assert patterns(report) == ["docs/retry.md"]

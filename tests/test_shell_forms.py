@@ -498,7 +498,7 @@ def test_powershell_and_cmd_searches_that_print_nothing_missed(command: str, out
     pattern (spec §6) is what they looked for."""
     report = report_of(one_call("PowerShell", {"command": command}, output, is_error=is_error))
     (gap,) = gaps_of(report)
-    assert gap.evidence["pattern"] == ("C:\\tools" if "Get-ChildItem C:" in command else "RetryPolicy")
+    assert gap.evidence["pattern"] == ("C:/tools" if "Get-ChildItem C:" in command else "RetryPolicy")
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,10 @@ from typing import Final
 from omkd.engine import loop_items, missed_stages, powershell, shell, shell_forms, shell_rules, silent_probes
 from omkd.engine.events import ToolCall, ToolResult
 
-_HOME: Final = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root|[A-Za-z]:[\\/]Users[\\/][^\\/]+)(?=[\\/]|$)")
+_HOME: Final = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root|(?:[A-Za-z]:|/[a-z])/(?i:users)/[^/]+)(?=/|$)")
+"""A home directory: Linux's, macOS's, root's, Windows' (``C:/Users/me``, Git Bash's ``/c/Users/me``)."""
+_WINDOWS: Final = re.compile(r"^[A-Za-z]:[\\/]")
+"""A Windows path (a drive): its separators are either slash, and its letters' case says nothing."""
 _HOME_WORDS: Final = ("$HOME", "${HOME}")
 _VALUE_FLAGS: Final = frozenset(
     {"-A", "-B", "-C", "-m", "-g", "--glob", "-t", "--type", "-T", "--type-not", "--include", "--exclude",
@@ -44,16 +47,22 @@ def _findstr_pattern(args: list[str]) -> str | None:
 
 
 def normalised(path: str, cwd: str | None) -> str:
-    """``~`` for the home directory, the cwd removed, a leading ``./`` dropped."""
+    """``~`` for the home directory, the cwd removed, a leading ``./`` dropped. A Windows path (or any
+    path under a Windows cwd) is written with ``/`` (``C:\\Users\\me\\x`` and ``C:/Users/me/x`` are one
+    file), its drive and cwd compared in any case."""
     for word in _HOME_WORDS:
         if path.startswith(word):
             path = "~" + path[len(word) :]
+    windows = cwd is not None and _WINDOWS.match(cwd) is not None
+    if windows or _WINDOWS.match(path):
+        path = path.replace("\\", "/")
     if cwd:
-        base = cwd.rstrip("/\\")
-        if path == base:
+        base = cwd.replace("\\", "/").rstrip("/") if windows else cwd.rstrip("/\\")
+        folded = path.lower() if windows else path
+        if folded == (base.lower() if windows else base):
             return "."
-        for sep in ("/", "\\"):
-            if path.startswith(base + sep):
+        for sep in ("/",) if windows else ("/", "\\"):
+            if folded.startswith((base.lower() if windows else base) + sep):
                 return path[len(base) + 1 :]
     home = _HOME.match(path)
     if home:
