@@ -498,7 +498,7 @@ def test_powershell_and_cmd_searches_that_print_nothing_missed(command: str, out
     pattern (spec §6) is what they looked for."""
     report = report_of(one_call("PowerShell", {"command": command}, output, is_error=is_error))
     (gap,) = gaps_of(report)
-    assert gap.evidence["pattern"] == ("C:/tools" if "Get-ChildItem C:" in command else "RetryPolicy")
+    assert gap.evidence["pattern"] == ("retry.exe" if "Get-ChildItem C:" in command else "RetryPolicy")
 
 
 @pytest.mark.parametrize(
@@ -741,3 +741,21 @@ def test_a_grep_of_a_build_or_test_run_is_a_check_not_a_search(command: str, sig
 )
 def test_an_exclusion_of_the_pipelines_own_grep_does_not_end_the_search(command: str, signals: dict[str, int]) -> None:
     assert bash(command, "") == signals
+
+
+@pytest.mark.parametrize(
+    ("command", "pattern"),
+    [
+        ("Get-ChildItem -Path C:\\shop -Recurse -Filter 'retry*.yaml'", "retry*.yaml"),
+        ("Get-ChildItem C:\\shop -Recurse -Include *.retry,*.yaml", "*.retry,*.yaml"),
+        ("gci C:\\shop retry.yaml -Recurse", "retry.yaml"),
+        ("Get-ChildItem C:\\shop\\retry -Recurse", "C:/shop/retry"),
+    ],
+    ids=["-Filter", "-Include", "positional filter", "no filter: the path"],
+)
+def test_a_listing_with_a_name_filter_looked_for_the_name(command: str, pattern: str) -> None:
+    """Spec §6: ``Get-ChildItem -Filter``/``-Include`` is find's ``-name``: its pattern is the name
+    looked for; without one, the path listed."""
+    report = report_of(one_call("PowerShell", {"command": command}, "(PowerShell completed with no output)"))
+    (gap,) = gaps_of(report)
+    assert gap.evidence["pattern"] == pattern

@@ -64,7 +64,7 @@ READERS: Final = (
         ("readcount", "totalcount", "first", "head", "tail", "last", "delimiter", "encoding", *_SELECT, "stream"),
     ),
     _cmdlet("Test-Path", (PATH,), ("pathtype", "type", "olderthan", "newerthan", *_SELECT)),
-    _cmdlet("Get-ChildItem", (PATH, FILTER), ("include", "exclude", "depth", "attributes"), filter=FILTER),
+    _cmdlet("Get-ChildItem", (PATH, FILTER), ("exclude", "depth", "attributes"), filter=FILTER, include=FILTER),
     _cmdlet(  # PowerShell's ``which``: the names of the commands it looks for
         "Get-Command", (NAME,), ("module", "commandtype", "type", "totalcount", "parametername", "parametertype"),
         name=NAME,

@@ -107,6 +107,11 @@ def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
         if not operands:
             return None
         return operands[0] if operands[0] not in _ANY_NAME or len(operands) == 1 else normalised(operands[1], cwd)
+    listing = powershell.cmdlet(program)
+    if listing is not None and listing.name == "Get-ChildItem":  # ``-Filter``/``-Include``: find's ``-name``
+        names = powershell.bind(listing, args).of(powershell.FILTER)
+        if names:
+            return " ".join(names)
     if program in _TARGET_PROGRAMS or (program == "command" and args[:1] == ["-v"]):
         operands = [a for a in shell_forms.operands(args) if a != "-v"]
         return operands[0] if operands else None
