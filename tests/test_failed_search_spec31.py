@@ -541,3 +541,19 @@ def test_two_spellings_of_one_windows_file_are_one_gap_entry() -> None:
     report = report_of(t)
     assert signal_counts(report.overall)["failed_search"] == 1  # the second is the first again: deduplicated
     assert patterns(report) == ["docs/retry.md"]
+
+
+@pytest.mark.parametrize(
+    ("command", "pattern"),
+    [
+        ("rg --files -g 'retry*.yaml'", "retry*.yaml"),
+        ("rg --files -g '*.yaml' -g '!node_modules' deploy", "*.yaml"),
+        ("rg --files /home/dev/shop/deploy/retry", "deploy/retry"),
+        ("rg --files /home/dev/.config/retry", "~/.config/retry"),
+    ],
+    ids=["a glob", "globs, an exclusion left out", "a folder of the project", "a folder of the home"],
+)  # fmt: skip
+def test_rg_files_looked_for_names_not_for_a_pattern(command: str, pattern: str) -> None:
+    """Spec §6: ``rg --files`` lists names, as find does: its pattern is its ``-g`` globs (not those
+    that exclude), else the folder it listed (home and cwd normalised), never the folder as a regex."""
+    assert patterns(claude(command, "", 1)) == [pattern]

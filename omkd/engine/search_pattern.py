@@ -19,6 +19,7 @@ from omkd.engine.events import ToolCall, ToolResult
 
 _HOME: Final = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root|(?:[A-Za-z]:|/[a-z])/(?i:users)/[^/]+)(?=/|$)")
 """A home directory: Linux's, macOS's, root's, Windows' (``C:/Users/me``, Git Bash's ``/c/Users/me``)."""
+_RG_GLOBS: Final = frozenset({"-g", "--glob", "--iglob"})
 _WINDOWS: Final = re.compile(r"^[A-Za-z]:[\\/]")
 """A Windows path (a drive): its separators are either slash, and its letters' case says nothing."""
 _HOME_WORDS: Final = ("$HOME", "${HOME}")
@@ -75,6 +76,12 @@ def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
     program, args = stage.program, stage.args
     if program == "git" and args[:1] == ["grep"]:
         program, args = "grep", args[1:]
+    if program == "rg" and "--files" in args:  # no pattern: a listing of names (``-g`` globs), as find's
+        globs = [args[i + 1] for i, a in enumerate(args[:-1]) if a in _RG_GLOBS and not args[i + 1].startswith("!")]
+        if globs:
+            return " ".join(globs)
+        listed = shell_forms.operands(shell_forms.without_values(args, _VALUE_FLAGS))
+        return normalised(listed[0], cwd) if listed else None
     if program in shell_rules.GREP_FAMILY:
         for i, arg in enumerate(args[:-1]):
             if arg in ("-e", "--regexp"):
