@@ -75,8 +75,18 @@ def test_an_exclusion_gives_no_target(command: str) -> None:
     assert shell_target(command).tokens == ()
 
 
-@pytest.mark.parametrize("command", ["ls -la | grep dialyzer", "find . | grep dialyzer", "tree | grep dialyzer"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls -la | grep dialyzer",
+        "find . | grep dialyzer",
+        "tree | grep dialyzer",
+        "rg --files | rg dialyzer",
+        "git ls-files | grep -i dialyzer",
+    ],
+)
 def test_a_grep_fed_by_a_listing_is_a_name_probe(command: str) -> None:
+    """§8.2.1: a grep after a listing (``rg --files`` and ``git ls-files`` list paths too) looks for names."""
     found = shell_target(command)
     assert (found.content, found.probe, found.names) == (False, True, ("*dialyzer*",))
 
@@ -99,6 +109,7 @@ def test_the_listed_directory_of_a_name_probe_is_where_it_looked_not_what() -> N
         ("which uv", (), ("uv",)),
         ("type pnpm", (), ("pnpm",)),
         ("command -v node", (), ("node",)),
+        ("rg --files -g '*settings*' -g '!node_modules' src", ("src",), ("*settings*",)),  # find's -name
     ],
 )
 def test_find_and_which_name_things(command: str, paths: tuple[str, ...], names_: tuple[str, ...]) -> None:

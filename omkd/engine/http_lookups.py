@@ -1,7 +1,7 @@
 """HTTP clients on a URL the agent chose (spec §3.1): which requests look rather than act, and when the
 answer says 404 or 410 — a status line, a ``Not Found`` body, or the code printed by the client's own
 write-out format (``curl -w "HTTP %{http_code}\\n"`` prints ``HTTP 404``). The tables are
-``shell_rules``' ``HTTP_*``; ``shell.py`` takes the stages, the judge and ``missed_stages`` the verdict.
+``HTTP_*`` below; ``shell.py`` takes the stages, the judge and ``missed_stages`` the verdict.
 """
 
 from __future__ import annotations
@@ -13,6 +13,29 @@ from typing import Any, Final
 
 from omkd.engine import shell_rules
 
+HTTP_CLIENTS: Final = frozenset(
+    {"curl", "wget", "Invoke-WebRequest", "iwr", "Invoke-RestMethod", "irm", "http", "https", "xh"}
+)
+"""HTTP clients on a URL the agent chose: a 404 or 410 is a failed lookup, other failures are faults."""
+HTTP_READ_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
+HTTP_METHOD_FLAGS: Final = frozenset({"-X", "--request", "--method", "-Method", "-method"})
+"""The option naming a request's method (curl, wget, PowerShell's web cmdlets)."""
+HTTP_BODY_FLAGS: Final = frozenset(
+    {"-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii", "-F", "--form", "--json"}
+    | {"-T", "--upload-file", "--post-data", "--post-file", "--body-data", "--body-file", "-Body", "-InFile"}
+)
+"""Options that send a body: the request posts (curl's ``-G`` turns ``-d`` into a query of a GET)."""
+HTTP_GET_FLAGS: Final = frozenset({"-G", "--get"})
+HTTP_MISSING: Final = re.compile(
+    r"^HTTP/\S+\s+(?:404|410)\b|^\s*(?:404|410)\s*$|\b(?:404|410):? Not Found\b|ERROR 404\b"
+    r"|The requested URL returned error: (?:404|410)\b",
+    re.MULTILINE,
+)
+"""A 404 or 410 in an HTTP client's output: a status line, ``-w '%{http_code}'`` printing it, a server's
+or wget's wording, ``curl -f``'s error line."""
+NOT_FOUND_BODY: Final = re.compile(r"\bnot[ _]found\b", re.IGNORECASE)
+NOT_FOUND_BODY_CHARS: Final = 400
+"""A short body saying "not found" (``{"message":"not found: owner …"}``) is a 404's body too."""
 WRITE_OUT_FLAGS: Final = frozenset({"-w", "--write-out"})
 """curl's option printing a format after the transfer (``%{http_code}`` is the status it got)."""
 CODE_VARIABLES: Final = re.compile(r"%\{(?:http_code|response_code)\}")
@@ -29,7 +52,7 @@ WRITTEN_LINE_CHARS: Final = 400
 
 
 def is_http_client(program: str) -> bool:
-    return program in shell_rules.HTTP_CLIENTS
+    return program in HTTP_CLIENTS
 
 
 def sends(program: str, args: list[str]) -> bool:
@@ -37,13 +60,13 @@ def sends(program: str, args: list[str]) -> bool:
     (``curl -X POST``, ``--request=DELETE``, ``-Method Post``, httpie's ``http PUT url``) or a body sent
     (``-d``, ``-F``, ``--json``, ``--post-data``, ``-Body``) without curl's ``-G``. Its "not found" says
     what it acted on is not there, not that a lookup missed (spec §3.1: commands that act)."""
-    reading = shell_rules.HTTP_READ_METHODS
+    reading = HTTP_READ_METHODS
     if program in ("http", "https", "xh") and args and args[0].isupper():
         return args[0] not in reading  # httpie: ``http POST url``
-    query = any(a in shell_rules.HTTP_GET_FLAGS for a in args)
+    query = any(a in HTTP_GET_FLAGS for a in args)
     for index, arg in enumerate(args):
         name, _, attached = arg.partition("=")
-        if name in shell_rules.HTTP_BODY_FLAGS and not query:
+        if name in HTTP_BODY_FLAGS and not query:
             return True
         method = _method(arg, name, attached, args[index + 1 : index + 2])
         if method and method.upper().strip("'\"") not in reading:
@@ -53,9 +76,9 @@ def sends(program: str, args: list[str]) -> bool:
 
 def _method(arg: str, name: str, attached: str, following: list[str]) -> str:
     """The method an HTTP client's argument names: ``-X POST``, ``--request=PUT``, ``-XDELETE``; "" for none."""
-    if arg in shell_rules.HTTP_METHOD_FLAGS:
+    if arg in HTTP_METHOD_FLAGS:
         return following[0] if following else ""
-    if name in shell_rules.HTTP_METHOD_FLAGS:
+    if name in HTTP_METHOD_FLAGS:
         return attached
     return arg[2:] if arg.startswith("-X") and len(arg) > 2 else ""
 
@@ -66,7 +89,7 @@ def http_missed(output: str, stages: Sequence[Any] = ()) -> bool:
     # every form of the status names 404 or 410: an output naming neither is not read through
     if "404" not in output and "410" not in output:
         return _not_found_body(output)
-    if shell_rules.HTTP_MISSING.search(output) or written_missing(output, stages):
+    if HTTP_MISSING.search(output) or written_missing(output, stages):
         return True
     return _not_found_body(output)
 
@@ -74,7 +97,7 @@ def http_missed(output: str, stages: Sequence[Any] = ()) -> bool:
 def _not_found_body(output: str) -> bool:
     # a short body saying "not found"; the shell's own "jq: command not found" is not a body
     body = "\n".join(line for line in output.splitlines() if not shell_rules.COMMAND_MISSING.search(line)).strip()
-    return len(body) <= shell_rules.NOT_FOUND_BODY_CHARS and bool(shell_rules.NOT_FOUND_BODY.search(body))
+    return len(body) <= NOT_FOUND_BODY_CHARS and bool(NOT_FOUND_BODY.search(body))
 
 
 def written_missing(output: str, stages: Sequence[Any]) -> list[Any]:

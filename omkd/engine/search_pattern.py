@@ -19,7 +19,6 @@ from omkd.engine.events import ToolCall, ToolResult
 
 _HOME: Final = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root|(?:[A-Za-z]:|/[a-z])/(?i:users)/[^/]+)(?=/|$)")
 """A home directory: Linux's, macOS's, root's, Windows' (``C:/Users/me``, Git Bash's ``/c/Users/me``)."""
-_RG_GLOBS: Final = frozenset({"-g", "--glob", "--iglob"})
 _WINDOWS: Final = re.compile(r"^[A-Za-z]:[\\/]")
 """A Windows path (a drive): its separators are either slash, and its letters' case says nothing."""
 _HOME_WORDS: Final = ("$HOME", "${HOME}")
@@ -77,7 +76,7 @@ def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
     if program == "git" and args[:1] == ["grep"]:
         program, args = "grep", args[1:]
     if program == "rg" and "--files" in args:  # no pattern: a listing of names (``-g`` globs), as find's
-        globs = [args[i + 1] for i, a in enumerate(args[:-1]) if a in _RG_GLOBS and not args[i + 1].startswith("!")]
+        globs = shell_forms.rg_listed_names(args)
         if globs:
             return " ".join(globs)
         listed = shell_forms.operands(shell_forms.without_values(args, _VALUE_FLAGS))

@@ -4,7 +4,7 @@
 (``ssh HOST "CMD"``, ``bash -lc '…'``: that command is parsed in its place), whether it is a package,
 module or tool probe (``pip show X``) or an HTTP client, and whether a pipeline acts on what its
 search picked (``… | xargs kill``, ``> file``) or only filters out (``grep -v``). The rule rows are
-``shell_rules.CARRIERS``, ``PROBES``, ``HTTP_CLIENTS``, ``INVERTED``, ``ACTING_PROGRAMS``.
+``shell_rules.CARRIERS``, ``PROBES``, ``INVERTED``, ``ACTING_PROGRAMS`` and ``http_lookups.HTTP_CLIENTS``.
 """
 
 from __future__ import annotations
@@ -276,6 +276,12 @@ def path_operands(program: str, args: list[str]) -> list[str]:
         a for a in powershell.operands(program, args, operands(plain)) if not _COUNT.match(a) and a not in ("]", "]]")
     ]
     return found[1:] if program == "sed" else found  # the first is the script
+
+
+def rg_listed_names(args: list[str]) -> list[str]:
+    """``rg --files``' ``-g`` globs (the names it lists), those that exclude (``!node_modules``) left out."""
+    globs = shell_rules.RG_GLOBS
+    return [args[i + 1] for i, a in enumerate(args[:-1]) if a in globs and not args[i + 1].startswith("!")]
 
 
 def made_paths(words: list[str]) -> list[str]:

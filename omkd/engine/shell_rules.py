@@ -2,7 +2,8 @@
 
 Spec §3.1's shell rules, each row with its exceptions as fields: the short list of search programs
 (``SHELL_RULE``), the wrappers and carriers a command is run through, package/module/tool probes,
-HTTP clients, stages that act or only filter. ``shell.py`` and ``shell_forms.py`` apply them.
+stages that act or only filter (HTTP clients' tables are ``http_lookups``'). ``shell.py`` and ``shell_forms.py``
+apply them.
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ wrapped continuations): part of the message it follows, never output of its own.
 SHELL_TOOLS: Final = frozenset({"Bash", "PowerShell"})
 GREP_FAMILY: Final = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack"})
 """The content searches of a shell (a pattern, then files): ``search_pattern``, ``removals``, ``shell_forms``."""
+RG_GLOBS: Final = frozenset({"-g", "--glob", "--iglob"})
+"""ripgrep's globs of file names (with ``--files``, what it lists)."""
 CONTENT_SEARCHES: Final = GREP_FAMILY | {"Select-String", "sls", "findstr"}
 """With PowerShell's and cmd's (``shell_forms``, the user-given rule of ``given``)."""
 SHELL_RULE: Final = ShellRule(
@@ -286,29 +289,6 @@ PROBES: Final[tuple[ProbeRule, ...]] = (
     ProbeRule(frozenset(), frozenset({"--version", "-V", "version"}), COMMAND_MISSING),
 )  # fmt: skip
 """Package, module and tool probes (spec §3.1): a "not there" answer is a failed lookup."""
-HTTP_CLIENTS: Final = frozenset(
-    {"curl", "wget", "Invoke-WebRequest", "iwr", "Invoke-RestMethod", "irm", "http", "https", "xh"}
-)
-"""HTTP clients on a URL the agent chose: a 404 or 410 is a failed lookup, other failures are faults."""
-HTTP_READ_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
-HTTP_METHOD_FLAGS: Final = frozenset({"-X", "--request", "--method", "-Method", "-method"})
-"""The option naming a request's method (curl, wget, PowerShell's web cmdlets)."""
-HTTP_BODY_FLAGS: Final = frozenset(
-    {"-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii", "-F", "--form", "--json"}
-    | {"-T", "--upload-file", "--post-data", "--post-file", "--body-data", "--body-file", "-Body", "-InFile"}
-)
-"""Options that send a body: the request posts (curl's ``-G`` turns ``-d`` into a query of a GET)."""
-HTTP_GET_FLAGS: Final = frozenset({"-G", "--get"})
-HTTP_MISSING: Final = re.compile(
-    r"^HTTP/\S+\s+(?:404|410)\b|^\s*(?:404|410)\s*$|\b(?:404|410):? Not Found\b|ERROR 404\b"
-    r"|The requested URL returned error: (?:404|410)\b",
-    re.MULTILINE,
-)
-"""A 404 or 410 in an HTTP client's output: a status line, ``-w '%{http_code}'`` printing it, a server's
-or wget's wording, ``curl -f``'s error line."""
-NOT_FOUND_BODY: Final = re.compile(r"\bnot[ _]found\b", re.IGNORECASE)
-NOT_FOUND_BODY_CHARS: Final = 400
-"""A short body saying "not found" (``{"message":"not found: owner …"}``) is a 404's body too."""
 PROFILE_NOISE: Final = re.compile(
     r"^((?:/|~/)\S*(?:\.sh|/\.(?:bashrc|bash_profile|profile|zshrc|zprofile|zshenv))): line \d+: "
 )

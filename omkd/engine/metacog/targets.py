@@ -8,9 +8,9 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from omkd.engine import judge, loop_items, patterns, powershell, shell, shell_forms, shell_rules
+from omkd.engine import judge, loop_items, patterns, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall, ToolResult
-from omkd.engine.metacog import rules
+from omkd.engine.metacog import grep_args, rules
 from omkd.engine.plain import fields_state, set_fields_state
 
 _WILDCARDS: Final = re.compile(r"[*?\[\]{},]+")
@@ -193,39 +193,6 @@ def target_of(call: ToolCall, cwd: str | None = None, result: ToolResult | None 
     return NOTHING
 
 
-def _grep_parts(program: str, args: list[str]) -> tuple[str | None, list[str], bool]:
-    """(pattern, file operands, excluding) of a grep-family stage (``rg --files`` has no pattern:
-    its operands are all files; Select-String's bound by name and position)."""
-    select = powershell.cmdlet(program)
-    if select is not None:
-        bound = powershell.bind(select, args)
-        return next(iter(bound.of(powershell.PATTERN)), None), bound.of(powershell.PATH), "notmatch" in bound.switches
-    pattern: str | None = None
-    files: list[str] = []
-    skip = False
-    excluding = False
-    for i, arg in enumerate(args):
-        if skip:
-            skip = False
-            continue
-        if arg in ("-e", "--regexp"):
-            if i + 1 < len(args):
-                pattern = args[i + 1]
-            skip = True
-        elif arg in rules.GREP_VALUE_FLAGS:
-            skip = True
-        elif arg.startswith("-") and len(arg) > 1:
-            if not arg.startswith("--") and "v" in arg[1:]:
-                excluding = True
-            if arg == "--invert-match":
-                excluding = True
-        elif pattern is None and "--files" not in args:
-            pattern = arg
-        else:
-            files.append(arg)
-    return pattern, files, excluding
-
-
 def shell_target(command: str, output: str | None = None) -> Target:
     """The targets of a shell command's search stages, merged. A loop's variable stands for the items
     ``output`` says missed, or for nothing when it does not say (never for the loop's variable itself)."""
@@ -239,7 +206,7 @@ def shell_target(command: str, output: str | None = None) -> Target:
             part = _stage_target(stage, previous, told)
             if part is not None:
                 found.append(part)
-            previous = stage.program
+            previous = "ls" if grep_args.lists(stage) else stage.program
         if any(p.probe for p in found):  # ``ls DIR | grep X``: DIR is where it looked for X, not what
             found = [p for p in found if p.probe]
         parts.extend(found)
@@ -263,8 +230,11 @@ def _stage_target(stage: shell.Stage, previous: str, told: dict[str, list[str]] 
     program, args = stage.program, stage.args
     if program == "git" and args[:1] == ["grep"]:
         program, args = "grep", args[1:]
+    if program == "rg" and "--files" in args:  # a listing: its ``-g`` globs are names, as find's ``-name``
+        globs, files = shell_forms.rg_listed_names(args), grep_args.grep_parts(program, args)[1]
+        return _names(globs, files) if globs else (_listed(files) if files else None)
     if program in rules.GREP_PROGRAMS:
-        pattern, files, excluding = _grep_parts(program, args)
+        pattern, files, excluding = grep_args.grep_parts(program, args)
         if pattern is None and files:
             return _listed(files)
         if excluding or pattern is None:
