@@ -759,3 +759,37 @@ def test_a_listing_with_a_name_filter_looked_for_the_name(command: str, pattern:
     report = report_of(one_call("PowerShell", {"command": command}, "(PowerShell completed with no output)"))
     (gap,) = gaps_of(report)
     assert gap.evidence["pattern"] == pattern
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "missed"),
+    [
+        ('python3 -c "import yaml" 2>/dev/null || echo "no yaml"', "no yaml", True),
+        ('python3 -c "import yaml; print(yaml.__version__)"', "ModuleNotFoundError: No module named 'yaml'", True),
+        ("""python3 -c "import json; d = json.load(open('retry.json')); print(d['max'])" 2>/dev/null || echo none""",
+         "none", False),
+        ('node -e "console.log(require.resolve(\'retry-axios\'))"', "Error: Cannot find module 'retry-axios'", True),
+        ('node -e "const fs = require(\'fs\'); fs.writeFileSync(\'x\', \'1\')" || echo failed', "failed", False),
+    ],
+    ids=["import probe, fallback", "import probe, its error", "a script at work", "require probe", "a node script"],
+)  # fmt: skip
+def test_a_module_probe_only_imports(command: str, output: str, missed: bool) -> None:
+    """``python -c "import X"`` is a module probe (spec §3.1); a script that works on something (opens a
+    file, assigns, writes) is a program run whatever it imports, and its failure is no missing module."""
+    assert bash(command, output) == (MISS if missed else {})
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "missed"),
+    [
+        ("test -f config/retry.yaml && echo found || echo missing", "missing", True),
+        ("grep -q retry_budget src/client.py && echo yes || echo no", "no", True),
+        ("ls docs; python3 tools/build.py || echo 'build failed'", "index.md\nbuild failed", False),
+        ("ls docs\nmake docs || echo 'build failed'", "index.md\nbuild failed", False),
+    ],
+    ids=["test && echo || echo", "grep -q && echo || echo", "after ;", "after a new line"],
+)  # fmt: skip
+def test_a_fallback_covers_the_list_it_ends(command: str, output: str, missed: bool) -> None:
+    """``A && B || echo X`` prints X when A or B failed: a search in A missed. After ``;`` or a new line a
+    new list starts: ``ls docs; python3 build.py || echo X`` prints X when the build failed, not the ls."""
+    assert bash(command, output) == (MISS if missed else {})

@@ -189,11 +189,11 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.probe_not_found")
     if parsed.http and http_lookups.http_missed(output, parsed.http):
         return Verdict(Outcome.MISSED, key, patterns.URL_GIVEN, rule="shell.http_not_found")
+    lines = shell.output_lines(output)
+    if parsed.fallbacks and any(line in parsed.fallbacks for line in lines):  # a probe's too (``pip show X || echo``)
+        return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.fallback")
     if not parsed.searches and not parsed.tests:  # probes and HTTP clients only: answered otherwise
         return Verdict(Outcome.FAILED if result.is_error else Outcome.OK, key, rule="shell.probe_answered")
-    lines = shell.output_lines(output)
-    if parsed.fallbacks and any(line in parsed.fallbacks for line in lines):
-        return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.fallback")
     noisy = ": line " in output  # a login profile's complaint holds it (``shell_rules.PROFILE_NOISE``)
     own = [line for line in lines if line not in parsed.echoes and not (noisy and _profile_noise(line, command))]
     if lines and not own and parsed.searches:

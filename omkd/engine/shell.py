@@ -200,6 +200,8 @@ def parse(command: str) -> ParsedCommand:
     return parsed
 
 
+_LIST_ENDS: Final = frozenset({";", "\n"})
+"""Operators that end an and-or list: a fallback (``|| echo``) after them covers only the list it ends."""
 MAX_CARRIED: Final = 3
 """Carried commands inside carried commands followed this deep (``ssh h "bash -lc '…'"``)."""
 
@@ -229,6 +231,8 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> None:
         else:
             if element:
                 probing = _close(parsed, element) or probing
+            if operator in _LIST_ENDS:  # ``A; B || echo X``: X says B failed, whatever A looked for
+                probing = False
             element, fed = [(stage, text)], None
         echoed = echoed_text(stage, text) if operator != "|" else None
         if echoed is not None:

@@ -112,10 +112,29 @@ def probe_of(program: str, args: list[str], text: str) -> shell_rules.ProbeRule 
             continue
         if (rule.first and args[0] not in rule.first) or (rule.needs and rule.needs not in text):
             continue
+        if rule.needs in _MODULE_NEEDS and not probe_script(args[1] if len(args) > 1 else ""):
+            continue  # ``python -c "import json; d = json.load(…)"`` is a script at work, not a probe
         if not rule.programs and program in shell_rules.CONTENT_SEARCHES:
             continue
         return rule
     return None
+
+
+_MODULE_NEEDS: Final = frozenset({"import", "require"})
+_PROBE_STATEMENT: Final = re.compile(
+    r"(?:import\s|import\s*\(|from\s+\S+\s+import\s|__import__\(|print\s*\(|console\.log\s*\(|require(?:\.resolve)?\s*\("
+    r"|(?:const|let|var)\s+\w+\s*=\s*require\s*\(|try\s*:|except\b|sys\.exit\s*\(|process\.exit\s*\()"
+)
+_STATEMENT_BREAK: Final = re.compile(r"[;\n]")
+
+
+def probe_script(script: str) -> bool:
+    """A ``python -c``/``node -e`` script that only imports (or requires) and prints what it got
+    (``import tenacity; print(tenacity.__version__)``): a module probe. A script that works on
+    something (opens a file, assigns, loops) is a program run, whatever it imports."""
+    statements = [s.strip() for s in _STATEMENT_BREAK.split(script)]
+    statements = [s for s in statements if s and not s.startswith(("#", "//"))]
+    return bool(statements) and all(_PROBE_STATEMENT.match(s) for s in statements)
 
 
 _IMPORTED: Final = re.compile(r"\b(?:import|from)\s+([A-Za-z_][\w.]*)")
