@@ -524,6 +524,11 @@ def test_a_write_out_line_reads_other_variables_as_one_word_each(write_out: str,
         ("/home/dev/shop/docs/retry.md", "/home/dev/shop", "docs/retry.md"),
         ("/home/dev/other/a\\b.md", "/home/dev/shop", "~/other/a\\b.md"),  # a POSIX name may hold a backslash
         ("/mnt/c/Users/dev/retry.md", "/home/dev", "/mnt/c/Users/dev/retry.md"),  # WSL: not this home
+        ("/c/Users/dev/shop/docs/retry.md", "C:\\Users\\dev\\shop", "docs/retry.md"),  # Git Bash's C:
+        ("c:\\tmp\\retry.md", None, "C:/tmp/retry.md"),
+        ("C:\\tmp\\retry.md", None, "C:/tmp/retry.md"),
+        ("/x/users/dev/retry.md", None, "/x/users/dev/retry.md"),  # a Linux folder, not Git Bash's home
+        ("C:\\", "C:\\", "."),
     ],
 )  # fmt: skip
 def test_a_windows_path_is_one_file_in_any_spelling(path: str, cwd: str | None, pattern: str) -> None:
@@ -550,8 +555,11 @@ def test_two_spellings_of_one_windows_file_are_one_gap_entry() -> None:
         ("rg --files -g '*.yaml' -g '!node_modules' deploy", "*.yaml"),
         ("rg --files /home/dev/shop/deploy/retry", "deploy/retry"),
         ("rg --files /home/dev/.config/retry", "~/.config/retry"),
+        ("rg --files --glob=retry*.yaml deploy", "retry*.yaml"),
+        ("rg --files -gretry*.yaml deploy", "retry*.yaml"),
     ],
-    ids=["a glob", "globs, an exclusion left out", "a folder of the project", "a folder of the home"],
+    ids=["a glob", "globs, an exclusion left out", "a folder of the project", "a folder of the home", "--glob=",
+         "-gGLOB"],
 )  # fmt: skip
 def test_rg_files_looked_for_names_not_for_a_pattern(command: str, pattern: str) -> None:
     """Spec §6: ``rg --files`` lists names, as find does: its pattern is its ``-g`` globs (not those

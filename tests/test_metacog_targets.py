@@ -91,6 +91,16 @@ def test_a_grep_fed_by_a_listing_is_a_name_probe(command: str) -> None:
     assert (found.content, found.probe, found.names) == (False, True, ("*dialyzer*",))
 
 
+@pytest.mark.parametrize(
+    "command",
+    ["git ls-files '*.py' | xargs grep -l dialyzer_conf", "rg --files | xargs rg -l dialyzer_conf"],
+)
+def test_a_grep_run_by_xargs_after_a_listing_reads_the_files(command: str) -> None:
+    """``… | xargs grep X`` greps the listed files' content for X: a content search, not a name probe."""
+    found = shell_target(command)
+    assert (found.content, found.probe, found.literals) == (True, False, ("dialyzer_conf",))
+
+
 def test_the_listed_directory_of_a_name_probe_is_where_it_looked_not_what() -> None:
     """``ls ~/.cursor-server/extensions | grep claude`` looked for ``*claude*`` in a directory it listed:
     listing that directory again (``ls ~/.cursor-server/extensions | head``) does not find the name."""

@@ -770,8 +770,17 @@ def test_a_listing_with_a_name_filter_looked_for_the_name(command: str, pattern:
          "none", False),
         ('node -e "console.log(require.resolve(\'retry-axios\'))"', "Error: Cannot find module 'retry-axios'", True),
         ('node -e "const fs = require(\'fs\'); fs.writeFileSync(\'x\', \'1\')" || echo failed', "failed", False),
+        ("""python3 -c "import json; print(json.load(open('retry.json'))['max'])" 2>/dev/null || echo none""",
+         "none", False),
+        ("""python3 -c "import sys; sys.path.insert(0, 'src'); import retry_client" """,
+         "ModuleNotFoundError: No module named 'retry_client'", True),
+        ("""node -e "const { Document } = require('docx')" """, "Error: Cannot find module 'docx'", True),
+        ("""python3 -c "import retry_client; print('ok;done')" 2>/dev/null || echo gone""", "gone", True),
+        ("""python3 -c "import yaml; d = yaml.safe_load(open('c.yml'))" """, "No module named 'yaml'", False),
     ],
-    ids=["import probe, fallback", "import probe, its error", "a script at work", "require probe", "a node script"],
+    ids=["import probe, fallback", "import probe, its error", "a script at work", "require probe", "a node script",
+         "print of a load", "sys.path then import", "destructuring require", "a ; in a string",
+         "a script at work failing on a module: a program run"],
 )  # fmt: skip
 def test_a_module_probe_only_imports(command: str, output: str, missed: bool) -> None:
     """``python -c "import X"`` is a module probe (spec §3.1); a script that works on something (opens a
@@ -786,8 +795,14 @@ def test_a_module_probe_only_imports(command: str, output: str, missed: bool) ->
         ("grep -q retry_budget src/client.py && echo yes || echo no", "no", True),
         ("ls docs; python3 tools/build.py || echo 'build failed'", "index.md\nbuild failed", False),
         ("ls docs\nmake docs || echo 'build failed'", "index.md\nbuild failed", False),
+        ("node --version && npm test || echo 'tests failed'", "v20.1.0\ntests failed", False),
+        ("pip show httpx && python3 app.py || echo 'run failed'", "Name: httpx\nrun failed", False),
+        ('{ cat a.txt; cat b.txt; } 2>/dev/null || echo "MISSING"', "aaa\nMISSING", True),
+        ('for f in a.yaml b.yaml; do cat "$f"; done 2>/dev/null || echo "NOT FOUND"', "a: 1\nNOT FOUND", True),
+        ("( cat a.txt; cat b.txt ) 2>/dev/null || echo gone", "aaa\ngone", True),
     ],
-    ids=["test && echo || echo", "grep -q && echo || echo", "after ;", "after a new line"],
+    ids=["test && echo || echo", "grep -q && echo || echo", "after ;", "after a new line", "a build after a probe",
+         "a run after a probe", "a brace group", "a loop", "a subshell"],
 )  # fmt: skip
 def test_a_fallback_covers_the_list_it_ends(command: str, output: str, missed: bool) -> None:
     """``A && B || echo X`` prints X when A or B failed: a search in A missed. After ``;`` or a new line a

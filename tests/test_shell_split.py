@@ -26,7 +26,12 @@ def walked(command: str) -> list[tuple[str, str]]:
         c = command[i]
         continued = next((n for n in ("\\\n", "\\\r\n") if command.startswith(n, i)), "")
         after_space = i == 0 or command[i - 1].isspace()
-        if continued and quote != "'" and after_space:  # `` \\`` ending a line, outside single quotes
+        line = command[command.rfind("\n", 0, i) + 1 : i]
+        comment = line.lstrip().startswith("#") or " #" in line
+        goes_on = line.rstrip().endswith(("&&", "||", "|")) or (
+            i + len(continued) < len(command) and command[i + len(continued)] in " \t-|&\"'"
+        )
+        if continued and quote != "'" and after_space and goes_on and not comment:  # `` \\`` ending a line
             i += len(continued)
             continue
         if quote:
@@ -83,8 +88,14 @@ def test_a_line_ending_in_a_backslash_goes_on_on_the_next() -> None:
         ("|", " grep -c id"),
     ]
     assert split_top_level("python3 -c 'x = 1 + \\\n 2'") == [("", "python3 -c 'x = 1 + \\\n 2'")]
-    assert split_top_level('echo "a \\\nb"') == [("", 'echo "a b"')]
+    assert split_top_level('echo "a \\\n  b"') == [("", 'echo "a   b"')]
     assert split_top_level("cd C:\\proj\\\nGet-ChildItem") == [("", "cd C:\\proj\\"), ("\n", "Get-ChildItem")]
+    assert split_top_level("cd \\\nls /opt/retry") == [("", "cd \\"), ("\n", "ls /opt/retry")]  # PowerShell's root
+    assert split_top_level("cd src && \\\nls retry") == [("", "cd src "), ("&&", " ls retry")]  # after an operator
+    assert split_top_level("# both places \\\n  cat /etc/retry.conf") == [
+        ("", "# both places \\"),
+        ("\n", "  cat /etc/retry.conf"),
+    ]
 
 
 def test_an_unclosed_quote_runs_to_the_end() -> None:
@@ -92,7 +103,7 @@ def test_an_unclosed_quote_runs_to_the_end() -> None:
     assert split_top_level('ls "a | b\\') == [("", 'ls "a | b\\')]
 
 
-@given(st.text(alphabet="ab $()&|;\n\r'\"\\", max_size=24))
+@given(st.text(alphabet="ab $()&|;\n\r\t#-'\"\\", max_size=24))
 def test_the_token_scan_splits_as_the_character_walk_does(command: str) -> None:
     """Any mix of quotes, escapes, substitutions and operators splits as the plain walk says."""
     assert walked(command) == split_top_level(command)
@@ -125,7 +136,7 @@ split by the latter)."""
 
 def _unquoted_by_walking(word: str) -> str:
     """A word's text read one character at a time: single quotes keep everything up to the next one,
-    double quotes drop the backslash before ``\\``, ``"``, ``$`` and a backtick, an unquoted backslash stays."""
+    double quotes drop the backslash before ``"``, ``$`` and a backtick, an unquoted backslash stays."""
     out: list[str] = []
     state, i = "", 0
     while i < len(word):
@@ -133,7 +144,7 @@ def _unquoted_by_walking(word: str) -> str:
         if state == "'":
             state = "" if c == "'" else state
             out += [] if c == "'" else [c]
-        elif state == '"' and c == "\\" and i + 1 < len(word) and word[i + 1] in '\\"$`':
+        elif state == '"' and c == "\\" and i + 1 < len(word) and word[i + 1] in '"$`':
             out.append(word[i + 1])
             i += 1
         elif state == '"':
@@ -159,7 +170,9 @@ def test_quotes_inside_quotes_are_text() -> None:
     """A ``"`` inside single quotes and an escaped ``\\"`` inside double quotes are what the program gets."""
     assert words("""grep -oP '"digest":"[^"]+"' page.html""") == ["grep", "-oP", '"digest":"[^"]+"', "page.html"]
     assert words(r'rg "\.from\(\"issues\"" src') == ["rg", '\\.from\\("issues"', "src"]
-    assert words(r'echo "a\\b \$HOME" C:\Users\x') == ["echo", "a\\b $HOME", "C:\\Users\\x"]
+    assert words(r'echo "a\\b \$HOME" C:\Users\x') == ["echo", "a\\\\b $HOME", "C:\\Users\\x"]
+    unc = "\\\\fileserver\\share\\retry.yaml"  # PowerShell and cmd read a double-quoted UNC path as written
+    assert words(f'Get-Content "{unc}"') == words(f"Get-Content '{unc}'") == ["Get-Content", unc]
 
 
 @given(st.text(alphabet="ab '\"\\" + _SPACES, max_size=24))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable
 
-from omkd.engine import http_lookups, shell, shell_forms, shell_rules
+from omkd.engine import fallback_lists, http_lookups, shell, shell_forms, shell_rules
 
 _QUOTES = "'\"`‘’"
 _RESETS = frozenset({"", ";", "\n", ")"})
@@ -107,7 +107,7 @@ def _fallbacks(command: str, depth: int) -> list[tuple[str, list[shell.Stage]]]:
             found.extend(_fallbacks(inner, depth + 1))
             left.extend(inner_stage for element in shell.parse(inner).elements for inner_stage in element)
             continue
-        echoed = shell.echoed_text(stage, text) if operator == "||" else None
+        echoed = fallback_lists.echoed_text(stage.program, stage.args, text) if operator == "||" else None
         if echoed is not None:
             found.append((echoed, left))
             left = []

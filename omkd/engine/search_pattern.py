@@ -17,9 +17,11 @@ from typing import Final
 from omkd.engine import loop_items, missed_stages, powershell, shell, shell_forms, shell_rules, silent_probes
 from omkd.engine.events import ToolCall, ToolResult
 
-_HOME: Final = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root|(?:[A-Za-z]:|/[a-z])/(?i:users)/[^/]+)(?=/|$)")
+_HOME: Final = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root|[A-Z]:/(?i:users)/[^/]+|/[a-z]/Users/[^/]+)(?=/|$)")
 """A home directory: Linux's, macOS's, root's, Windows' (``C:/Users/me``, Git Bash's ``/c/Users/me``)."""
 _WINDOWS: Final = re.compile(r"^[A-Za-z]:[\\/]")
+_GIT_BASH_DRIVE: Final = re.compile(r"^/([a-zA-Z])/")
+"""Git Bash's ``/c/…`` is ``C:/…``."""
 """A Windows path (a drive): its separators are either slash, and its letters' case says nothing."""
 _HOME_WORDS: Final = ("$HOME", "${HOME}")
 _VALUE_FLAGS: Final = frozenset(
@@ -56,14 +58,18 @@ def normalised(path: str, cwd: str | None) -> str:
     windows = cwd is not None and _WINDOWS.match(cwd) is not None
     if windows or _WINDOWS.match(path):
         path = path.replace("\\", "/")
+        if windows and (drive := _GIT_BASH_DRIVE.match(path)):
+            path = f"{drive.group(1)}:/{path[drive.end() :]}"
+        if _WINDOWS.match(path):
+            path = path[0].upper() + path[1:]  # ``c:`` and ``C:`` are one drive
     if cwd:
         base = cwd.replace("\\", "/").rstrip("/") if windows else cwd.rstrip("/\\")
-        folded = path.lower() if windows else path
+        folded = path.lower().rstrip("/") if windows else path
         if folded == (base.lower() if windows else base):
             return "."
         for sep in ("/",) if windows else ("/", "\\"):
             if folded.startswith((base.lower() if windows else base) + sep):
-                return path[len(base) + 1 :]
+                return path[len(base) + 1 :] or "."
     home = _HOME.match(path)
     if home:
         path = "~" + path[home.end() :]

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
-from omkd.engine import http_lookups, powershell, shell_forms, shell_rules
+from omkd.engine import fallback_lists, http_lookups, powershell, shell_forms, shell_rules
 from omkd.engine.shell_forms import made_paths, operands
 from omkd.engine.shell_words import joined_lines, words
 
@@ -33,10 +33,12 @@ _COMMAND_SEARCHES: Final = _TARGET_PROGRAMS - {"locate", "fd"}
 
 @dataclass(slots=True)
 class Stage:
-    """One simple command: its program and arguments, redirections removed."""
+    """One simple command: its program and arguments, redirections removed; ``by_xargs``: run on the
+    lines piped to it (``… | xargs grep X``: it reads those files, not the list of their names)."""
 
     program: str
     args: list[str]
+    by_xargs: bool = False
 
 
 @dataclass(slots=True)
@@ -123,15 +125,17 @@ def stage_of(text: str) -> Stage:
     found = _without_redirections(words(text))
     while found and found[0] == "(":
         found = found[1:]
+    by_xargs = False
     while found and (found[0] in shell_rules.SHELL_WRAPPERS or ("=" in found[0] and _ENV_ASSIGNMENT.match(found[0]))):
         if found[0] == "command" and len(found) > 1 and found[1] == "-v":
             break
+        by_xargs = by_xargs or found[0] == "xargs"
         flags = shell_rules.WRAPPER_VALUE_FLAGS.get(found[0])
         found = found[1:] if flags is None else shell_forms.past_options(found[1:], flags)
     if not found:
         return Stage("", [])
     program = found[0].lstrip("(").rpartition("/")[2]  # posixpath.basename, inlined
-    return Stage(powershell.canonical(program), found[1:])  # ``get-content`` is ``Get-Content``
+    return Stage(powershell.canonical(program), found[1:], by_xargs)  # ``get-content`` is ``Get-Content``
 
 
 _CWD: Final = frozenset({".", "./"})
@@ -209,7 +213,10 @@ MAX_CARRIED: Final = 3
 def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> None:
     element: list[tuple[Stage, str]] = []
     probing = False
-    """An element before holds a search or probe (a fallback after it hides its miss)."""
+    """The and-or list so far ends in a search or probe, nothing but printing after it (a fallback after
+    it hides its miss: ``test -f X && echo yes || echo no``; ``X --version && npm test || echo`` does not)."""
+    block = 0
+    """Braces, loops and branches open: a ``;`` inside one does not end the list their fallback covers."""
     fed: Stage | None = None
     """What a carried command's last pipeline started with: a pipe after it reads that (``bash -lc 'tsc' | grep``)."""
     for operator, text in split_top_level(strip_heredocs(command)):
@@ -217,7 +224,7 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> None:
         inner = shell_forms.carried_command(stage.program, text) if depth < MAX_CARRIED else None
         if inner is not None:  # ``ssh HOST "CMD"``, ``bash -lc '…'``: judged as the command it carries
             if element:
-                probing = _close(parsed, element) or probing
+                probing = fallback_lists.after(probing, _close(parsed, element))
                 element = []
             before, pipelines = _lookups(parsed), len(parsed.elements)
             _parse_into(parsed, inner, depth + 1)
@@ -230,11 +237,12 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> None:
             element.append((stage, text))
         else:
             if element:
-                probing = _close(parsed, element) or probing
-            if operator in _LIST_ENDS:  # ``A; B || echo X``: X says B failed, whatever A looked for
+                probing = fallback_lists.after(probing, _close(parsed, element))
+            if operator in _LIST_ENDS and block == 0:  # ``A; B || echo X``: X says B failed, not A
                 probing = False
+            block = max(0, block + fallback_lists.nesting(text))
             element, fed = [(stage, text)], None
-        echoed = echoed_text(stage, text) if operator != "|" else None
+        echoed = fallback_lists.echoed_text(stage.program, stage.args, text) if operator != "|" else None
         if echoed is not None:
             parsed.echoes.append(echoed)
             if operator == "||" and probing:
@@ -249,13 +257,14 @@ def _lookups(parsed: ParsedCommand) -> int:
     return len(parsed.searches) + len(parsed.tests) + len(parsed.probes)
 
 
-def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> bool:
-    """Take one pipeline's stages; True when it holds a search, probe or test. A pipeline whose last
-    stage acts (``| xargs kill``, ``> file``, ``| Set-Content``) looked only to pick what to act on."""
+def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> str:
+    """Take one pipeline's stages (``fallback_lists``): LOOKS when it holds a search, probe or test, PRINTS when it only
+    prints or moves (``echo``, ``cd``, a loop's ``done``), ACTS otherwise. A pipeline whose last stage
+    acts (``| xargs kill``, ``> file``, ``| Set-Content``) looked only to pick what to act on."""
     parsed.elements.append([stage for stage, _ in element])
     parsed.made.update(p for s, _ in element if s.program in shell_rules.MAKERS for p in made_paths(operands(s.args)))
     if shell_forms.not_looking([(s.program, s.args) for s, _ in element], element[-1][1]):
-        return False
+        return fallback_lists.ACTS
     found = False
     for stage, text in element:
         if shell_forms.skipped(stage.program, stage.args, parsed.made):
@@ -273,15 +282,10 @@ def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> bool:
             parsed.probes.append((stage, probe))
             parsed.targets.extend(shell_forms.probed(stage.program, stage.args, probe))
             found = True
-    return found
-
-
-def echoed_text(stage: Stage, text: str) -> str | None:
-    """What an ``echo``/``printf`` of a literal prints (None for anything with a variable in it)."""
-    if stage.program not in shell_rules.SHELL_RULE.fallbacks or "$" in text or "`" in text:
-        return None
-    words = [a for a in stage.args if not (stage.program == "echo" and a in ("-e", "-n"))]
-    return " ".join(words).replace("\\n", "").strip()
+    if found:
+        return fallback_lists.LOOKS
+    quiet = all(s.program in shell_rules.QUIET_PROGRAMS for s, _ in element)
+    return fallback_lists.PRINTS if quiet and not found else fallback_lists.ACTS
 
 
 def output_of(text: str, is_error: bool, detail: object = None) -> tuple[str, int | None]:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final
 
-from omkd.engine import powershell, shell_rules
+from omkd.engine import module_probes, powershell, shell_rules
 from omkd.engine.shell_words import dequoted, raw_words
 
 _FILE_REDIRECT: Final = re.compile(r"""^(?:&|1)?>>?(.*)$""")
@@ -112,29 +112,12 @@ def probe_of(program: str, args: list[str], text: str) -> shell_rules.ProbeRule 
             continue
         if (rule.first and args[0] not in rule.first) or (rule.needs and rule.needs not in text):
             continue
-        if rule.needs in _MODULE_NEEDS and not probe_script(args[1] if len(args) > 1 else ""):
-            continue  # ``python -c "import json; d = json.load(…)"`` is a script at work, not a probe
+        if module_probes.at_work(args, rule):  # a script at work is a program run (its missing module too)
+            continue
         if not rule.programs and program in shell_rules.CONTENT_SEARCHES:
             continue
         return rule
     return None
-
-
-_MODULE_NEEDS: Final = frozenset({"import", "require"})
-_PROBE_STATEMENT: Final = re.compile(
-    r"(?:import\s|import\s*\(|from\s+\S+\s+import\s|__import__\(|print\s*\(|console\.log\s*\(|require(?:\.resolve)?\s*\("
-    r"|(?:const|let|var)\s+\w+\s*=\s*require\s*\(|try\s*:|except\b|sys\.exit\s*\(|process\.exit\s*\()"
-)
-_STATEMENT_BREAK: Final = re.compile(r"[;\n]")
-
-
-def probe_script(script: str) -> bool:
-    """A ``python -c``/``node -e`` script that only imports (or requires) and prints what it got
-    (``import tenacity; print(tenacity.__version__)``): a module probe. A script that works on
-    something (opens a file, assigns, loops) is a program run, whatever it imports."""
-    statements = [s.strip() for s in _STATEMENT_BREAK.split(script)]
-    statements = [s for s in statements if s and not s.startswith(("#", "//"))]
-    return bool(statements) and all(_PROBE_STATEMENT.match(s) for s in statements)
 
 
 _IMPORTED: Final = re.compile(r"\b(?:import|from)\s+([A-Za-z_][\w.]*)")
@@ -150,7 +133,7 @@ def probed(program: str, args: list[str], rule: shell_rules.ProbeRule) -> list[s
         return [m.group(1) for arg in args for m in _IMPORTED.finditer(arg)]
     if rule.needs == "require":  # ``node -e "require.resolve('docx')"``: docx
         return [m.group(1) for arg in args for m in _REQUIRED.finditer(arg)]
-    if rule.first == _MODULE_FLAG:  # ``python -m pip list``: the module pip, not its subcommand
+    if rule.first == _MODULE_FLAG:  # ``python -m pip list``: is pip there (its rule's answer says pip)
         return args[1:2]
     named = None if rule.first else powershell.paths(program, args)  # ``Test-Path -PathType Leaf P``: P
     return (named if named is not None else [a for a in (args[1:] if rule.first else args) if not a.startswith("-")])[
@@ -298,9 +281,21 @@ def path_operands(program: str, args: list[str]) -> list[str]:
 
 
 def rg_listed_names(args: list[str]) -> list[str]:
-    """``rg --files``' ``-g`` globs (the names it lists), those that exclude (``!node_modules``) left out."""
-    globs = shell_rules.RG_GLOBS
-    return [args[i + 1] for i, a in enumerate(args[:-1]) if a in globs and not args[i + 1].startswith("!")]
+    """``rg --files``' globs (the names it lists: ``-g X``, ``--glob=X``, ``-gX``), those that exclude
+    (``!node_modules``) left out."""
+    globs: list[str] = []
+    for i, arg in enumerate(args):
+        if arg in shell_rules.RG_GLOBS:
+            value = args[i + 1] if i + 1 < len(args) else ""
+        elif arg.startswith(("--glob=", "--iglob=")):
+            value = arg.split("=", 1)[1]
+        elif arg.startswith("-g") and len(arg) > 2 and not arg.startswith("--"):
+            value = arg[2:]
+        else:
+            continue
+        if value and not value.startswith("!"):
+            globs.append(value)
+    return globs
 
 
 def made_paths(words: list[str]) -> list[str]:

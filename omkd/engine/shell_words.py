@@ -13,31 +13,46 @@ from typing import Final
 WORD: Final = re.compile(r"""(?:\$\([^()]*\)|[^\s'"$]+|\$|'[^']*'|"(?:\\.|[^"\\])*")+""")
 """A word: unquoted characters, quoted texts and ``$( … )`` (one level: ``/run/user/$(id -u)/x``)."""
 _QUOTED: Final = re.compile(r"""'([^']*)'?|"((?:\\[\s\S]|[^"\\])*)"?""")
-_DOUBLE_QUOTE_ESCAPE: Final = re.compile(r"""\\([\\"$`])""")
+_DOUBLE_QUOTE_ESCAPE: Final = re.compile(r"""\\(["$`])""")
+"""Bash's escapes in double quotes but ``\\\\``: PowerShell and cmd read ``"\\\\server\\share"`` as written."""
 _CONTINUED: Final = re.compile(r"""(?<!\S)\\\r?\n|'[^']*'?|"(?:\\\r?\n|\\[\s\S]|[^"\\])*"?""")
 """A continuation, or a quoted text (the quotes as ``shell.split_top_level`` reads them)."""
 _PAIR: Final = re.compile(r"\\(?:\r?\n|[\s\S])")
+GOES_ON: Final = " \t-|&\"'"
+"""How a continued line starts (indented, an option, an operator, a quoted word): ``cd \\`` then ``ls``
+on the next line is PowerShell's ``cd`` to the root, then ``ls``."""
 
 
 def joined_lines(command: str) -> str:
-    """The command with its continued lines joined: `` \\`` ending a line, outside single quotes, is
-    removed with the line's end (``curl -s \\`` then ``"https://…"`` on the next line is one command).
-    The backslash must follow a space, as continuations are written: a path ending in one (PowerShell's
-    ``cd C:\\proj\\``, read by the same parser) ends its line."""
+    """The command with its continued lines joined: `` \\`` ending a line, outside single quotes and
+    comments, before a line that goes on (``GOES_ON``), is removed with the line's end (``curl -s \\``
+    then ``  "https://…"`` is one command). A path ending in a backslash (``cd C:\\proj\\``) ends its line."""
     if "\\\n" not in command and "\\\r\n" not in command:
         return command
     return _CONTINUED.sub(_joined, command)
 
 
+def continues(command: str, at: int, end: int) -> bool:
+    """The backslash at ``at`` (its line's end at ``end``) continues the line: it follows a space, its own
+    line is no comment, and it follows an operator (``&& \\``) or the next line goes on (``GOES_ON``)."""
+    if at > 0 and not command[at - 1].isspace():
+        return False
+    line = command[command.rfind("\n", 0, at) + 1 : at]
+    if line.lstrip().startswith("#") or " #" in line:
+        return False
+    return line.rstrip().endswith(("&&", "||", "|")) or (end < len(command) and command[end] in GOES_ON)
+
+
 def _joined(match: re.Match[str]) -> str:
-    text = match.group()
+    text, command, start = match.group(), match.string, match.start()
     if text[0] == "'":
         return text
     if text[0] == "\\":
-        return ""
+        return "" if continues(command, start, match.end()) else text
 
     def pair(found: re.Match[str]) -> str:
-        continued = found.group()[1:] in ("\n", "\r\n") and text[found.start() - 1].isspace()
+        at = start + found.start()
+        continued = found.group()[1:] in ("\n", "\r\n") and continues(command, at, start + found.end())
         return "" if continued else found.group()
 
     return _PAIR.sub(pair, text)
@@ -59,8 +74,8 @@ def words(stage: str) -> list[str]:
 
 def dequoted(word: str) -> str:
     """A word as the program receives it. A single-quoted text is taken as written (a ``"`` in it
-    stays: ``'"digest":"[^"]+"'``); a double-quoted text drops the backslash before a backslash, a
-    ``"``, a ``$`` and a backtick (``"\\.from\\(\\"x\\""`` is ``\\.from\\("x"``); a quote left open runs to
+    stays: ``'"digest":"[^"]+"'``); a double-quoted text drops the backslash before a ``"``, a ``$`` and
+    a backtick (``"\\.from\\(\\"x\\""`` is ``\\.from\\("x"``); a quote left open runs to
     the end. An unquoted backslash stays: PowerShell's and cmd's paths (``C:\\Users``) are read by the
     same reader, and there it is no escape."""
     return _QUOTED.sub(_inner, word)

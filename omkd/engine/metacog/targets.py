@@ -239,7 +239,7 @@ def _stage_target(stage: shell.Stage, previous: str, told: dict[str, list[str]] 
             return _listed(files)
         if excluding or pattern is None:
             return None
-        if previous in rules.LISTING_PROGRAMS:
+        if previous in rules.LISTING_PROGRAMS and not stage.by_xargs:  # ``| xargs grep X`` reads the files
             return _names([f"*{pattern}*"], [], probe=True)
         return _content(pattern, files)
     if program in ("find", "fd"):

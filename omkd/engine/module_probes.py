@@ -1,0 +1,43 @@
+"""Module probes (spec §3.1: ``python -c "import X"``, ``node -e "require('X')"``) told from scripts at work.
+
+A script that only imports (or requires) and prints what it got asks whether a module is there; one
+that works on something (opens or loads a file, reads its input) is a program run, whatever it imports,
+and its failure (a missing module among them) is the run's, as ``python app.py`` failing is.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from omkd.engine import shell_rules
+
+_MODULE_NEEDS: Final = frozenset({"import", "require"})
+_PROBE_STATEMENT: Final = re.compile(
+    r"(?:import\s|import\s*\(|from\s+\S+\s+import\s|(?:\w+\s*=\s*)?__import__\(|print\s*\(|console\.log\s*\("
+    r"|require(?:\.resolve)?\s*\(|(?:const|let|var)\s+(?:\w+|\{[^}]*\})\s*=\s*require\s*\(|try\s*:|except\b"
+    r"|sys\.exit\s*\(|process\.exit\s*\(|sys\.path\.(?:insert|append)\s*\()"
+)
+_AT_WORK: Final = re.compile(
+    r"\b(?:open|load|loads|read|write|input|urlopen|fetch|readFileSync|writeFileSync)\s*\(|stdin"
+)
+"""Signs that a script works on something (a file, its input, the network), whatever it imports."""
+_STATEMENT: Final = re.compile(r"""(?:'[^'\n]*'|"[^"\n]*"|[^;\n'"])+""")
+"""A statement: up to a ``;`` or a new line outside a string."""
+
+
+def probe_script(script: str) -> bool:
+    """A ``python -c``/``node -e`` script that only imports (or requires) and prints what it got
+    (``import tenacity; print(tenacity.__version__)``): a module probe whose fallback (``|| echo``) says
+    the module is not there. A script that works on something (opens or loads a file, reads its input)
+    is a program run, whatever it imports: its fallback says the run failed."""
+    if _AT_WORK.search(script):
+        return False
+    statements = [m.group().strip() for m in _STATEMENT.finditer(script)]
+    statements = [s for s in statements if s and not s.startswith(("#", "//"))]
+    return bool(statements) and all(_PROBE_STATEMENT.match(s) for s in statements)
+
+
+def at_work(stage_args: list[str], rule: shell_rules.ProbeRule) -> bool:
+    """A ``python -c``/``node -e`` module probe whose script is at work (``probe_script``)."""
+    return rule.needs in _MODULE_NEEDS and not probe_script(stage_args[1] if len(stage_args) > 1 else "")
