@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
-from omkd.engine import judge, powershell, shell, shell_forms, shell_rules
+from omkd.engine import judge, powershell, shell, shell_forms, shell_rules, shell_words
 from omkd.engine.events import ToolCall
 from omkd.engine.metacog import rules
 from omkd.engine.metacog.targets import normal_path
@@ -165,7 +165,7 @@ def shell_write(command: str) -> Write | None:
         for _, text in shell.split_top_level(shell.strip_heredocs(command)):
             if ">" not in text:
                 continue
-            targets = _redirections([w.strip("'\"") for w in shell.words(text)])
+            targets = _redirections([w.strip("'\"") for w in shell_words.words(text)])
             if targets:
                 kinds.append(SHELL_WRITE)
                 paths += targets
