@@ -149,6 +149,32 @@ def test_injected_context_is_not_a_typed_prompt_and_mirrors_do_not_count_twice()
     assert row(report, "release").by_type["explicit_marker"] == 1
 
 
+_PROMPT_FILE = (
+    "---\ndescription: Execute the planning workflow using the plan template.\n---\n\n## User Input\n\n"
+    "```text\n$ARGUMENTS\n```\n\nRun `.specify/scripts/setup-plan.sh` and read `.specify/templates/plan.md`."
+)
+
+
+@pytest.mark.parametrize(
+    ("first", "verdict"),
+    [(_PROMPT_FILE, "failed_search"), ("read .specify/templates/plan.md and plan", "user_given")],
+    ids=["a custom prompt's text", "typed by the person"],
+)
+def test_a_custom_prompt_s_text_is_the_person_s_turn_not_their_words(first: str, verdict: str) -> None:
+    """Codex writes an invoked custom prompt (``/prompts:…``) as the person's message: its front matter says
+    it is the file's text, as Claude Code marks a command's body ``isMeta``. A path it names is not one the
+    person typed: the agent that looks for it and misses has a gap (spec §3.1's user-given rule)."""
+    r = Rollout()
+    r.prompt(first)
+    r.exec("ls .specify/templates/plan.md", "ls: cannot access '.specify/templates/plan.md': No such file or directory",
+           code=2)  # fmt: skip
+    r.say("The template is not there.")
+    health = row(report_of(r.data()))
+    assert (health.by_type["failed_search"], health.user_given_misses) == (
+        (1, 0) if verdict == "failed_search" else (0, 1)
+    )
+
+
 def test_a_skill_injection_opens_the_skill_and_a_typed_prompt_closes_it() -> None:
     r = Rollout()
     r.prompt("cut a release")

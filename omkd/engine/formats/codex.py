@@ -66,6 +66,16 @@ NOT_TYPED: Final = (
     "<user_shell_command>",
 )
 """User-role texts Codex writes itself, not typed by the person."""
+PROMPT_FILE: Final = re.compile(r"\A---\r?\n(?:(?!---\r?\n)[^\n]*\n){0,20}?description:")
+"""A custom prompt file's front matter (``---`` then ``description: …``): Codex writes the file's text as
+the person's message when they invoke it, as Claude Code writes a command's body as a meta record."""
+
+
+def prompt_file_text(text: str) -> bool:
+    """The message is a custom prompt's text (its front matter first), not words the person typed."""
+    return text.startswith("---") and PROMPT_FILE.match(text) is not None
+
+
 SKILL_INJECTION: Final = re.compile(r"^\s*<skill>\s*<name>\s*([^<]+?)\s*</name>")
 QUIET_TYPES: Final = frozenset({"session_meta", "turn_context", "world_state"})
 SKIPPED_EVENTS: Final = "event_msg"
@@ -267,6 +277,9 @@ class CodexAdapter(AdapterBase):
         if self.subagent:
             self.counters.ignored["sidechain_prompt"] += 1
             return [SidechainPrompt(timestamp, text)]
+        if prompt_file_text(text):  # a custom prompt (``/prompts:…``) expanded: the person's turn, not their words
+            self.counters.ignored["prompt_file_text"] += 1
+            return [UserPrompt(timestamp, "")]
         return [UserPrompt(timestamp, text)]
 
     def _call(self, payload: dict[str, Any], timestamp: float | None) -> list[Event]:
