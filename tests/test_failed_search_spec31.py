@@ -529,6 +529,8 @@ def test_a_write_out_line_reads_other_variables_as_one_word_each(write_out: str,
         ("C:\\tmp\\retry.md", None, "C:/tmp/retry.md"),
         ("/x/users/dev/retry.md", None, "/x/users/dev/retry.md"),  # a Linux folder, not Git Bash's home
         ("C:\\", "C:\\", "."),
+        ("C:\\\\Users\\\\dev\\\\shop\\\\docs\\\\retry.md", "C:\\Users\\dev\\shop", "docs/retry.md"),  # bash's "\\"
+        ("\\\\fileserver\\share\\retry.yaml", "C:\\Users\\dev\\shop", "//fileserver/share/retry.yaml"),  # UNC
     ],
 )  # fmt: skip
 def test_a_windows_path_is_one_file_in_any_spelling(path: str, cwd: str | None, pattern: str) -> None:

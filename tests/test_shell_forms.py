@@ -777,10 +777,13 @@ def test_a_listing_with_a_name_filter_looked_for_the_name(command: str, pattern:
         ("""node -e "const { Document } = require('docx')" """, "Error: Cannot find module 'docx'", True),
         ("""python3 -c "import retry_client; print('ok;done')" 2>/dev/null || echo gone""", "gone", True),
         ("""python3 -c "import yaml; d = yaml.safe_load(open('c.yml'))" """, "No module named 'yaml'", False),
+        ("""python3 -c "from app.build import run; print(run())" || echo 'build failed'""", "build failed", False),
+        ("""python3 -c "import sys; from app.cli import main; sys.exit(main())" """,
+         "ModuleNotFoundError: No module named 'app'", False),
     ],
     ids=["import probe, fallback", "import probe, its error", "a script at work", "require probe", "a node script",
          "print of a load", "sys.path then import", "destructuring require", "a ; in a string",
-         "a script at work failing on a module: a program run"],
+         "a script at work failing on a module: a program run", "a print of a run", "an exit of a run"],
 )  # fmt: skip
 def test_a_module_probe_only_imports(command: str, output: str, missed: bool) -> None:
     """``python -c "import X"`` is a module probe (spec §3.1); a script that works on something (opens a
@@ -800,9 +803,16 @@ def test_a_module_probe_only_imports(command: str, output: str, missed: bool) ->
         ('{ cat a.txt; cat b.txt; } 2>/dev/null || echo "MISSING"', "aaa\nMISSING", True),
         ('for f in a.yaml b.yaml; do cat "$f"; done 2>/dev/null || echo "NOT FOUND"', "a: 1\nNOT FOUND", True),
         ("( cat a.txt; cat b.txt ) 2>/dev/null || echo gone", "aaa\ngone", True),
+        ('if [ -d build ]; then cd build || echo "cd failed"; fi', "cd failed", False),
+        ('{ pip show httpx >/dev/null; cd /srv/app || echo "no app dir"; }', "no app dir", False),
+        ("( ls docs ); cd build || echo nobuild", "index.md\nnobuild", False),
+        ("bash -lc 'node --version && npm test' || echo 'tests failed'", "v20.1.0\ntests failed", False),
+        ("bash -lc 'ls deploy/policy.yaml' || echo 'none'", "none", True),
     ],
     ids=["test && echo || echo", "grep -q && echo || echo", "after ;", "after a new line", "a build after a probe",
-         "a run after a probe", "a brace group", "a loop", "a subshell"],
+         "a run after a probe", "a brace group", "a loop", "a subshell", "a fallback inside a branch",
+         "a fallback inside a group", "after a one-part subshell", "a run carried after a probe",
+         "a carried lookup"],
 )  # fmt: skip
 def test_a_fallback_covers_the_list_it_ends(command: str, output: str, missed: bool) -> None:
     """``A && B || echo X`` prints X when A or B failed: a search in A missed. After ``;`` or a new line a

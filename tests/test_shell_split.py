@@ -15,6 +15,24 @@ from omkd.engine.shell_words import raw_words, words
 pytestmark = pytest.mark.engine
 
 
+def _comment(line: str) -> bool:
+    """A ``#`` starting a word outside quotes, read one character at a time."""
+    quote, i = "", 0
+    while i < len(line):
+        c = line[i]
+        if quote == '"' and c == "\\":
+            i += 2  # an escaped character in double quotes
+            continue
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (i == 0 or line[i - 1].isspace()):
+            return True
+        i += 1
+    return False
+
+
 def walked(command: str) -> list[tuple[str, str]]:
     """The rules read one character at a time: quotes (a backslash escapes only in double
     quotes) and ``$( … )`` hide the operators ``&&`` ``||`` ``;`` ``\\n`` ``|``."""
@@ -27,11 +45,9 @@ def walked(command: str) -> list[tuple[str, str]]:
         continued = next((n for n in ("\\\n", "\\\r\n") if command.startswith(n, i)), "")
         after_space = i == 0 or command[i - 1].isspace()
         line = command[command.rfind("\n", 0, i) + 1 : i]
-        comment = line.lstrip().startswith("#") or " #" in line
-        goes_on = line.rstrip().endswith(("&&", "||", "|")) or (
-            i + len(continued) < len(command) and command[i + len(continued)] in " \t-|&\"'"
-        )
-        if continued and quote != "'" and after_space and goes_on and not comment:  # `` \\`` ending a line
+        words = line.split()
+        root = len(words) == 1 and words[0].lower() in ("cd", "chdir", "pushd", "sl", "set-location", "push-location")
+        if continued and quote != "'" and after_space and not root and not _comment(line):  # `` \\`` at a line's end
             i += len(continued)
             continue
         if quote:
@@ -92,6 +108,11 @@ def test_a_line_ending_in_a_backslash_goes_on_on_the_next() -> None:
     assert split_top_level("cd C:\\proj\\\nGet-ChildItem") == [("", "cd C:\\proj\\"), ("\n", "Get-ChildItem")]
     assert split_top_level("cd \\\nls /opt/retry") == [("", "cd \\"), ("\n", "ls /opt/retry")]  # PowerShell's root
     assert split_top_level("cd src && \\\nls retry") == [("", "cd src "), ("&&", " ls retry")]  # after an operator
+    assert split_top_level("cat \\\n/etc/retry.conf") == [("", "cat /etc/retry.conf")]
+    assert split_top_level('grep -n " #TODO" a.py && \\\n  cat b.py') == [
+        ("", 'grep -n " #TODO" a.py '),
+        ("&&", "   cat b.py"),
+    ]
     assert split_top_level("# both places \\\n  cat /etc/retry.conf") == [
         ("", "# both places \\"),
         ("\n", "  cat /etc/retry.conf"),

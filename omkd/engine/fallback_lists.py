@@ -1,8 +1,9 @@
 """And-or lists and the fallbacks that cover them (spec §3.1: ``… || echo TEXT`` hides a miss).
 
-``A && B || echo X`` prints X when A or B failed; after ``;`` or a new line a new list starts, unless
-inside braces, a loop or a branch (``{ cat a; cat b; } || echo X``). ``shell.parse`` records X as a
-fallback when the list it ends holds a search or probe and nothing after it but printing.
+``A && B || echo X`` prints X when A or B failed; after ``;`` or a new line a new list starts, and a
+group's, loop's or branch's closing word carries on the last list inside it (``{ cat a; cat b; } ||
+echo X``). ``shell.parse`` records X as a fallback when the list it ends holds a search or probe and
+nothing after it but printing.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from omkd.engine import shell_rules
 
 LOOKS, PRINTS, ACTS = "looks", "prints", "acts"
 """What one pipeline of a list does, for the fallback after it (``after``)."""
-_OPENERS: Final = frozenset({"{", "(", "for", "while", "until", "if", "case", "select"})
-_CLOSERS: Final = frozenset({"}", ")", "done", "fi", "esac"})
+_LIST_ENDS: Final = frozenset({";", "\n"})
+_CLOSERS: Final = frozenset({"}", "done", "fi", "esac"})
+"""Words that close a group, a loop or a branch: the list part they start ends what is inside, and a
+fallback after them covers the last list inside (the group's status is its last command's)."""
 
 
 def after(probing: bool, done: str) -> bool:
@@ -23,14 +26,13 @@ def after(probing: bool, done: str) -> bool:
     return True if done == LOOKS else (probing if done == PRINTS else False)
 
 
-def nesting(text: str) -> int:
-    """How many braces, loops or branches a list part opens (1), closes (-1) or neither (0)."""
-    words = text.split()
-    if not words:
-        return 0
-    opened = words[0] in _OPENERS or (words[0].startswith("(") and not words[0].startswith("$("))
-    closed = words[0] in _CLOSERS or (words[-1].endswith(")") and text.count(")") > text.count("("))
-    return int(opened) - int(closed)
+def ends_list(operator: str, text: str) -> bool:
+    """A list part after ``operator`` starts a new and-or list: after ``;`` or a new line, unless the
+    part closes a group, loop or branch (``{ cat a; cat b; } || echo X``: X says ``cat b`` failed)."""
+    if operator not in _LIST_ENDS:
+        return False
+    words = text.split(maxsplit=1)
+    return not words or words[0] not in _CLOSERS
 
 
 def echoed_text(program: str, args: list[str], text: str) -> str | None:

@@ -99,8 +99,8 @@ def _fallbacks(command: str, depth: int) -> list[tuple[str, list[shell.Stage]]]:
     found: list[tuple[str, list[shell.Stage]]] = []
     left: list[shell.Stage] = []
     for operator, text in shell.split_top_level(shell.strip_heredocs(command)):
-        if operator in _RESETS:
-            left = []
+        if operator in _RESETS and (operator not in (";", "\n") or fallback_lists.ends_list(operator, text)):
+            left = []  # a group's closing word (``done``, ``}``) carries on the last list inside it
         stage = shell.stage_of(text)
         inner = shell_forms.carried_command(stage.program, text) if depth < shell.MAX_CARRIED else None
         if inner is not None:  # ``ssh HOST "CMD"``, ``bash -lc '…'``: its stages are on the left side too

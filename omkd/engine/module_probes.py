@@ -13,11 +13,19 @@ from typing import Final
 from omkd.engine import shell_rules
 
 _MODULE_NEEDS: Final = frozenset({"import", "require"})
+_SIMPLE: Final = r"""(?:[\w.]+|'[^']*'|"[^"]*"|require(?:\.resolve)?\(\s*['"][^'"]+['"]\s*\)(?:\.\w+)*)"""
+"""A value a probe prints: a name or attribute (``tenacity.__version__``), a string, a require's answer."""
 _PROBE_STATEMENT: Final = re.compile(
-    r"(?:import\s|import\s*\(|from\s+\S+\s+import\s|(?:\w+\s*=\s*)?__import__\(|print\s*\(|console\.log\s*\("
-    r"|require(?:\.resolve)?\s*\(|(?:const|let|var)\s+(?:\w+|\{[^}]*\})\s*=\s*require\s*\(|try\s*:|except\b"
-    r"|sys\.exit\s*\(|process\.exit\s*\(|sys\.path\.(?:insert|append)\s*\()"
+    r"(?:import\s+[\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*"
+    r"|from\s+[\w.]+\s+import\s+.+"
+    r"|(?:\w+\s*=\s*)?__import__\(\s*['\"][\w.]+['\"]\s*\)"
+    r"|(?:const|let|var)\s+(?:\w+|\{[^}]*\})\s*=\s*require\s*\(\s*['\"][^'\"]+['\"]\s*\)(?:\.\w+)*"
+    r"|(?:require(?:\.resolve)?|import)\(\s*['\"][^'\"]+['\"]\s*\)"
+    rf"|(?:print|console\.log)\s*\(\s*(?:{_SIMPLE}(?:\s*,\s*{_SIMPLE})*)?\s*\)"
+    r"|sys\.path\.(?:insert|append)\s*\([^()]*\)|(?:sys|process)\.exit\s*\(\s*\d*\s*\)"
+    r"|try\s*:.*|except\b.*|pass)\s*"
 )
+"""A statement of a probe, whole: an import or require, a print of what it got, a path set, an exit code."""
 _AT_WORK: Final = re.compile(
     r"\b(?:open|load|loads|read|write|input|urlopen|fetch|readFileSync|writeFileSync)\s*\(|stdin"
 )
@@ -28,14 +36,14 @@ _STATEMENT: Final = re.compile(r"""(?:'[^'\n]*'|"[^"\n]*"|[^;\n'"])+""")
 
 def probe_script(script: str) -> bool:
     """A ``python -c``/``node -e`` script that only imports (or requires) and prints what it got
-    (``import tenacity; print(tenacity.__version__)``): a module probe whose fallback (``|| echo``) says
-    the module is not there. A script that works on something (opens or loads a file, reads its input)
-    is a program run, whatever it imports: its fallback says the run failed."""
+    (``import tenacity; print(tenacity.__version__)``): a module probe. A script that runs anything
+    else (``print(run())``, ``sys.exit(main())``), or works on something (opens or loads a file, reads
+    its input), is a program run, whatever it imports."""
     if _AT_WORK.search(script):
         return False
     statements = [m.group().strip() for m in _STATEMENT.finditer(script)]
     statements = [s for s in statements if s and not s.startswith(("#", "//"))]
-    return bool(statements) and all(_PROBE_STATEMENT.match(s) for s in statements)
+    return bool(statements) and all(_PROBE_STATEMENT.fullmatch(s) for s in statements)
 
 
 def at_work(stage_args: list[str], rule: shell_rules.ProbeRule) -> bool:

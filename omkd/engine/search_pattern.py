@@ -21,6 +21,7 @@ _HOME: Final = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root|[A-Z]:/(?i:users)
 """A home directory: Linux's, macOS's, root's, Windows' (``C:/Users/me``, Git Bash's ``/c/Users/me``)."""
 _WINDOWS: Final = re.compile(r"^[A-Za-z]:[\\/]")
 _GIT_BASH_DRIVE: Final = re.compile(r"^/([a-zA-Z])/")
+_REPEATED_SLASHES: Final = re.compile(r"//+")
 """Git Bash's ``/c/…`` is ``C:/…``."""
 """A Windows path (a drive): its separators are either slash, and its letters' case says nothing."""
 _HOME_WORDS: Final = ("$HOME", "${HOME}")
@@ -62,6 +63,7 @@ def normalised(path: str, cwd: str | None) -> str:
             path = f"{drive.group(1)}:/{path[drive.end() :]}"
         if _WINDOWS.match(path):
             path = path[0].upper() + path[1:]  # ``c:`` and ``C:`` are one drive
+        path = path[:2] + _REPEATED_SLASHES.sub("/", path[2:])  # ``C:\\\\Users`` (bash's ``"\\\\"``); UNC ``//`` kept
     if cwd:
         base = cwd.replace("\\", "/").rstrip("/") if windows else cwd.rstrip("/\\")
         folded = path.lower().rstrip("/") if windows else path

@@ -123,15 +123,22 @@ def _without_redirections(found: list[str]) -> list[str]:
 
 def stage_of(text: str) -> Stage:
     found = _without_redirections(words(text))
-    while found and found[0] == "(":
-        found = found[1:]
+    at = 0
+    while at < len(found) and found[at] == "(":
+        at += 1
     by_xargs = False
-    while found and (found[0] in shell_rules.SHELL_WRAPPERS or ("=" in found[0] and _ENV_ASSIGNMENT.match(found[0]))):
-        if found[0] == "command" and len(found) > 1 and found[1] == "-v":
+    while at < len(found) and (
+        found[at] in shell_rules.SHELL_WRAPPERS or ("=" in found[at] and _ENV_ASSIGNMENT.match(found[at]))
+    ):
+        if found[at] == "command" and at + 1 < len(found) and found[at + 1] == "-v":
             break
-        by_xargs = by_xargs or found[0] == "xargs"
-        flags = shell_rules.WRAPPER_VALUE_FLAGS.get(found[0])
-        found = found[1:] if flags is None else shell_forms.past_options(found[1:], flags)
+        by_xargs = by_xargs or found[at] == "xargs"
+        flags = shell_rules.WRAPPER_VALUE_FLAGS.get(found[at])
+        if flags is None:
+            at += 1
+        else:
+            found, at = shell_forms.past_options(found[at + 1 :], flags), 0
+    found = found[at:]
     if not found:
         return Stage("", [])
     program = found[0].lstrip("(").rpartition("/")[2]  # posixpath.basename, inlined
@@ -204,19 +211,17 @@ def parse(command: str) -> ParsedCommand:
     return parsed
 
 
-_LIST_ENDS: Final = frozenset({";", "\n"})
-"""Operators that end an and-or list: a fallback (``|| echo``) after them covers only the list it ends."""
 MAX_CARRIED: Final = 3
 """Carried commands inside carried commands followed this deep (``ssh h "bash -lc '…'"``)."""
 
 
-def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> None:
+def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> bool:
+    """Parse ``command`` into ``parsed``; True when its last and-or list ends in a lookup (a fallback
+    after the whole command, ``bash -lc '…' || echo X``, then hides that lookup's miss)."""
     element: list[tuple[Stage, str]] = []
     probing = False
     """The and-or list so far ends in a search or probe, nothing but printing after it (a fallback after
     it hides its miss: ``test -f X && echo yes || echo no``; ``X --version && npm test || echo`` does not)."""
-    block = 0
-    """Braces, loops and branches open: a ``;`` inside one does not end the list their fallback covers."""
     fed: Stage | None = None
     """What a carried command's last pipeline started with: a pipe after it reads that (``bash -lc 'tsc' | grep``)."""
     for operator, text in split_top_level(strip_heredocs(command)):
@@ -226,9 +231,8 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> None:
             if element:
                 probing = fallback_lists.after(probing, _close(parsed, element))
                 element = []
-            before, pipelines = _lookups(parsed), len(parsed.elements)
-            _parse_into(parsed, inner, depth + 1)
-            probing = probing or _lookups(parsed) > before
+            pipelines = len(parsed.elements)
+            probing = _parse_into(parsed, inner, depth + 1)
             fed = parsed.elements[-1][0] if len(parsed.elements) > pipelines and parsed.elements[-1] else None
             continue
         if operator == "|" and fed is not None and shell_forms.checks_a_run(fed.program, fed.args):
@@ -238,9 +242,8 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> None:
         else:
             if element:
                 probing = fallback_lists.after(probing, _close(parsed, element))
-            if operator in _LIST_ENDS and block == 0:  # ``A; B || echo X``: X says B failed, not A
+            if fallback_lists.ends_list(operator, text):  # ``A; B || echo X``: X says B failed, not A
                 probing = False
-            block = max(0, block + fallback_lists.nesting(text))
             element, fed = [(stage, text)], None
         echoed = fallback_lists.echoed_text(stage.program, stage.args, text) if operator != "|" else None
         if echoed is not None:
@@ -248,7 +251,8 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> None:
             if operator == "||" and probing:
                 parsed.fallbacks.append(echoed)
     if element:
-        _close(parsed, element)
+        probing = fallback_lists.after(probing, _close(parsed, element))
+    return probing
 
 
 def _lookups(parsed: ParsedCommand) -> int:

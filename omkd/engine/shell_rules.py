@@ -134,10 +134,10 @@ SHELL_WRAPPERS: Final = frozenset(
 )
 """Words before the program that run it: skipped to find the program (``command -v`` aside)."""
 QUIET_PROGRAMS: Final = frozenset(
-    {"echo", "printf", "cd", "pushd", "popd", "true", ":", "export", "set", "sleep", "Write-Host", "Write-Output"}
-    | {"done", "fi", "esac", "}", ")", "do", "then", "else"}
+    {"echo", "printf", "true", ":", "export", "set", "sleep", "Write-Host", "Write-Output"}
+    | {"done", "fi", "esac", "}"}
 )
-"""Stages that print or move and cannot fail a list (a fallback after them still covers a lookup before)."""
+"""Stages that print and cannot fail a list (a fallback after them still covers a lookup before; ``cd`` can fail)."""
 READER_VALUE_FLAGS: Final[dict[str, frozenset[str]]] = {
     "head": frozenset({"-n", "-c", "--lines", "--bytes"}),
     "tail": frozenset({"-n", "-c", "--lines", "--bytes", "-s", "--sleep-interval", "--pid", "--max-unchanged-stats"}),

@@ -18,29 +18,31 @@ _DOUBLE_QUOTE_ESCAPE: Final = re.compile(r"""\\(["$`])""")
 _CONTINUED: Final = re.compile(r"""(?<!\S)\\\r?\n|'[^']*'?|"(?:\\\r?\n|\\[\s\S]|[^"\\])*"?""")
 """A continuation, or a quoted text (the quotes as ``shell.split_top_level`` reads them)."""
 _PAIR: Final = re.compile(r"\\(?:\r?\n|[\s\S])")
-GOES_ON: Final = " \t-|&\"'"
-"""How a continued line starts (indented, an option, an operator, a quoted word): ``cd \\`` then ``ls``
-on the next line is PowerShell's ``cd`` to the root, then ``ls``."""
+_ROOT_MOVES: Final = frozenset({"cd", "chdir", "pushd", "sl", "set-location", "push-location"})
+"""``cd \\`` in PowerShell or cmd goes to the drive's root: that backslash ends its line."""
+_COMMENT: Final = re.compile(r"""'[^']*'?|"(?:\\.|[^"\\])*"?|(?:^|(?<=\s))#""")
+"""A quoted text (an unclosed one runs on) or a ``#`` starting a word: a comment when the latter."""
 
 
 def joined_lines(command: str) -> str:
-    """The command with its continued lines joined: `` \\`` ending a line, outside single quotes and
-    comments, before a line that goes on (``GOES_ON``), is removed with the line's end (``curl -s \\``
-    then ``  "https://…"`` is one command). A path ending in a backslash (``cd C:\\proj\\``) ends its line."""
+    """The command with its continued lines joined: `` \\`` ending a line (``continues``), outside
+    single quotes, is removed with the line's end (``curl -s \\`` then ``"https://…"`` is one command)."""
     if "\\\n" not in command and "\\\r\n" not in command:
         return command
     return _CONTINUED.sub(_joined, command)
 
 
-def continues(command: str, at: int, end: int) -> bool:
-    """The backslash at ``at`` (its line's end at ``end``) continues the line: it follows a space, its own
-    line is no comment, and it follows an operator (``&& \\``) or the next line goes on (``GOES_ON``)."""
+def continues(command: str, at: int) -> bool:
+    """The backslash at ``at``, before its line's end, continues the line: it follows a space (a path
+    ending in a backslash, ``cd C:\\proj\\``, does not), its line is no comment (a ``#`` word outside
+    quotes before it), and it is not ``cd \\`` (the root)."""
     if at > 0 and not command[at - 1].isspace():
         return False
     line = command[command.rfind("\n", 0, at) + 1 : at]
-    if line.lstrip().startswith("#") or " #" in line:
+    if "#" in line and any(m.group().endswith("#") for m in _COMMENT.finditer(line)):
         return False
-    return line.rstrip().endswith(("&&", "||", "|")) or (end < len(command) and command[end] in GOES_ON)
+    words = line.split()
+    return not (len(words) == 1 and words[0].lower() in _ROOT_MOVES)
 
 
 def _joined(match: re.Match[str]) -> str:
@@ -48,11 +50,11 @@ def _joined(match: re.Match[str]) -> str:
     if text[0] == "'":
         return text
     if text[0] == "\\":
-        return "" if continues(command, start, match.end()) else text
+        return "" if continues(command, start) else text
 
     def pair(found: re.Match[str]) -> str:
         at = start + found.start()
-        continued = found.group()[1:] in ("\n", "\r\n") and continues(command, at, start + found.end())
+        continued = found.group()[1:] in ("\n", "\r\n") and continues(command, at)
         return "" if continued else found.group()
 
     return _PAIR.sub(pair, text)
