@@ -157,13 +157,18 @@ _PROMPT_FILE = (
 
 @pytest.mark.parametrize(
     ("first", "verdict"),
-    [(_PROMPT_FILE, "failed_search"), ("read .specify/templates/plan.md and plan", "user_given")],
-    ids=["a custom prompt's text", "typed by the person"],
+    [
+        (_PROMPT_FILE, "failed_search"),
+        ("read .specify/templates/plan.md and plan", "user_given"),
+        (_PROMPT_FILE.replace("$ARGUMENTS", "use .specify/templates/plan.md"), "user_given"),
+    ],
+    ids=["a custom prompt's text", "typed by the person", "typed as the prompt's argument"],
 )
 def test_a_custom_prompt_s_text_is_the_person_s_turn_not_their_words(first: str, verdict: str) -> None:
     """Codex writes an invoked custom prompt (``/prompts:…``) as the person's message: its front matter says
     it is the file's text, as Claude Code marks a command's body ``isMeta``. A path it names is not one the
-    person typed: the agent that looks for it and misses has a gap (spec §3.1's user-given rule)."""
+    person typed: the agent that looks for it and misses has a gap (spec §3.1's user-given rule). What the
+    person typed as its argument (the ``text`` block where ``$ARGUMENTS`` stood) is theirs."""
     r = Rollout()
     r.prompt(first)
     r.exec("ls .specify/templates/plan.md", "ls: cannot access '.specify/templates/plan.md': No such file or directory",

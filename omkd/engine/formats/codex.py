@@ -44,7 +44,7 @@ from omkd.engine.events import (
     ToolResult,
     UserPrompt,
 )
-from omkd.engine.formats import CODEX
+from omkd.engine.formats import CODEX, codex_prompts
 from omkd.engine.formats.codex_output import (
     SANDBOXED_EXIT,
     SESSION_ID,
@@ -54,27 +54,6 @@ from omkd.engine.formats.codex_output import (
     unwrap_shell,
 )
 from omkd.engine.formats.common import BAD_SHAPE, MAX_TYPE_CHARS, AdapterBase, bounded, model_name, parse_timestamp
-
-NOT_TYPED: Final = (
-    "<environment_context>",
-    "<user_instructions>",
-    "# AGENTS.md instructions for ",
-    "<permissions instructions>",
-    "<skills_instructions>",
-    "<collaboration_mode>",
-    "<turn_aborted>",
-    "<user_shell_command>",
-)
-"""User-role texts Codex writes itself, not typed by the person."""
-PROMPT_FILE: Final = re.compile(r"\A---\r?\n(?:(?!---\r?\n)[^\n]*\n){0,20}?description:")
-"""A custom prompt file's front matter (``---`` then ``description: …``): Codex writes the file's text as
-the person's message when they invoke it, as Claude Code writes a command's body as a meta record."""
-
-
-def prompt_file_text(text: str) -> bool:
-    """The message is a custom prompt's text (its front matter first), not words the person typed."""
-    return text.startswith("---") and PROMPT_FILE.match(text) is not None
-
 
 SKILL_INJECTION: Final = re.compile(r"^\s*<skill>\s*<name>\s*([^<]+?)\s*</name>")
 QUIET_TYPES: Final = frozenset({"session_meta", "turn_context", "world_state"})
@@ -271,15 +250,15 @@ class CodexAdapter(AdapterBase):
         if skill is not None:
             self._skill = CommandInvoked(timestamp, skill.group(1))
             return []
-        if text.lstrip().startswith(NOT_TYPED):
+        if text.lstrip().startswith(codex_prompts.NOT_TYPED):
             self.counters.ignored["injected_context"] += 1
             return []
         if self.subagent:
             self.counters.ignored["sidechain_prompt"] += 1
             return [SidechainPrompt(timestamp, text)]
-        if prompt_file_text(text):  # a custom prompt (``/prompts:…``) expanded: the person's turn, not their words
+        if codex_prompts.prompt_file_text(text):  # a custom prompt expanded: the person's turn, not their words
             self.counters.ignored["prompt_file_text"] += 1
-            return [UserPrompt(timestamp, "")]
+            return [UserPrompt(timestamp, codex_prompts.prompt_arguments(text))]
         return [UserPrompt(timestamp, text)]
 
     def _call(self, payload: dict[str, Any], timestamp: float | None) -> list[Event]:
