@@ -16,7 +16,8 @@ from collections.abc import Callable
 from omkd.engine import fallback_lists, http_lookups, shell, shell_forms, shell_rules
 
 _QUOTES = "'\"`‘’"
-_RESETS = frozenset({"", ";", "\n", ")"})
+_RESETS = frozenset({"", ")"})
+"""Operators that always start a fallback's left side anew (``;`` and a new line: ``fallback_lists.ends_list``)."""
 """Operators that start a new and-or list: a fallback guards only what follows the last of them."""
 
 
@@ -99,7 +100,7 @@ def _fallbacks(command: str, depth: int) -> list[tuple[str, list[shell.Stage]]]:
     found: list[tuple[str, list[shell.Stage]]] = []
     left: list[shell.Stage] = []
     for operator, text in shell.split_top_level(shell.strip_heredocs(command)):
-        if operator in _RESETS and (operator not in (";", "\n") or fallback_lists.ends_list(operator, text)):
+        if operator in _RESETS or fallback_lists.ends_list(operator, text):
             left = []  # a group's closing word (``done``, ``}``) carries on the last list inside it
         stage = shell.stage_of(text)
         inner = shell_forms.carried_command(stage.program, text) if depth < shell.MAX_CARRIED else None

@@ -12,7 +12,10 @@ from typing import Final
 
 from omkd.engine import shell_rules
 
-_MODULE_NEEDS: Final = frozenset({"import", "require"})
+MODULE_NEEDS: Final = frozenset({"import", "require"})
+"""The module probes' ``ProbeRule.needs``: Python's imports, Node's requires."""
+_IMPORTED: Final = re.compile(r"\b(?:import|from)\s+([A-Za-z_][\w.]*)")
+_REQUIRED: Final = re.compile(r"""\b(?:require(?:\.resolve)?|import)\(\s*['"`]([^'"`]+)['"`]""")
 _SIMPLE: Final = r"""(?:[\w.]+|'[^']*'|"[^"]*"|require(?:\.resolve)?\(\s*['"][^'"]+['"]\s*\)(?:\.\w+)*)"""
 """A value a probe prints: a name or attribute (``tenacity.__version__``), a string, a require's answer."""
 _PROBE_STATEMENT: Final = re.compile(
@@ -48,4 +51,11 @@ def probe_script(script: str) -> bool:
 
 def at_work(stage_args: list[str], rule: shell_rules.ProbeRule) -> bool:
     """A ``python -c``/``node -e`` module probe whose script is at work (``probe_script``)."""
-    return rule.needs in _MODULE_NEEDS and not probe_script(stage_args[1] if len(stage_args) > 1 else "")
+    return rule.needs in MODULE_NEEDS and not probe_script(stage_args[1] if len(stage_args) > 1 else "")
+
+
+def named(args: list[str], needs: str) -> list[str]:
+    """The modules a probe's script imports (``needs == "import"``) or requires (``node -e
+    "require.resolve('docx')"``: docx)."""
+    found = _IMPORTED if needs == "import" else _REQUIRED
+    return [m.group(1) for arg in args for m in found.finditer(arg)]

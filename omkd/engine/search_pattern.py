@@ -20,10 +20,10 @@ from omkd.engine.events import ToolCall, ToolResult
 _HOME: Final = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root|[A-Z]:/(?i:users)/[^/]+|/[a-z]/Users/[^/]+)(?=/|$)")
 """A home directory: Linux's, macOS's, root's, Windows' (``C:/Users/me``, Git Bash's ``/c/Users/me``)."""
 _WINDOWS: Final = re.compile(r"^[A-Za-z]:[\\/]")
-_GIT_BASH_DRIVE: Final = re.compile(r"^/([a-zA-Z])/")
-_REPEATED_SLASHES: Final = re.compile(r"//+")
-"""Git Bash's ``/c/…`` is ``C:/…``."""
 """A Windows path (a drive): its separators are either slash, and its letters' case says nothing."""
+_GIT_BASH_DRIVE: Final = re.compile(r"^/([a-zA-Z])/")
+"""Git Bash's ``/c/…`` is ``C:/…``."""
+_REPEATED_SLASHES: Final = re.compile(r"//+")
 _HOME_WORDS: Final = ("$HOME", "${HOME}")
 _VALUE_FLAGS: Final = frozenset(
     {"-A", "-B", "-C", "-m", "-g", "--glob", "-t", "--type", "-T", "--type-not", "--include", "--exclude",
@@ -66,11 +66,11 @@ def normalised(path: str, cwd: str | None) -> str:
         path = path[:2] + _REPEATED_SLASHES.sub("/", path[2:])  # ``C:\\\\Users`` (bash's ``"\\\\"``); UNC ``//`` kept
     if cwd:
         base = cwd.replace("\\", "/").rstrip("/") if windows else cwd.rstrip("/\\")
-        folded = path.lower().rstrip("/") if windows else path
-        if folded == (base.lower() if windows else base):
+        folded, key = (path.lower().rstrip("/"), base.lower()) if windows else (path, base)
+        if folded == key:
             return "."
         for sep in ("/",) if windows else ("/", "\\"):
-            if folded.startswith((base.lower() if windows else base) + sep):
+            if folded.startswith(key + sep):
                 return path[len(base) + 1 :] or "."
     home = _HOME.match(path)
     if home:

@@ -255,16 +255,11 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> bool:
     return probing
 
 
-def _lookups(parsed: ParsedCommand) -> int:
-    """Searches, tests and probes so far (an HTTP client's miss is only its 404: a fallback after it
-    says the service is down, not that something is missing)."""
-    return len(parsed.searches) + len(parsed.tests) + len(parsed.probes)
-
-
 def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> str:
-    """Take one pipeline's stages (``fallback_lists``): LOOKS when it holds a search, probe or test, PRINTS when it only
-    prints or moves (``echo``, ``cd``, a loop's ``done``), ACTS otherwise. A pipeline whose last stage
-    acts (``| xargs kill``, ``> file``, ``| Set-Content``) looked only to pick what to act on."""
+    """Take one pipeline's stages (``fallback_lists``): LOOKS when it holds a search, probe or test, PRINTS
+    when it only prints (``echo``, a loop's ``done``: ``shell_rules.QUIET_PROGRAMS``), ACTS otherwise. A
+    pipeline whose last stage acts (``| xargs kill``, ``> file``, ``| Set-Content``) looked only to pick
+    what to act on."""
     parsed.elements.append([stage for stage, _ in element])
     parsed.made.update(p for s, _ in element if s.program in shell_rules.MAKERS for p in made_paths(operands(s.args)))
     if shell_forms.not_looking([(s.program, s.args) for s, _ in element], element[-1][1]):
@@ -289,7 +284,7 @@ def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> str:
     if found:
         return fallback_lists.LOOKS
     quiet = all(s.program in shell_rules.QUIET_PROGRAMS for s, _ in element)
-    return fallback_lists.PRINTS if quiet and not found else fallback_lists.ACTS
+    return fallback_lists.PRINTS if quiet else fallback_lists.ACTS
 
 
 def output_of(text: str, is_error: bool, detail: object = None) -> tuple[str, int | None]:

@@ -120,8 +120,6 @@ def probe_of(program: str, args: list[str], text: str) -> shell_rules.ProbeRule 
     return None
 
 
-_IMPORTED: Final = re.compile(r"\b(?:import|from)\s+([A-Za-z_][\w.]*)")
-_REQUIRED: Final = re.compile(r"""\b(?:require(?:\.resolve)?|import)\(\s*['"`]([^'"`]+)['"`]""")
 _MODULE_FLAG: Final = frozenset({"-m"})
 
 
@@ -129,10 +127,8 @@ def probed(program: str, args: list[str], rule: shell_rules.ProbeRule) -> list[s
     """What a probe looked for: the package or module named, or the program whose version it asked."""
     if not rule.programs:
         return [program]
-    if rule.needs == "import":
-        return [m.group(1) for arg in args for m in _IMPORTED.finditer(arg)]
-    if rule.needs == "require":  # ``node -e "require.resolve('docx')"``: docx
-        return [m.group(1) for arg in args for m in _REQUIRED.finditer(arg)]
+    if rule.needs in module_probes.MODULE_NEEDS:  # ``python -c "import X"``, ``node -e "require('X')"``: X
+        return module_probes.named(args, rule.needs)
     if rule.first == _MODULE_FLAG:  # ``python -m pip list``: is pip there (its rule's answer says pip)
         return args[1:2]
     named = None if rule.first else powershell.paths(program, args)  # ``Test-Path -PathType Leaf P``: P
