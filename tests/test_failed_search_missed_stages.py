@@ -35,8 +35,9 @@ AGENTS = pytest.mark.parametrize("agent", [claude, codex_exec, gemini], ids=["cl
         ("test -e README.md && cat ./docs/a.md ./docs/b.md",
          "cat: ./docs/a.md: No such file or directory\ncat: ./docs/b.md: No such file or directory", "docs/a.md"),
         ("test -d docs && which retryctl", "which: no retryctl in (/usr/local/bin:/usr/bin)", "retryctl"),
+        ("test -d docs && which retryctl", "/usr/bin/which: no retryctl in (/usr/local/bin:/usr/bin)", "retryctl"),
     ],
-    ids=["cat", "grep -q then cat", "ls", "find", "grep", "rg", "cat of two", "which"],
+    ids=["cat", "grep -q then cat", "ls", "find", "grep", "rg", "cat of two", "which", "which by its path"],
 )  # fmt: skip
 def test_a_not_found_line_names_the_stage_that_missed(agent: Agent, command: str, output: str, pattern: str) -> None:
     """Spec §6: "the target of the search stage that missed": the stage whose path the not-found line

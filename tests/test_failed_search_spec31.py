@@ -358,13 +358,17 @@ def test_a_probe_whose_target_cannot_be_told_gives_its_program_and_first_operand
         ("""node -e "require('pptxgenjs'); require(\\"sharp\\"); import('react-icons/fa')" """,
          "Error: Cannot find module 'pptxgenjs'", "pptxgenjs | sharp | react-icons/fa"),
         ("python3 -m pip list", "/usr/bin/python3: No module named pip", "pip"),
-        ("python3 -m pip show httpx", "/usr/bin/python3: No module named pip", "pip"),
+        ("python3 -m pip show httpx", "/usr/bin/python3: No module named pip", "httpx"),
+        ("python3 -m pip show httpx", "WARNING: Package(s) not found: httpx", "httpx"),
+        ("uv pip show httpx", "warning: Package(s) not found for: httpx", "httpx"),
     ],
-    ids=["require.resolve", "require and import", "python -m pip list", "python -m pip show"],
+    ids=["require.resolve", "require and import", "python -m pip list", "python -m pip show, no pip",
+         "python -m pip show", "uv pip show"],
 )  # fmt: skip
 def test_a_module_probe_s_pattern_is_the_module(command: str, output: str, pattern: str) -> None:
     """Spec §6: what was looked for. A Node probe looked for the modules it requires or imports, not for
-    its script; ``python -m pip list`` looked for pip, not for its subcommand."""
+    its script; ``python -m pip list`` looked for pip, not for its subcommand; ``pip show X`` run as a
+    module or by uv looked for X, as ``pip show X`` does (§3.1), whether X or pip itself is not there."""
     assert patterns(claude(command, output, 1)) == [pattern]
 
 

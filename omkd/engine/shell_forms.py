@@ -120,21 +120,15 @@ def probe_of(program: str, args: list[str], text: str) -> shell_rules.ProbeRule 
     return None
 
 
-_MODULE_FLAG: Final = frozenset({"-m"})
-
-
 def probed(program: str, args: list[str], rule: shell_rules.ProbeRule) -> list[str]:
     """What a probe looked for: the package or module named, or the program whose version it asked."""
     if not rule.programs:
         return [program]
     if rule.needs in module_probes.MODULE_NEEDS:  # ``python -c "import X"``, ``node -e "require('X')"``: X
         return module_probes.named(args, rule.needs)
-    if rule.first == _MODULE_FLAG:  # ``python -m pip list``: is pip there (its rule's answer says pip)
-        return args[1:2]
     named = None if rule.first else powershell.paths(program, args)  # ``Test-Path -PathType Leaf P``: P
-    return (named if named is not None else [a for a in (args[1:] if rule.first else args) if not a.startswith("-")])[
-        :3
-    ]
+    words = args[rule.skip :] if rule.first else args
+    return (named if named is not None else [a for a in words if not a.startswith("-")])[: rule.most]
 
 
 def filters_out(program: str, args: list[str]) -> bool:

@@ -87,7 +87,7 @@ SHELL_RULE: Final = ShellRule(
     not_found_lines=re.compile(
         r"^(?:.*: No such file or directory(?: \(os error 2\))?"
         r"|.*: cannot access .*: No such file or directory"
-        r"|which: no \S+ in \(.*\)"
+        r"|(?:\S*/)?which: no \S+ in \(.*\)"  # GNU which, as /usr/bin/which on Fedora and RHEL
         r"|(?:.*: )?\S+: not found"
         r"|\S+ not found"  # zsh's which, type and whence
         r"|.*Cannot find path .* because it does not exist\.?"
@@ -127,7 +127,7 @@ MISSING_PATH_WORDS: Final = re.compile(
 """The words around the path in a not-found line (``head: cannot open 'P' for reading``)."""
 POWERSHELL_MISSING_PATH: Final = re.compile(r"Cannot find path '([^']+)'\s+because\s+it\s+does\s+not\s+exist")
 """PowerShell's not-found message (wrapped at the console's width, the path whole in quotes)."""
-WHICH_MISSING: Final = re.compile(r"^which: no (\S+) in \(")
+WHICH_MISSING: Final = re.compile(r"^(?:\S*/)?which: no (\S+) in \(")
 SHELL_WRAPPERS: Final = frozenset(
     {"sudo", "doas", "command", "time", "nice", "env", "xargs", "("}
     | {"do", "then", "else", "if", "elif", "while", "until", "!", "{"}  # a command inside a loop or branch
@@ -235,7 +235,9 @@ class ProbeRule:
     first argument when ``first`` is) probe;
     ``needs``: a text the stage must hold (``python -c`` only when it imports). The probe missed when
     its output matches ``not_found``, or, with ``empty_is_miss``, when it printed nothing. ``paths``: what
-    it probes is a path (``Test-Path``), written in a pattern as a read path is (spec §6).
+    it probes is a path (``Test-Path``), written in a pattern as a read path is (spec §6). ``skip`` and
+    ``most``: with ``first``, what it looked for is at most ``most`` words after the first ``skip``
+    (``python -m pip show X``: X; ``python -m pip list``: pip).
     """
 
     programs: frozenset[str]
@@ -244,6 +246,8 @@ class ProbeRule:
     empty_is_miss: bool = False
     needs: str = ""
     paths: bool = False
+    skip: int = 1
+    most: int = 3
 
 
 COMMAND_MISSING: Final = re.compile(
@@ -252,10 +256,16 @@ COMMAND_MISSING: Final = re.compile(
 )
 """The shell's (or PowerShell's, cmd's) answer that a program it was asked to run is not there."""
 NO_PIP: Final = re.compile(r"No module named pip\b")
+NO_PACKAGE: Final = re.compile(r"Package\(s\) not found")
+"""pip's (and uv's) ``show`` of a package that is not installed."""
+PYTHONS: Final = frozenset({"python", "python3", "py"})
 PROBES: Final[tuple[ProbeRule, ...]] = (
     # Test-Path prints True or False; inside ``if (Test-Path …)`` it prints nothing (the condition uses it)
     ProbeRule(frozenset({"Test-Path"}), frozenset(), re.compile(r"^\s*False\s*$", re.MULTILINE), paths=True),
-    ProbeRule(frozenset({"pip", "pip3"}), frozenset({"show"}), re.compile(r"Package\(s\) not found")),
+    ProbeRule(frozenset({"pip", "pip3"}), frozenset({"show"}), NO_PACKAGE),
+    # pip show run as a module or by uv: the package, or pip itself not there
+    ProbeRule(PYTHONS, frozenset({"-m"}), re.compile(f"{NO_PACKAGE.pattern}|{NO_PIP.pattern}"), needs=" pip show", skip=3),
+    ProbeRule(frozenset({"uv"}), frozenset({"pip"}), NO_PACKAGE, needs=" show", skip=2),
     ProbeRule(
         frozenset({"python", "python3", "py"}), frozenset({"-c"}),
         re.compile(r"ModuleNotFoundError|No module named"), needs="import",
@@ -267,10 +277,8 @@ PROBES: Final[tuple[ProbeRule, ...]] = (
     ProbeRule(  # python -m pip --version: a tool probe of a module
         frozenset({"python", "python3", "py"}), frozenset({"-m"}), re.compile(r"No module named"), needs="--version",
     ),
-    *(  # python -m pip list / show: pip's own lookups, with pip not there
-        ProbeRule(frozenset({"python", "python3", "py"}), frozenset({"-m"}), NO_PIP, needs=f" pip {lookup}")
-        for lookup in ("list", "show")
-    ),
+    # python -m pip list: pip's own lookup, with pip not there
+    ProbeRule(PYTHONS, frozenset({"-m"}), NO_PIP, needs=" pip list", most=1),
     ProbeRule(frozenset({"npm", "pnpm"}), frozenset({"ls", "list"}), re.compile(r"\(empty\)")),
     ProbeRule(
         frozenset({"npm", "pnpm"}), frozenset({"view", "info", "show"}),
