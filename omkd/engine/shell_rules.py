@@ -264,7 +264,9 @@ PROBES: Final[tuple[ProbeRule, ...]] = (
     ProbeRule(frozenset({"Test-Path"}), frozenset(), re.compile(r"^\s*False\s*$", re.MULTILINE), paths=True),
     ProbeRule(frozenset({"pip", "pip3"}), frozenset({"show"}), NO_PACKAGE),
     # pip show run as a module or by uv: the package, or pip itself not there
-    ProbeRule(PYTHONS, frozenset({"-m"}), re.compile(f"{NO_PACKAGE.pattern}|{NO_PIP.pattern}"), needs=" pip show", skip=3),
+    ProbeRule(
+        PYTHONS, frozenset({"-m"}), re.compile(f"{NO_PACKAGE.pattern}|{NO_PIP.pattern}"), needs=" pip show", skip=3
+    ),
     ProbeRule(frozenset({"uv"}), frozenset({"pip"}), NO_PACKAGE, needs=" show", skip=2),
     ProbeRule(
         frozenset({"python", "python3", "py"}), frozenset({"-c"}),
