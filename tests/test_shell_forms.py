@@ -149,11 +149,28 @@ def test_an_http_client_misses_on_404_or_410_only(command: str, output: str, exp
         "(Get-Content -Raw src/retry.ps1).Replace('a', 'b') | Set-Content src/retry.ps1",
         "cat /tmp/claude/tasks/b7f3.output",
         "cat /home/dev/.claude/projects/-home-dev-shop/5f1e0c2a/tool-results/b0535c8.txt | tail -40",
+        "find . -type d -name __pycache__ -prune -exec rm -rf {} +",
+        "find src -name 'retry_*.tmp' -delete",
+        "find src -name '*.py' -exec sed -i 's/RETRIES = 3/RETRIES = 5/' {} +",
+        "find /srv/logs -name 'retry*.log' -execdir /bin/rm {} \\;",
     ],
-    ids=["grep -v", "ps | grep | xargs kill", "| xargs rm", "> file", "Set-Content", "harness output", "kept output"],
-)
+    ids=["grep -v", "ps | grep | xargs kill", "| xargs rm", "> file", "Set-Content", "harness output", "kept output",
+         "find -exec rm", "find -delete", "find -exec sed -i", "find -execdir /bin/rm"],
+)  # fmt: skip
 def test_a_command_that_acts_or_only_filters_is_not_a_search(command: str) -> None:
+    """A ``find`` that deletes or edits what it finds (``-delete``, ``-exec rm``) acts, as ``find | xargs
+    rm`` does: it prints nothing when it did its work."""
     assert bash(command, "") == {}
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["find src -name '*.py' -exec grep -l retry_budget {} +",
+     "find src -name 'retry*' -exec sh -c 'head -3 \"$1\"' _ {} \\;"],
+    ids=["-exec grep", "-exec sh -c"],
+)  # fmt: skip
+def test_a_find_that_runs_a_reader_on_what_it_finds_still_looks(command: str) -> None:
+    assert bash(command, "") == MISS
 
 
 @pytest.mark.parametrize(
@@ -677,6 +694,40 @@ def test_a_command_that_removes_and_then_looks_confirms_its_own_edit(
     ``s/X/Y/`` substitution whose Y lacks it), and the grep after it wants nothing (an anchor says where,
     not what it looks for)."""
     assert bash(command, output) == signals
+
+
+@pytest.mark.parametrize(
+    ("removal", "search"),
+    [
+        ("find src -name 'legacy_retry*' -delete", {"pattern": "legacy_retry", "path": "/home/dev/shop/src"}),
+        ("find . -name legacy_retry.py -exec rm -f {} +", {"pattern": "legacy_retry", "path": "/home/dev/shop/src"}),
+        ("sed -i '/legacy_retry/d' src/client.py && grep -n legacy_retry src/client.py",
+         {"pattern": "legacy_retry", "path": "/home/dev/shop/tests"}),
+    ],
+    ids=["find -delete", "find -exec rm", "a command that removed and looked"],
+)  # fmt: skip
+def test_a_removal_by_find_or_by_a_command_that_also_looked_makes_a_later_miss_a_check(
+    removal: str, search: dict[str, str]
+) -> None:
+    """§3.1 ``verify_absence``: a ``find`` that deleted the files of a name removed them, as ``rm`` does;
+    a command that removed something and then looked for it (itself a check) still removed it, so a later
+    search for it confirms the removal too."""
+    t = Transcript()
+    t.prompt("drop the legacy retry helper")
+    t.skill("http-client")
+    t.call("Bash", {"command": removal}, "", detail=bash_detail())
+    t.call("Grep", search, "No files found")
+    report = report_of(t)
+    assert (overall_signals(t), health_of(report, "http-client").verified_absent) == ({}, 2 if "grep" in removal else 1)
+
+
+def test_a_find_that_deleted_other_names_makes_no_later_miss_a_check() -> None:
+    t = Transcript()
+    t.prompt("drop the legacy retry helper")
+    t.skill("http-client")
+    t.call("Bash", {"command": "find . -name '*.pyc' -delete"}, "", detail=bash_detail())
+    t.call("Grep", {"pattern": "legacy_retry", "path": "/home/dev/shop/src"}, "No files found")
+    assert overall_signals(t) == MISS
 
 
 def test_a_sed_deletion_earlier_in_the_segment_makes_the_later_miss_a_check() -> None:

@@ -134,7 +134,8 @@ class CallTracker:
             if result.is_error:
                 segment.tool_failures += 1
             if outcome is Outcome.MISSED:
-                if (
+                own = removals.own_removal(call)
+                if own or (
                     (segment.removed_texts or segment.removed_paths)
                     and (
                         removals.confirms_removal(
@@ -142,9 +143,11 @@ class CallTracker:
                         )
                         or removals.targets_removed(call, segment.removed_paths)
                     )
-                ) or removals.own_removal(call):
+                ):
                     segment.tallies[VERIFY_ABSENCE] += 1
                     name = VERIFY_ABSENCE
+                    if own:  # the command removed something too: a later search for it confirms that
+                        _remember_removals(segment, call)
                 elif verdict.user_given and self._user_gave(call, verdict, cwd):
                     segment.user_given.append(verdict.search_key)
                     name = USER_GIVEN

@@ -11,6 +11,7 @@ it.
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import posixpath
 import re
 from typing import Final
@@ -112,6 +113,8 @@ def _shell(command: str) -> tuple[list[tuple[str, str]], list[str]]:
                 files = shell_forms.operands(args)
                 if len(files) >= 2:
                     paths.extend(files[:-1])
+            elif program == "find" and _find_deletes(args):  # ``find src -name 'legacy*' -delete``
+                paths.extend(_deleted_names(args))
             elif program in ("sed", "perl") and any(a.startswith("-i") or a == "-pi" for a in args):
                 for word in _scripts(args):
                     found = _SED_SUBSTITUTION.match(word)
@@ -120,6 +123,21 @@ def _shell(command: str) -> tuple[list[tuple[str, str]], list[str]]:
                     elif deleted := _SED_DELETION.match(word):
                         pairs.append((deleted.group(1), ""))
     return pairs, paths
+
+
+def _find_deletes(args: list[str]) -> bool:
+    """``find … -delete``, or ``-exec``/``-execdir`` of a deleting program (``-exec rm -rf {} +``)."""
+    return "-delete" in args or any(
+        a in ("-exec", "-execdir") and posixpath.basename(b) in DELETING for a, b in itertools.pairwise(args)
+    )
+
+
+def _deleted_names(args: list[str]) -> list[str]:
+    """The names a deleting ``find`` looked for (``-name``/``-iname``), its outer ``*`` dropped
+    (``legacy_retry*``: the files of ``legacy_retry``), when what is left is plain and ``MIN_TARGET``
+    characters or more."""
+    names = (b.strip("*") for a, b in itertools.pairwise(args) if a in ("-name", "-iname"))
+    return [n for n in names if len(n) >= MIN_TARGET and not _WILDCARDS.search(n)]
 
 
 def _scripts(args: list[str]) -> list[str]:

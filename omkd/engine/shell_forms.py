@@ -166,13 +166,33 @@ def acts(program: str, text: str) -> bool:
     return False
 
 
+_FIND_RUNS: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_RUN_ACTS: Final = shell_rules.ACTING_PROGRAMS - {"sh", "bash"}  # ``-exec sh -c '…'`` may only look
+
+
+def find_acts(program: str, args: list[str]) -> bool:
+    """A ``find`` that acts on what it finds, as ``find | xargs rm`` does: ``-delete``, or ``-exec`` of an
+    acting program or of an in-place edit (``-exec rm -rf {} +``, ``-exec sed -i 's/a/b/' {} +``)."""
+    if program != "find":
+        return False
+    for index, arg in enumerate(args):
+        if arg == "-delete":
+            return True
+        if arg in _FIND_RUNS and index + 1 < len(args):
+            run = args[index + 1].rpartition("/")[2]
+            if run in _RUN_ACTS or (run in ("sed", "perl") and any(a.startswith(("-i", "-pi")) for a in args)):
+                return True
+    return False
+
+
 def not_looking(stages: Sequence[tuple[str, list[str]]], last_text: str) -> bool:
     """A pipeline whose searches look for no missing thing, so that an empty output is no miss: its last
-    stage acts (it picked what to act on: ``| xargs kill``, ``> file``), a search stage only filters out
-    (``grep -v``), or its first stage builds, tests or checks and the rest read its diagnostics
-    (``tsc --noEmit | grep src/``)."""
+    stage acts (it picked what to act on: ``| xargs kill``, ``> file``), a ``find`` acts on what it
+    finds (``-delete``, ``-exec rm``), a search stage only filters out (``grep -v``), or its first stage
+    builds, tests or checks and the rest read its diagnostics (``tsc --noEmit | grep src/``)."""
     return (
         acts(stages[-1][0], last_text)
+        or any(find_acts(program, args) for program, args in stages)
         or any(filters_out(program, args) and not excludes_itself(program, args) for program, args in stages)
         or checks_a_run(*stages[0])
     )
