@@ -124,3 +124,28 @@ def test_powershell_cannot_find_path_names_the_stage_that_missed() -> None:
     t.call("PowerShell", {"command": command}, output, detail=bash_detail(stdout=output))
     report: Report = report_of(t)
     assert (misses(report), patterns(report)) == (1, ["docs/setup.md"])  # a Windows path, written with /
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "pattern"),
+    [
+        ("(cd docs && cat setup.md)", "cat: setup.md: No such file or directory", "setup.md"),
+        ("(ls docs/retry) 2>&1", "ls: cannot access 'docs/retry': No such file or directory", "docs/retry"),
+        ("(Get-Command retryctl).Source",
+         "Get-Command: The term 'retryctl' is not recognized as a name of a cmdlet, function, script file, or "
+         "executable program.", "retryctl"),
+        ("(Get-Content docs/setup.md).Length", "Get-Content: Cannot find path '/home/dev/shop/docs/setup.md' because "
+         "it does not exist.", "docs/setup.md"),
+        ("(grep -E 'retry)' docs/setup.md)", "", "retry)"),  # a quoted ")" is the pattern's
+    ],
+    ids=["subshell", "subshell redirected", "PowerShell member of a command", "PowerShell length", "quoted paren"],
+)  # fmt: skip
+def test_a_group_s_closing_parenthesis_is_not_part_of_the_last_word(
+    agent: Agent, command: str, output: str, pattern: str
+) -> None:
+    """Spec §6: the target as the program receives it. Bash's subshell ``( … )`` and PowerShell's
+    ``( … ).Member`` close a group around the stage: the ``)`` and what follows it are not its operand
+    (``retryctl).Source`` had been the pattern)."""
+    report = agent(command, output, 1)
+    assert (misses(report), patterns(report)) == (1, [pattern])

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
-from omkd.engine import fallback_lists, http_lookups, powershell, shell_forms, shell_rules
+from omkd.engine import fallback_lists, http_lookups, powershell, shell_forms, shell_rules, shell_words
 from omkd.engine.shell_forms import made_paths, operands
 from omkd.engine.shell_words import joined_lines, words
 
@@ -122,7 +122,7 @@ def _without_redirections(found: list[str]) -> list[str]:
 
 
 def stage_of(text: str) -> Stage:
-    found = _without_redirections(words(text))
+    found = _without_redirections(words(shell_words.before_group_end(text)))
     at = 0
     while at < len(found) and found[at] == "(":
         at += 1

@@ -88,3 +88,25 @@ def _inner(match: re.Match[str]) -> str:
     if single is not None:
         return single
     return _DOUBLE_QUOTE_ESCAPE.sub(r"\1", match.group(2))
+
+
+_QUOTED_OR_PAREN: Final = re.compile(r"""'[^']*'?|"(?:\\.|[^"\\])*"?|[()]""")
+
+
+def before_group_end(text: str) -> str:
+    """A stage's text up to a ``)``, outside quotes, that closes a group opened before the stage: bash's
+    subshell (``(cd src && ls retry)``: ``ls retry``), PowerShell's expression (``(Get-Command X).Source``:
+    ``Get-Command X``). The stage's own leading ``(`` are of that group; ``$( … )`` and ``a(1).txt`` are
+    balanced within it."""
+    if ")" not in text:
+        return text
+    depth = 0
+    for found in _QUOTED_OR_PAREN.finditer(text, len(text) - len(text.lstrip("( \t\r\n"))):
+        mark = found.group()
+        if mark == "(":
+            depth += 1
+        elif mark == ")":
+            if depth == 0:
+                return text[: found.start()]
+            depth -= 1
+    return text
