@@ -99,8 +99,14 @@ def test_the_pattern_is_the_bound_operand(command: str, pattern: str) -> None:
         ("get-content -encoding utf8 src/settings.json", NOT_THERE.format("src\\settings.json"), "src/settings.json"),
         ("test-path -PathType Leaf src/settings.json", "False", "src/settings.json"),
         ("get-childitem -Path src/legacy -Depth 1", "(PowerShell completed with no output)", "src/legacy"),
+        ("Get-Item -LiteralPath src/settings.json -Stream Zone.Identifier", NOT_THERE.format("src\\settings.json"),
+         "src/settings.json"),
+        ("gi src/settings.json | Select-Object FullName, Length", NOT_THERE.format("src\\settings.json"),
+         "src/settings.json"),
+        ("Resolve-Path src/settings.json", NOT_THERE.format("src\\settings.json"), "src/settings.json"),
     ],
-)
+    ids=["get-content", "test-path", "get-childitem", "Get-Item, PowerShell's stat", "gi", "Resolve-Path"],
+)  # fmt: skip
 def test_a_lower_case_reader_or_probe_on_the_powershell_tool_missed(command: str, output: str, pattern: str) -> None:
     report = report_of(one_call("PowerShell", {"command": command}, output))
     (gap,) = gaps_of(report)

@@ -64,6 +64,8 @@ READERS: Final = (
         ("readcount", "totalcount", "first", "head", "tail", "last", "delimiter", "encoding", *_SELECT, "stream"),
     ),
     _cmdlet("Test-Path", (PATH,), ("pathtype", "type", "olderthan", "newerthan", *_SELECT)),
+    _cmdlet("Get-Item", (PATH,), (*_SELECT, "stream")),  # PowerShell's ``stat``
+    _cmdlet("Resolve-Path", (PATH,), ("relativebasepath",)),  # and its ``realpath``
     _cmdlet("Get-ChildItem", (PATH, FILTER), ("exclude", "depth", "attributes"), filter=FILTER, include=FILTER),
     _cmdlet(  # PowerShell's ``which``: the names of the commands it looks for
         "Get-Command", (NAME,), ("module", "commandtype", "type", "totalcount", "parametername", "parametertype"),
@@ -89,7 +91,10 @@ WRITERS: Final = (
 to ``-Encoding``, ``Remove-Item x *.log`` to ``-Filter``."""
 CMDLETS: Final = {c.name.lower(): c for c in READERS + WRITERS}
 """Every cmdlet here by lower-case name."""
-_ALIASES: Final = {"sls": "select-string", "gc": "get-content", "gci": "get-childitem", "gcm": "get-command"}
+_ALIASES: Final = {
+    "sls": "select-string", "gc": "get-content", "gci": "get-childitem", "gcm": "get-command", "gi": "get-item",
+    "rvpa": "resolve-path",
+}  # fmt: skip
 """The aliases omkd's rules already read as these cmdlets (others, such as ``cat``, ``ls``, ``ni``, not)."""
 
 
