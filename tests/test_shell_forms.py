@@ -48,6 +48,21 @@ def test_a_carried_command_is_judged_as_the_command_it_carries(command: str, out
     assert bash(command, output) == MISS
 
 
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ("realpath src/retry.py", "realpath: src/retry.py: No such file or directory"),
+        ("bat --plain src/retry.py", "[bat error]: 'src/retry.py': No such file or directory (os error 2)"),
+        ("batcat src/retry.py", "[bat error]: 'src/retry.py': No such file or directory (os error 2)"),
+    ],
+    ids=["realpath", "bat", "batcat (Debian's bat)"],
+)
+def test_a_path_probe_or_reader_beyond_the_short_list_missed(command: str, output: str) -> None:
+    """§3.1's more readers and probes: ``realpath`` (where a path is) and ``bat`` (cat with colours)
+    answering that the path is not there, as ``stat`` and ``cat`` do."""
+    assert bash(command, output, is_error=True) == MISS
+
+
 def test_a_carried_command_that_found_something_is_no_miss() -> None:
     assert bash('ssh web1 "ls /etc/nginx/sites-enabled"', "shop.conf\nadmin.conf") == {}
 

@@ -78,7 +78,7 @@ SHELL_RULE: Final = ShellRule(
     path_programs=frozenset(
         {"ls", "cat", "head", "tail", "sed", "dir", "Get-ChildItem", "Get-Content", "stat", "tree"}
         | {"nl", "less", "more", "wc", "file", "gci", "gc", "where", "where.exe"}
-        | {"Get-Item", "gi", "Resolve-Path", "rvpa"}  # PowerShell's stat and realpath
+        | {"realpath", "bat", "batcat", "Get-Item", "gi", "Resolve-Path", "rvpa"}  # cat's twin; PowerShell's stat
     ),
     editing_flags=frozenset({"-i", "--in-place"}),
     test_programs=frozenset({"test", "[", "[["}),
