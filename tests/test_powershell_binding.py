@@ -105,7 +105,7 @@ def test_the_pattern_is_the_bound_operand(command: str, pattern: str) -> None:
          "src/settings.json"),
         ("Resolve-Path src/settings.json", NOT_THERE.format("src\\settings.json"), "src/settings.json"),
     ],
-    ids=["get-content", "test-path", "get-childitem", "Get-Item, PowerShell's stat", "gi", "Resolve-Path, its realpath"],
+    ids=["get-content", "test-path", "get-childitem", "Get-Item, a stat", "gi", "Resolve-Path, a realpath"],
 )  # fmt: skip
 def test_a_lower_case_reader_or_probe_on_the_powershell_tool_missed(command: str, output: str, pattern: str) -> None:
     report = report_of(one_call("PowerShell", {"command": command}, output))
