@@ -106,8 +106,11 @@ def test_a_failing_part_that_is_not_a_search_is_not_a_gap() -> None:
     [
         "Exit code 2\n/bin/bash: -c: line 1: unexpected EOF while looking for matching `''",
         "Exit code 2\n/bin/bash: -c: line 0: syntax error near unexpected token `('",
+        "Exit code 1\nzsh:1: parse error near `)'",
+        "Exit code 1\n(eval):1: unmatched '",
+        "Exit code 127\nfish: Unexpected end of string, quotes are not balanced",
     ],
-    ids=["unexpected EOF", "unexpected token"],
+    ids=["unexpected EOF", "unexpected token", "zsh's parse error", "zsh's unmatched quote", "fish's"],
 )
 def test_a_shell_syntax_error_is_not_a_gap(output: str) -> None:
     """The agent's typo, not a missing thing: a failure, no gap."""

@@ -745,6 +745,69 @@ def test_a_find_that_deleted_other_names_makes_no_later_miss_a_check() -> None:
     assert overall_signals(t) == MISS
 
 
+@pytest.mark.parametrize(
+    ("command", "output", "is_error", "signals"),
+    [
+        ("grep -q retry_budget src/client.py", "", False, {}),  # exit 0: it matched
+        ("grep -q retry_budget src/client.py", "Exit code 1", True, MISS),
+        ("rg --quiet retry_budget src", "", False, {}),
+        ("ls docs/retry.md > /dev/null 2>&1", "", False, {}),
+        ("grep -rn retry_budget src > /dev/null", "", False, {}),
+        ("grep -rn retry_budget src 2>/dev/null", "", False, MISS),  # only its errors sent away
+        ("grep -q retry_budget src/client.py; echo checked", "checked", False, {}),
+        ("grep -rn retry_budget src; echo checked", "checked", False, MISS),
+    ],
+    ids=["grep -q, exit 0", "grep -q, exit 1", "rg --quiet", "ls > /dev/null", "grep > /dev/null", "grep 2>/dev/null",
+         "grep -q; echo", "grep; echo"],
+)  # fmt: skip
+def test_a_search_whose_output_nobody_sees_is_answered_by_its_exit_status(
+    command: str, output: str, is_error: bool, signals: dict[str, int]
+) -> None:
+    """A quiet search (``grep -q``) or one whose output is sent to /dev/null prints nothing whatever it
+    found: its silence is no empty answer (§3.1's "the output is empty"); its exit status is the answer, as
+    a ``test``'s is (Claude Code marks a non-zero exit an error)."""
+    assert bash(command, output, is_error=is_error) == signals
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "signals"),
+    [
+        ("grep -q retry_budget src/client.py && echo found || echo missing", "found", {}),
+        ("grep -q retry_budget src/client.py && echo found || echo missing", "missing", MISS),
+        ("ls dist >/dev/null 2>&1 && echo 'dist exists'", "dist exists", {}),
+        ("command -v uv >/dev/null 2>&1 && echo has-uv", "has-uv", {}),
+        ("if grep -q retry_budget src/client.py; then echo 'uses retry'; fi", "uses retry", {}),
+        ("echo '== src =='; grep -rn retry_budget src", "== src ==", MISS),  # a header: the grep printed nothing
+    ],
+    ids=["&& echo, printed", "|| echo, printed", "ls > /dev/null && echo", "command -v && echo", "then echo",
+         "a header"],
+)  # fmt: skip
+def test_an_echo_that_runs_only_when_the_lookup_found_says_it_found(
+    command: str, output: str, signals: dict[str, int]
+) -> None:
+    """``X && echo found`` prints only when X succeeded, as does the ``then`` branch of ``if X``: its text
+    printed is no sign of a miss (the output is neither empty nor a fallback's text, §3.1)."""
+    assert bash(command, output) == signals
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [("ls src/*.py | grep retry )", "Exit code 1\nzsh:1: parse error near `)'"),
+     ('grep -rn "retry_budget src', 'Exit code 1\n(eval):1: unmatched "'),
+     ("grep -rn 'retry_budget src", "Exit code 1\nzsh:1: unmatched '")],
+    ids=["zsh's parse error", "zsh's unmatched double quote", "zsh's unmatched single quote"],
+)  # fmt: skip
+def test_zsh_s_syntax_error_before_a_grep_is_not_a_gap(command: str, output: str) -> None:
+    """zsh's words for a typo (macOS's shell; ``(eval)`` in Claude Code): an exit 1 with nothing on stdout
+    would otherwise read as grep's "no line matched" (§3.1: a syntax error is not a gap)."""
+    assert bash(command, output, is_error=True) == {}
+
+
+def test_a_search_piped_into_an_in_place_edit_acts() -> None:
+    """``grep -rl X | xargs sed -i …`` edits the files its search picked (§3.1: the last stage acts)."""
+    assert bash("grep -rl old_name src | xargs sed -i 's/old_name/new_name/g'; echo done", "done") == {}
+
+
 def test_a_sed_deletion_earlier_in_the_segment_makes_the_later_miss_a_check() -> None:
     t = Transcript()
     t.prompt("drop the legacy retry helper")

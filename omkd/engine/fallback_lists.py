@@ -35,6 +35,12 @@ def ends_list(operator: str, text: str) -> bool:
     return not words or words[0] not in _CLOSERS
 
 
+def on_success(operator: str, text: str) -> bool:
+    """A part that runs only when the lookup before it succeeded: after ``&&``, or the ``then`` branch
+    of an ``if`` whose condition looked (``if grep -q X f; then echo yes; fi``)."""
+    return operator == "&&" or (operator in _LIST_ENDS and text.lstrip().startswith("then"))
+
+
 def echoed_text(program: str, args: list[str], text: str) -> str | None:
     """What an ``echo``/``printf`` of a literal prints (None for anything with a variable in it)."""
     if program not in shell_rules.SHELL_RULE.fallbacks or "$" in text or "`" in text:

@@ -13,7 +13,7 @@ import functools
 import re
 from typing import Final
 
-from omkd.engine import judge, powershell, search_pattern, shell, shell_forms, shell_rules
+from omkd.engine import judge, powershell, probe_rules, search_pattern, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall
 from omkd.engine.shell_reads import reads
 
@@ -47,7 +47,7 @@ def _shell_names(command: str) -> list[str]:
             names += _named(search_pattern.stage_pattern(stage, None) or "")  # a grep/rg of a name, as a Grep of it
     for stage, probe in parsed.probes:  # a probe of a path (``Test-Path``) is judged as ``test -e`` is
         if not probe.paths:
-            names += [n for name in shell_forms.probed(stage.program, stage.args, probe) for n in _literal(name)]
+            names += [n for name in probe_rules.probed(stage.program, stage.args, probe) for n in _literal(name)]
     return names
 
 

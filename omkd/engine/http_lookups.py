@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final
 
-from omkd.engine import shell_rules
+from omkd.engine import probe_rules
 
 HTTP_CLIENTS: Final = frozenset(
     {"curl", "wget", "Invoke-WebRequest", "iwr", "Invoke-RestMethod", "irm", "http", "https", "xh"}
@@ -96,7 +96,7 @@ def http_missed(output: str, stages: Sequence[Any] = ()) -> bool:
 
 def _not_found_body(output: str) -> bool:
     # a short body saying "not found"; the shell's own "jq: command not found" is not a body
-    body = "\n".join(line for line in output.splitlines() if not shell_rules.COMMAND_MISSING.search(line)).strip()
+    body = "\n".join(line for line in output.splitlines() if not probe_rules.COMMAND_MISSING.search(line)).strip()
     return len(body) <= NOT_FOUND_BODY_CHARS and bool(NOT_FOUND_BODY.search(body))
 
 

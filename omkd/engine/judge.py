@@ -12,7 +12,15 @@ from typing import Final
 
 import orjson
 
-from omkd.engine import http_lookups, patterns, ripgrep_types, search_pattern, shell, shell_forms, shell_rules
+from omkd.engine import (
+    http_lookups,
+    patterns,
+    probe_rules,
+    ripgrep_types,
+    search_pattern,
+    shell,
+    shell_rules,
+)
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.signals import Outcome, Verdict, collapse
 from omkd.engine.silent_probes import probe_failed
@@ -183,8 +191,8 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
         return Verdict(Outcome.FAILED, key, rule="shell.regex_unsupported")
     if patterns.UNKNOWN_TYPE_TEXT in output or any(_stage_unknown_type(stage) for stage in parsed.searches):
         return Verdict(Outcome.FAILED, key, rule="shell.unknown_type")
-    if any(shell_forms.probe_missed(probe, output) for _, probe in parsed.probes) and not (
-        len(parsed.probes) > 1 and shell_forms.answered(parsed.probes, output)
+    if any(probe_rules.probe_missed(probe, output) for _, probe in parsed.probes) and not (
+        len(parsed.probes) > 1 and probe_rules.answered(parsed.probes, output)
     ):  # probes of alternatives (``powershell --version; pwsh --version``) are one question
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.probe_not_found")
     if parsed.http and http_lookups.http_missed(output, parsed.http):
@@ -196,7 +204,8 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
         return Verdict(Outcome.FAILED if result.is_error else Outcome.OK, key, rule="shell.probe_answered")
     noisy = ": line " in output  # a login profile's complaint holds it (``shell_rules.PROFILE_NOISE``)
     own = [line for line in lines if line not in parsed.echoes and not (noisy and _profile_noise(line, command))]
-    if lines and not own and parsed.searches:
+    heard = [stage for stage in parsed.searches if stage not in parsed.silent]  # ``grep -q``'s silence says nothing
+    if lines and not own and heard and not any(line in parsed.successes for line in lines):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_own_echoes")
     itself = _itself(parsed) if own else None
     if itself is not None and all(itself.search(line) for line in own):
@@ -228,7 +237,7 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
     detail = result.detail
     if isinstance(detail, dict) and detail.get("returnCodeInterpretation") == rule.no_match:
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.no_matches")
-    if parsed.searches and result.text.strip() in rule.empty_outputs:
+    if heard and result.text.strip() in rule.empty_outputs:
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.empty_output")
     return Verdict(Outcome.OK, key, rule="shell.found")
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from omkd.engine import shell_rules
-
 MODULE_NEEDS: Final = frozenset({"import", "require"})
 """The module probes' ``ProbeRule.needs``: Python's imports, Node's requires."""
 _IMPORTED: Final = re.compile(r"\b(?:import|from)\s+([A-Za-z_][\w.]*)")
@@ -49,9 +47,10 @@ def probe_script(script: str) -> bool:
     return bool(statements) and all(_PROBE_STATEMENT.fullmatch(s) for s in statements)
 
 
-def at_work(stage_args: list[str], rule: shell_rules.ProbeRule) -> bool:
-    """A ``python -c``/``node -e`` module probe whose script is at work (``probe_script``)."""
-    return rule.needs in MODULE_NEEDS and not probe_script(stage_args[1] if len(stage_args) > 1 else "")
+def at_work(stage_args: list[str], needs: str) -> bool:
+    """A ``python -c``/``node -e`` module probe (its rule ``needs`` an import or a require) whose script is
+    at work (``probe_script``)."""
+    return needs in MODULE_NEEDS and not probe_script(stage_args[1] if len(stage_args) > 1 else "")
 
 
 def named(args: list[str], needs: str) -> list[str]:

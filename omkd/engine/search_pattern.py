@@ -14,7 +14,16 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from omkd.engine import loop_items, missed_stages, powershell, shell, shell_forms, shell_rules, silent_probes
+from omkd.engine import (
+    loop_items,
+    missed_stages,
+    powershell,
+    probe_rules,
+    shell,
+    shell_forms,
+    shell_rules,
+    silent_probes,
+)
 from omkd.engine.events import ToolCall, ToolResult
 
 _HOME: Final = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root|[A-Z]:/(?i:users)/[^/]+|/[a-z]/Users/[^/]+)(?=/|$)")
@@ -155,7 +164,7 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
         if target and not told and target not in found and variable is None:  # a variable is not told
             found.append(target)
     for stage, probe in parsed.probes:
-        for probed in shell_forms.probed(stage.program, stage.args, probe) if missed is None or stage in missed else ():
+        for probed in probe_rules.probed(stage.program, stage.args, probe) if missed is None or stage in missed else ():
             target = normalised(probed, cwd) if probe.paths else probed
             if target not in found:
                 found.append(target)

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
-from omkd.engine import fallback_lists, http_lookups, powershell, shell_forms, shell_rules, shell_words
+from omkd.engine import fallback_lists, http_lookups, powershell, probe_rules, shell_forms, shell_rules, shell_words
 from omkd.engine.shell_forms import made_paths, operands
 from omkd.engine.shell_words import joined_lines, words
 
@@ -53,9 +53,13 @@ class ParsedCommand:
     """TEXT of each ``… || echo TEXT`` (or ``printf``) that follows a search or probe."""
     echoes: list[str] = field(default_factory=list)
     """The literal texts the command echoes itself (headers, separators, fallbacks)."""
+    successes: list[str] = field(default_factory=list)
+    """Echoes run only when the lookup before succeeded (``grep -q X f && echo found``, ``then echo yes``)."""
+    silent: list[Stage] = field(default_factory=list)
+    """Searches whose output is thrown away (``grep -q``, ``ls X > /dev/null``): their silence says nothing."""
     targets: list[str] = field(default_factory=list)
     """Names the searches looked for: ``find -name X``, ``ls X``, ``which X``…"""
-    probes: list[tuple[Stage, shell_rules.ProbeRule]] = field(default_factory=list)
+    probes: list[tuple[Stage, probe_rules.ProbeRule]] = field(default_factory=list)
     """Package, module and tool probes (``pip show X``, ``python -c "import X"``, ``X --version``)."""
     http: list[Stage] = field(default_factory=list)
     """HTTP clients on a URL (``curl``, ``wget``…): a 404 or 410 is a miss."""
@@ -237,11 +241,13 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> bool:
             continue
         if operator == "|" and fed is not None and shell_forms.checks_a_run(fed.program, fed.args):
             continue  # it reads a build's, a test's or a checker's diagnostics
+        branch = False
         if operator == "|":
             element.append((stage, text))
         else:
             if element:
                 probing = fallback_lists.after(probing, _close(parsed, element))
+            branch = probing and fallback_lists.on_success(operator, text)  # ``X && echo found``
             if fallback_lists.ends_list(operator, text):  # ``A; B || echo X``: X says B failed, not A
                 probing = False
             element, fed = [(stage, text)], None
@@ -250,6 +256,8 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> bool:
             parsed.echoes.append(echoed)
             if operator == "||" and probing:
                 parsed.fallbacks.append(echoed)
+            elif branch:
+                parsed.successes.append(echoed)
     if element:
         probing = fallback_lists.after(probing, _close(parsed, element))
     return probing
@@ -270,6 +278,8 @@ def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> str:
             continue  # harness output, what the command just made, the pipeline's own grep dropped
         if _is_search(stage):
             parsed.searches.append(stage)
+            if shell_forms.silenced(stage.program, stage.args, text):
+                parsed.silent.append(stage)
             parsed.targets.extend(targets_of(stage))
             found = True
         elif _is_test(stage):
@@ -277,9 +287,9 @@ def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> str:
             found = True
         elif http_lookups.is_http_client(stage.program) and not http_lookups.sends(stage.program, stage.args):
             parsed.http.append(stage)
-        elif (probe := shell_forms.probe_of(stage.program, stage.args, text)) is not None:
+        elif (probe := probe_rules.probe_of(stage.program, stage.args, text)) is not None:
             parsed.probes.append((stage, probe))
-            parsed.targets.extend(shell_forms.probed(stage.program, stage.args, probe))
+            parsed.targets.extend(probe_rules.probed(stage.program, stage.args, probe))
             found = True
     if found:
         return fallback_lists.LOOKS

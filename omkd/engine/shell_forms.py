@@ -12,9 +12,9 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
-from omkd.engine import module_probes, powershell, shell_rules
+from omkd.engine import powershell, shell_rules
 from omkd.engine.shell_words import dequoted, raw_words
 
 _FILE_REDIRECT: Final = re.compile(r"""^(?:&|1)?>>?(.*)$""")
@@ -103,34 +103,6 @@ def without_values(args: list[str], value_flags: frozenset[str]) -> list[str]:
     return kept
 
 
-def probe_of(program: str, args: list[str], text: str) -> shell_rules.ProbeRule | None:
-    """The probe rule a stage is run by, if any (``pip show X``, ``X --version``…)."""
-    if not args:
-        return None
-    for rule in shell_rules.PROBES:
-        if rule.programs and program not in rule.programs:
-            continue
-        if (rule.first and args[0] not in rule.first) or (rule.needs and rule.needs not in text):
-            continue
-        if module_probes.at_work(args, rule):  # a script at work is a program run (its missing module too)
-            continue
-        if not rule.programs and program in shell_rules.CONTENT_SEARCHES:
-            continue
-        return rule
-    return None
-
-
-def probed(program: str, args: list[str], rule: shell_rules.ProbeRule) -> list[str]:
-    """What a probe looked for: the package or module named, or the program whose version it asked."""
-    if not rule.programs:
-        return [program]
-    if rule.needs in module_probes.MODULE_NEEDS:  # ``python -c "import X"``, ``node -e "require('X')"``: X
-        return module_probes.named(args, rule.needs)
-    named = None if rule.first else powershell.paths(program, args)  # ``Test-Path -PathType Leaf P``: P
-    words = args[rule.skip :] if rule.first else args
-    return (named if named is not None else [a for a in words if not a.startswith("-")])[: rule.most]
-
-
 def filters_out(program: str, args: list[str]) -> bool:
     """A search stage that only filters out (``grep -v``, ``Select-String -NotMatch``)."""
     if program not in shell_rules.CONTENT_SEARCHES:
@@ -147,9 +119,12 @@ def filters_out(program: str, args: list[str]) -> bool:
 
 
 def acts(program: str, text: str) -> bool:
-    """The stage acts: an acting program, or its output redirected into a file (not ``2>``, not /dev/null)."""
+    """The stage acts: an acting program, an in-place edit, or its output redirected into a file (not ``2>``,
+    not /dev/null)."""
     if program in shell_rules.ACTING_PROGRAMS:
         return True
+    if program in ("sed", "perl") and any(w.startswith(("-i", "-pi")) or w == "--in-place" for w in text.split()):
+        return True  # ``| xargs sed -i 's/a/b/'``: edits the files the search picked
     if ">" not in text:  # most stages redirect nothing: no need to split them into words
         return False
     words = raw_words(text)
@@ -183,6 +158,23 @@ def find_acts(program: str, args: list[str]) -> bool:
             if run in _RUN_ACTS or (run in ("sed", "perl") and any(a.startswith(("-i", "-pi")) for a in args)):
                 return True
     return False
+
+
+_QUIET_FLAGS: Final = frozenset({"-q", "--quiet", "--silent"})
+_STDOUT_AWAY: Final = re.compile(r"(?:^|\s)(?:1|&)?>\s*(?:/dev/null|\$null|nul)(?:\s|$)|\|\s*Out-Null\b", re.I)
+
+
+def silenced(program: str, args: list[str], text: str) -> bool:
+    """A search stage whose output nobody sees: a quiet grep (``grep -q``, ``rg --quiet``; the exit status
+    is its answer) or one whose standard output is sent away (``ls X > /dev/null``, ``| Out-Null``)."""
+    if program in shell_rules.GREP_FAMILY and any(
+        a in _QUIET_FLAGS or (a.startswith("-") and not a.startswith("--") and "q" in a[1:] and a[1:].isalpha())
+        for a in args
+    ):
+        return True
+    if ">" not in text and "out-null" not in text.lower():
+        return False
+    return bool(_STDOUT_AWAY.search(text))
 
 
 def not_looking(stages: Sequence[tuple[str, list[str]]], last_text: str) -> bool:
@@ -246,29 +238,6 @@ def reads_harness_output(args: list[str]) -> bool:
 
 _HARNESS_KEYS: Final = ("/tasks/", "/scratchpad", "/tool-results/")
 """A word holding none of these names no harness output file (the cheap test before the expression)."""
-
-
-def probe_missed(rule: shell_rules.ProbeRule, output: str) -> bool:
-    if rule.not_found is not None and rule.not_found.search(output):
-        return True
-    return rule.empty_is_miss and not output.strip()
-
-
-def answered(probes: Sequence[tuple[Any, shell_rules.ProbeRule]], output: str) -> bool:
-    """Some probe of several printed an answer: an output line no probe's not-found text matches. Probes
-    that all look for the same thing (``require.resolve('docx')`` here and in the skill's directory) are
-    one question asked in several places, not alternatives: it is answered unless every probe printed
-    its not-found line (what else they print, a stack trace, is no answer)."""
-    lines = [line for raw in output.splitlines() if (line := raw.strip())]
-    said = sum(1 for line in lines if any(r.not_found is not None and r.not_found.search(line) for _, r in probes))
-    if len(probes) > 1 and said >= len(probes) and _one_question(probes):
-        return False
-    return said < len(lines)
-
-
-def _one_question(probes: Sequence[tuple[Any, shell_rules.ProbeRule]]) -> bool:
-    first = probed(probes[0][0].program, probes[0][0].args, probes[0][1])
-    return bool(first) and all(probed(stage.program, stage.args, rule) == first for stage, rule in probes[1:])
 
 
 def operands(args: list[str]) -> list[str]:

@@ -1,9 +1,9 @@
 """The shell rule tables: when a shell command is a search or probe, and how it says "not there".
 
 Spec §3.1's shell rules, each row with its exceptions as fields: the short list of search programs
-(``SHELL_RULE``), the wrappers and carriers a command is run through, package/module/tool probes,
-stages that act or only filter (HTTP clients' tables are ``http_lookups``'). ``shell.py`` and ``shell_forms.py``
-apply them.
+(``SHELL_RULE``), the wrappers and carriers a command is run through, stages that act or only filter
+(HTTP clients' tables are ``http_lookups``', the probes' ``probe_rules``'). ``shell.py`` and
+``shell_forms.py`` apply them.
 """
 
 from __future__ import annotations
@@ -115,6 +115,11 @@ SHELL_RULE: Final = ShellRule(
         "unexpected EOF while looking for matching",
         "syntax error near unexpected token",
         "syntax error: unexpected end of file",
+        "parse error near `",  # zsh's (``zsh:1: parse error near `)'``; ``(eval):1:`` in Claude Code)
+        ': unmatched "',
+        ": unmatched '",
+        "quotes are not balanced",  # fish's
+        "is missing the terminator",  # PowerShell's parser (``The string is missing the terminator: ".``)
     ),
 )
 NOT_FOUND_LINE_CHARS: Final = 4_200
@@ -228,83 +233,6 @@ CARRIERS: Final[dict[str, CarrierRule]] = {
 """Wrapped commands (spec §3.1 "Shell, beyond the short list"): judged by the command they carry."""
 
 
-@dataclass(frozen=True, slots=True)
-class ProbeRule:
-    """A package, module or tool probe whose answer can be "not there".
-
-    ``programs`` run with a first argument in ``first`` (any program when ``programs`` is empty, any
-    first argument when ``first`` is) probe;
-    ``needs``: a text the stage must hold (``python -c`` only when it imports). The probe missed when
-    its output matches ``not_found``, or, with ``empty_is_miss``, when it printed nothing. ``paths``: what
-    it probes is a path (``Test-Path``), written in a pattern as a read path is (spec §6). ``skip`` and
-    ``most``: with ``first``, what it looked for is at most ``most`` words after the first ``skip``
-    (``python -m pip show X``: X; ``python -m pip list``: pip).
-    """
-
-    programs: frozenset[str]
-    first: frozenset[str]
-    not_found: re.Pattern[str] | None
-    empty_is_miss: bool = False
-    needs: str = ""
-    paths: bool = False
-    skip: int = 1
-    most: int = 3
-
-
-COMMAND_MISSING: Final = re.compile(
-    r"command not found|: not found$|is not recognized as (?:(?:the|a) name of a cmdlet|an internal or external)",
-    re.MULTILINE,
-)
-"""The shell's (or PowerShell's, cmd's) answer that a program it was asked to run is not there."""
-NO_PIP: Final = re.compile(r"No module named pip\b")
-NO_PACKAGE: Final = re.compile(r"Package\(s\) not found")
-"""pip's (and uv's) ``show`` of a package that is not installed."""
-PYTHONS: Final = frozenset({"python", "python3", "py"})
-PROBES: Final[tuple[ProbeRule, ...]] = (
-    # Test-Path prints True or False; inside ``if (Test-Path …)`` it prints nothing (the condition uses it)
-    ProbeRule(frozenset({"Test-Path"}), frozenset(), re.compile(r"^\s*False\s*$", re.MULTILINE), paths=True),
-    ProbeRule(frozenset({"pip", "pip3"}), frozenset({"show"}), NO_PACKAGE),
-    # pip show run as a module or by uv: the package, or pip itself not there
-    ProbeRule(
-        PYTHONS, frozenset({"-m"}), re.compile(f"{NO_PACKAGE.pattern}|{NO_PIP.pattern}"), needs=" pip show", skip=3
-    ),
-    ProbeRule(frozenset({"uv"}), frozenset({"pip"}), NO_PACKAGE, needs=" show", skip=2),
-    ProbeRule(
-        frozenset({"python", "python3", "py"}), frozenset({"-c"}),
-        re.compile(r"ModuleNotFoundError|No module named"), needs="import",
-    ),
-    ProbeRule(  # node -e "require('x')" / require.resolve: the module probe of Node, as python -c "import x" is
-        frozenset({"node", "nodejs"}), frozenset({"-e", "--eval", "-p", "--print"}),
-        re.compile(r"Cannot find module|ERR_MODULE_NOT_FOUND"), needs="require",
-    ),
-    ProbeRule(  # python -m pip --version: a tool probe of a module
-        frozenset({"python", "python3", "py"}), frozenset({"-m"}), re.compile(r"No module named"), needs="--version",
-    ),
-    # python -m pip list: pip's own lookup, with pip not there
-    ProbeRule(PYTHONS, frozenset({"-m"}), NO_PIP, needs=" pip list", most=1),
-    ProbeRule(frozenset({"npm", "pnpm"}), frozenset({"ls", "list"}), re.compile(r"\(empty\)")),
-    ProbeRule(
-        frozenset({"npm", "pnpm"}), frozenset({"view", "info", "show"}),
-        re.compile(r"\bE404\b|404 Not Found|is not in (?:this|the npm) registry"),
-    ),
-    ProbeRule(frozenset({"apt-cache"}), frozenset({"policy"}), None, empty_is_miss=True),
-    ProbeRule(frozenset({"apt-cache"}), frozenset({"show"}), re.compile(r"No packages found|Unable to locate package")),
-    ProbeRule(
-        frozenset({"dpkg"}), frozenset({"-s", "-l", "-L", "--status", "--list"}),
-        re.compile(r"is not installed|no packages found matching"),
-    ),
-    ProbeRule(frozenset({"brew"}), frozenset({"list", "info"}), re.compile(r"No such keg|No available formula")),
-    ProbeRule(
-        frozenset({"go"}), frozenset({"list"}),
-        re.compile(
-            r"cannot find (?:package|module providing package)|no required module provides package"
-            r"|is not in (?:GOROOT|std)|not a known dependency"
-        ),
-    ),
-    ProbeRule(frozenset({"rospack"}), frozenset({"find"}), re.compile(r"not found|Error: package")),
-    ProbeRule(frozenset(), frozenset({"--version", "-V", "version"}), COMMAND_MISSING),
-)  # fmt: skip
-"""Package, module and tool probes (spec §3.1): a "not there" answer is a failed lookup."""
 PROFILE_NOISE: Final = re.compile(
     r"^((?:/|~/)\S*(?:\.sh|/\.(?:bashrc|bash_profile|profile|zshrc|zprofile|zshenv))): line \d+: "
 )
