@@ -287,8 +287,25 @@ def test_each_wrapped_form_is_judged_by_the_command_it_carries(
          "Invoke-WebRequest : The remote server returned an error: (404) Not Found.", 1, "https://docs.acme.dev/retry"),
         ("http GET https://api.acme.dev/v1/retry", "HTTP/1.1 410 Gone\nContent-Type: text/plain", 0,
          "https://api.acme.dev/v1/retry"),
+        ("Invoke-WebRequest https://docs.acme.dev/retry",
+         "Invoke-WebRequest : The remote server returned an error: (404) Not Found.\nAt line:1 char:1\n"
+         "+ Invoke-WebRequest https://docs.acme.dev/retry\n+ " + "~" * 46 + "\n    + CategoryInfo          : "
+         "InvalidOperation: (System.Net.HttpWebRequest:HttpWebRequest) [Invoke-WebRequest], WebException\n"
+         "    + FullyQualifiedErrorId : WebCmdletWebResponseException,Microsoft.PowerShell.Commands."
+         "InvokeWebRequestCommand", 1, "https://docs.acme.dev/retry"),
+        ("Invoke-RestMethod https://api.acme.dev/v1/retry",
+         "Invoke-RestMethod: Response status code does not indicate success: 404 (Not Found).", 1,
+         "https://api.acme.dev/v1/retry"),
+        ("npm view left-pad-ultra version", "npm error code E404\nnpm error 404 Not Found - GET "
+         "https://registry.npmjs.org/left-pad-ultra - Not found", 1, "left-pad-ultra"),  # version: a field
+        ("tail -f logs/worker.log", "tail: cannot open 'logs/worker.log' for reading: No such file or directory\n"
+         "tail: no files remaining", 1, "logs/worker.log"),
+        ("kubectl exec -it deploy/api -- cat /etc/app/retry.yaml", "cat: /etc/app/retry.yaml: No such file or "
+         "directory\ncommand terminated with exit code 1", 1, "/etc/app/retry.yaml"),
     ],
-    ids=["nl", "less", "more", "npm ls (empty)", "go list", "wget 404", "Invoke-WebRequest 404", "http 410"],
+    ids=["nl", "less", "more", "npm ls (empty)", "go list", "wget 404", "Invoke-WebRequest 404", "http 410",
+         "PowerShell 5.1's whole error record", "PowerShell 7's wording", "npm view X field",
+         "GNU tail's closing note", "kubectl's closing note"],
 )  # fmt: skip
 def test_more_readers_probes_and_http_clients_answered_not_there_are_misses(
     agent: Agent, command: str, output: str, code: int, pattern: str
@@ -400,8 +417,15 @@ def test_a_glob_s_pattern_is_its_pattern_with_its_path_kept_as_evidence(
         ("fd retry_budget src", "", "retry_budget"),
         ("fd -e py -d 3 retry_budget src", "", "retry_budget"),
         ("fd . src/legacy", "[fd error]: Search path 'src/legacy' is not a directory.", "src/legacy"),
+        ("stat -f %z build/App.dmg", "stat: build/App.dmg: stat: No such file or directory", "build/App.dmg"),
+        ('grep -rn -- "--dry-run" scripts/', "", "--dry-run"),
+        ('cmd /c "dir /s /b *.csproj"', "File Not Found", "*.csproj"),
+        ("where /r . retry.exe", "INFO: Could not find files for the given pattern(s).", "retry.exe"),
+        ("ls /home/alice/notes.txt", "ls: cannot access '/home/alice/notes.txt': No such file or directory",
+         "/home/alice/notes.txt"),  # another user's home is not this person's ~
     ],
-    ids=["tail -n +N", "stat -c FORMAT", "fd PATTERN PATH", "fd with option values", "fd . PATH"],
+    ids=["tail -n +N", "stat -c FORMAT", "fd PATTERN PATH", "fd with option values", "fd . PATH",
+         "BSD stat -f FORMAT", "grep -- PATTERN", "cmd's dir switches", "cmd's where /r DIR", "another user's home"],
 )  # fmt: skip
 def test_the_pattern_is_the_target_not_an_option_s_value(command: str, output: str, pattern: str) -> None:
     """Spec §6: the path of a reader (not ``+20``, not stat's format); fd's pattern is its first operand
@@ -528,6 +552,7 @@ def test_a_write_out_line_reads_other_variables_as_one_word_each(write_out: str,
         ("/home/dev/shop/docs/retry.md", "/home/dev/shop", "docs/retry.md"),
         ("/home/dev/other/a\\b.md", "/home/dev/shop", "~/other/a\\b.md"),  # a POSIX name may hold a backslash
         ("/mnt/c/Users/dev/retry.md", "/home/dev", "/mnt/c/Users/dev/retry.md"),  # WSL: not this home
+        ("C:\\Users\\Bob\\retry.md", "C:\\Users\\dev\\shop", "C:/Users/Bob/retry.md"),  # another user's
         ("/c/Users/dev/shop/docs/retry.md", "C:\\Users\\dev\\shop", "docs/retry.md"),  # Git Bash's C:
         ("c:\\tmp\\retry.md", None, "C:/tmp/retry.md"),
         ("C:\\tmp\\retry.md", None, "C:/tmp/retry.md"),

@@ -79,13 +79,16 @@ def test_a_carried_command_that_found_something_is_no_miss() -> None:
         ("brew list retry-cli", "Error: No such keg: /opt/homebrew/Cellar/retry-cli"),
         ("rospack find retry_node", "[rospack] Error: package 'retry_node' not found"),
         ("uv --version", "bash: line 1: uv: command not found"),
+        ("rg --version", "bash: line 1: rg: command not found"),
+        ("brew list --versions postgresql@16", ""),
         ("python3 -m pip --version", "/srv/app/venv/bin/python3: No module named pip"),
         ("venv/bin/python -m pip list", "/srv/app/venv/bin/python: No module named pip"),
         ("node -e \"console.log(require.resolve('docx'))\"", "node:internal/modules/cjs/loader:1520\n  throw err;\n"
          "  ^\n\nError: Cannot find module 'docx'\nRequire stack:\n- /home/dev/shop/[eval]"),
     ],
     ids=["pip show", "python import", "npm view", "apt-cache policy", "dpkg -s", "brew list", "rospack", "--version",
-         "python -m X --version", "python -m pip list", "node require"],
+         "a search program's --version", "brew list --versions (prints nothing)", "python -m X --version",
+         "python -m pip list", "node require"],
 )  # fmt: skip
 def test_a_probe_answered_not_there_is_a_miss(command: str, output: str) -> None:
     assert bash(command, output) == MISS
@@ -93,6 +96,8 @@ def test_a_probe_answered_not_there_is_a_miss(command: str, output: str) -> None
 
 def test_a_probe_that_found_its_package_is_no_miss() -> None:
     assert bash("pip show httpx", "Name: httpx\nVersion: 0.27.0") == {}
+    assert bash("rg --version", "ripgrep 14.1.0") == {}
+    assert bash("brew list --versions postgresql@16", "postgresql@16 16.2") == {}
     assert bash("python3 -m pip --version", "pip 24.0 from /srv/app/venv/lib/python3.11/site-packages/pip") == {}
 
 

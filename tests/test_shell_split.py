@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from omkd.engine.shell import is_not_found_line, missing_path, split_top_level
+from omkd.engine.shell import split_top_level
+from omkd.engine.shell_output import is_not_found_line, missing_path
 from omkd.engine.shell_words import raw_words, words
 
 pytestmark = pytest.mark.engine
@@ -157,7 +158,8 @@ split by the latter)."""
 
 def _unquoted_by_walking(word: str) -> str:
     """A word's text read one character at a time: single quotes keep everything up to the next one,
-    double quotes drop the backslash before ``"``, ``$`` and a backtick, an unquoted backslash stays."""
+    double quotes drop the backslash before ``"``, ``$`` and a backtick and keep a pair of backslashes
+    whole, an unquoted backslash stays."""
     out: list[str] = []
     state, i = "", 0
     while i < len(word):
@@ -167,6 +169,9 @@ def _unquoted_by_walking(word: str) -> str:
             out += [] if c == "'" else [c]
         elif state == '"' and c == "\\" and i + 1 < len(word) and word[i + 1] in '"$`':
             out.append(word[i + 1])
+            i += 1
+        elif state == '"' and c == "\\" and i + 1 < len(word) and word[i + 1] == "\\":
+            out += ["\\", "\\"]  # a pair, kept as written (PowerShell's "\\server"), its second escapes nothing
             i += 1
         elif state == '"':
             state = "" if c == '"' else state

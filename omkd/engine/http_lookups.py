@@ -28,11 +28,12 @@ HTTP_BODY_FLAGS: Final = frozenset(
 HTTP_GET_FLAGS: Final = frozenset({"-G", "--get"})
 HTTP_MISSING: Final = re.compile(
     r"^HTTP/\S+\s+(?:404|410)\b|^\s*(?:404|410)\s*$|\b(?:404|410):? Not Found\b|ERROR 404\b"
+    r"|\((?:404|410)\) (?:Not Found|Gone)\b|\b(?:404|410) \((?:Not Found|Gone)\)"  # PowerShell 5.1's, 7's
     r"|The requested URL returned error: (?:404|410)\b",
     re.MULTILINE,
 )
 """A 404 or 410 in an HTTP client's output: a status line, ``-w '%{http_code}'`` printing it, a server's
-or wget's wording, ``curl -f``'s error line."""
+or wget's wording, ``curl -f``'s error line, PowerShell's ``(404) Not Found`` and ``404 (Not Found)``."""
 NOT_FOUND_BODY: Final = re.compile(r"\bnot[ _]found\b", re.IGNORECASE)
 NOT_FOUND_BODY_CHARS: Final = 400
 """A short body saying "not found" (``{"message":"not found: owner …"}``) is a 404's body too."""

@@ -19,6 +19,7 @@ from omkd.engine import (
     ripgrep_types,
     search_pattern,
     shell,
+    shell_output,
     shell_rules,
 )
 from omkd.engine.events import ToolCall, ToolResult
@@ -184,7 +185,7 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
     if not parsed.searches and not parsed.tests and not parsed.probes and not parsed.http:
         return Verdict(Outcome.FAILED if result.is_error else Outcome.OK, rule="not_a_search")
     key = collapse(command, 200)
-    output, code = shell.output_of(result.text, result.is_error, result.detail)
+    output, code = shell_output.output_of(result.text, result.is_error, result.detail)
     if any(text in output for text in rule.syntax_errors):
         return Verdict(Outcome.FAILED, key, rule="shell.syntax_error")
     if patterns.REGEX_FAULT_TEXT in output or any(_stage_unrunnable(stage) for stage in parsed.searches):
@@ -197,7 +198,7 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.probe_not_found")
     if parsed.http and http_lookups.http_missed(output, parsed.http):
         return Verdict(Outcome.MISSED, key, patterns.URL_GIVEN, rule="shell.http_not_found")
-    lines = shell.output_lines(output)
+    lines = shell_output.output_lines(output)
     if parsed.fallbacks and any(line in parsed.fallbacks for line in lines):  # a probe's too (``pip show X || echo``)
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.fallback")
     if not parsed.searches and not parsed.tests:  # probes and HTTP clients only: answered otherwise
@@ -210,7 +211,7 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
     itself = _itself(parsed) if own else None
     if itself is not None and all(itself.search(line) for line in own):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_itself")
-    if shell.only_not_found(own):
+    if shell_output.only_not_found(own):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.not_found_output")
     if own and all(line.rstrip("/") in _find_roots(parsed) for line in own):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_the_root")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from omkd.engine import shell
+from omkd.engine import shell, shell_output
 
 _VARIABLE: Final = re.compile(r"^\$\{?(\w+)\}?$")
 _NOT_LITERAL: Final = re.compile(r"[$`*?\[\]{}]")
@@ -69,13 +69,13 @@ def missed(command: str, output: str, items: list[str]) -> list[str] | None:
     """The items of a loop the output says missed, in the order it says so; None when it tells none."""
     parsed = shell.parse(command)
     fallbacks = set(parsed.fallbacks)
-    lines = shell.output_lines(output)
+    lines = shell_output.output_lines(output)
     told: list[str] = []
     for at, line in enumerate(lines):
         item = None
         if line in fallbacks and at > 0:
             item = _named(lines[at - 1], items)
-        elif shell.missing_path(line):
+        elif shell_output.missing_path(line):
             item = _named(line, items)
         if item is not None and item not in told:
             told.append(item)

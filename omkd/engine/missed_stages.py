@@ -13,7 +13,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable
 
-from omkd.engine import fallback_lists, http_lookups, shell, shell_forms, shell_rules
+from omkd.engine import fallback_lists, http_lookups, shell, shell_forms, shell_output, shell_rules
 
 _QUOTES = "'\"`‘’"
 _RESETS = frozenset({"", ")"})
@@ -27,7 +27,7 @@ def told(command: str, output: str, normalise: Callable[[str], str]) -> list[she
     (home and cwd), so that a message's full path meets the operand as the command wrote it."""
     parsed = shell.parse(command)
     lookups = parsed.searches + parsed.tests + [stage for stage, _ in parsed.probes]
-    lines = shell.output_lines(output)
+    lines = shell_output.output_lines(output)
     missed: list[shell.Stage] = []
     for names, full in _messages(output, lines):
         stages = [stage for stage in lookups if any(_names(stage, name, normalise, full) for name in names)]
@@ -56,13 +56,13 @@ def _messages(output: str, lines: list[str]) -> list[tuple[list[str], bool]]:
         if "Cannot find path" in line:
             continue  # PowerShell's, read from the whole output below (it wraps)
         which = shell_rules.WHICH_MISSING.match(line)
-        missing = None if which else shell.missing_path(line)
+        missing = None if which else shell_output.missing_path(line)
         if which:
             found.append(([which.group(1)], False))
         elif missing:
             parts = missing.group(1).split(": ")
             found.append(([text for at in range(len(parts)) for text in (": ".join(parts[at:]), parts[at])], False))
-        elif shell.is_not_found_line(line):
+        elif shell_output.is_not_found_line(line):
             found.append(([], False))
     if "Cannot find path" in output:
         matches = shell_rules.POWERSHELL_MISSING_PATH.finditer(output)

@@ -73,7 +73,7 @@ PROBES: Final[tuple[ProbeRule, ...]] = (
     ProbeRule(frozenset({"npm", "pnpm"}), frozenset({"ls", "list"}), re.compile(r"\(empty\)")),
     ProbeRule(
         frozenset({"npm", "pnpm"}), frozenset({"view", "info", "show"}),
-        re.compile(r"\bE404\b|404 Not Found|is not in (?:this|the npm) registry"),
+        re.compile(r"\bE404\b|404 Not Found|is not in (?:this|the npm) registry"), most=1,  # then its fields
     ),
     ProbeRule(frozenset({"apt-cache"}), frozenset({"policy"}), None, empty_is_miss=True),
     ProbeRule(frozenset({"apt-cache"}), frozenset({"show"}), re.compile(r"No packages found|Unable to locate package")),
@@ -81,6 +81,7 @@ PROBES: Final[tuple[ProbeRule, ...]] = (
         frozenset({"dpkg"}), frozenset({"-s", "-l", "-L", "--status", "--list"}),
         re.compile(r"is not installed|no packages found matching"),
     ),
+    ProbeRule(frozenset({"brew"}), frozenset({"list"}), None, empty_is_miss=True, needs="--versions"),  # prints nothing
     ProbeRule(frozenset({"brew"}), frozenset({"list", "info"}), re.compile(r"No such keg|No available formula")),
     ProbeRule(
         frozenset({"go"}), frozenset({"list"}),
@@ -106,8 +107,8 @@ def probe_of(program: str, args: list[str], text: str) -> ProbeRule | None:
             continue
         if module_probes.at_work(args, rule.needs):  # a script at work is a program run (its missing module too)
             continue
-        if not rule.programs and program in shell_rules.CONTENT_SEARCHES:
-            continue
+        if not rule.programs and not args[0].startswith("-") and program in shell_rules.CONTENT_SEARCHES:
+            continue  # ``grep version package.json`` looks for the word; ``rg --version`` asks rg's version
         return rule
     return None
 

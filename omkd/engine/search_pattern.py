@@ -21,6 +21,7 @@ from omkd.engine import (
     probe_rules,
     shell,
     shell_forms,
+    shell_output,
     shell_rules,
     silent_probes,
 )
@@ -73,6 +74,7 @@ def normalised(path: str, cwd: str | None) -> str:
         if _WINDOWS.match(path):
             path = path[0].upper() + path[1:]  # ``c:`` and ``C:`` are one drive
         path = path[:2] + _REPEATED_SLASHES.sub("/", path[2:])  # ``C:\\\\Users`` (bash's ``"\\\\"``); UNC ``//`` kept
+    own = None
     if cwd:
         base = cwd.replace("\\", "/").rstrip("/") if windows else cwd.rstrip("/\\")
         folded, key = (path.lower().rstrip("/"), base.lower()) if windows else (path, base)
@@ -81,8 +83,9 @@ def normalised(path: str, cwd: str | None) -> str:
         for sep in ("/",) if windows else ("/", "\\"):
             if folded.startswith(key + sep):
                 return path[len(base) + 1 :] or "."
+        own = _HOME.match(base)
     home = _HOME.match(path)
-    if home:
+    if home and (own is None or home.group().lower() == own.group().lower()):  # another user's home stays
         path = "~" + path[home.end() :]
     return path.removeprefix("./")
 
@@ -103,10 +106,12 @@ def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
             if arg in ("-e", "--regexp"):
                 return args[i + 1]
         skip = False
-        for arg in args:
+        for at, arg in enumerate(args):
             if skip:
                 skip = False
                 continue
+            if arg == "--":  # the end of the options: the pattern follows, whatever it starts with
+                return args[at + 1] if at + 1 < len(args) else None
             if arg in _VALUE_FLAGS:
                 skip = True
                 continue
@@ -136,8 +141,12 @@ def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
         if names:
             return " ".join(names)
     if program in _TARGET_PROGRAMS or (program == "command" and args[:1] == ["-v"]):
-        operands = [a for a in shell_forms.operands(args) if a != "-v"]
-        return operands[0] if operands else None
+        if program in ("where", "where.exe"):  # ``where /r DIR NAME``: DIR is where it looked
+            args = shell_forms.without_values(args, frozenset({"/r", "/R"}))
+        operands = [a for a in shell_forms.operands(args) if a != "-v" and not shell_forms.cmd_switch(program, a)]
+        if not operands:
+            return None
+        return normalised(operands[0], cwd) if "/" in operands[0] or "\\" in operands[0] else operands[0]
     operands = shell_forms.path_operands(program, args)
     return normalised(operands[0], cwd) if operands else None
 
@@ -149,7 +158,7 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
     parsed = shell.parse(command)
     missed = missed_stages.told(command, output, lambda path: normalised(path, cwd)) if output else None
     if missed is None and code is not None and output is not None:
-        lines = shell.output_lines(output)
+        lines = shell_output.output_lines(output)
         if silent_probes.probe_failed(command, parsed, code, lines):
             missed = silent_probes.failing_probes(command, parsed) or None
     loops = loop_items.told(command, output)
@@ -192,7 +201,7 @@ def pattern_of(call: ToolCall, search_key: str, tool: str, cwd: str | None, resu
             return search_key
         if result is None:
             return shell_pattern(command, cwd)
-        output, code = shell.output_of(result.text, result.is_error, result.detail)
+        output, code = shell_output.output_of(result.text, result.is_error, result.detail)
         return shell_pattern(command, cwd, output, code if result.is_error else None)
     if tool in ("Read", "list_directory"):
         return normalised(search_key, cwd)

@@ -254,9 +254,21 @@ def path_operands(program: str, args: list[str]) -> list[str]:
     test's closing bracket. None at all: the program reads what is piped to it (``git log | head -n 20``)."""
     plain = without_values(args, shell_rules.READER_VALUE_FLAGS.get(program, frozenset()))
     found = [
-        a for a in powershell.operands(program, args, operands(plain)) if not _COUNT.match(a) and a not in ("]", "]]")
-    ]
+        a
+        for a in powershell.operands(program, args, operands(plain))
+        if not _COUNT.match(a) and a not in ("]", "]]") and not (program == "stat" and a.startswith("%"))
+    ]  # ``stat -f %z F``: BSD's format, as GNU's ``-c %s``
+    found = [a for a in found if not cmd_switch(program, a)]
     return found[1:] if program == "sed" else found  # the first is the script
+
+
+_CMD_SWITCH: Final = re.compile(r"^/[A-Za-z?](?::\S*)?$")
+_CMD_PROGRAMS: Final = frozenset({"dir", "where", "where.exe", "findstr", "type"})
+
+
+def cmd_switch(program: str, word: str) -> bool:
+    """A switch of cmd's ``dir``, ``where``, ``findstr``, ``type`` (``/s``, ``/b``, ``/a:d``): no operand."""
+    return program in _CMD_PROGRAMS and _CMD_SWITCH.match(word) is not None
 
 
 def rg_listed_names(args: list[str]) -> list[str]:

@@ -122,6 +122,10 @@ SHELL_RULE: Final = ShellRule(
         "is missing the terminator",  # PowerShell's parser (``The string is missing the terminator: ".``)
     ),
 )
+NOTES: Final = re.compile(r"command terminated with exit code \d+|tail: no files remaining")
+"""Lines a program adds after the message that says what failed (kubectl after its carried command, GNU
+tail after its not-found line): no output of their own."""
+NOTE_STARTS: Final = ("command terminated", "tail: no files")
 NOT_FOUND_LINE_CHARS: Final = 4_200
 """A not-found line names one path (``PATH_MAX`` 4,096) and its message: a longer line is never one."""
 MISSING_PATH_LINE: Final = re.compile(r"^(.*?):? \(?No such file or directory(?: \(os error 2\))?\)?$")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from omkd.engine import shell, shell_forms
+from omkd.engine import shell, shell_forms, shell_output
 
 PATH_PROBES: Final = frozenset({"ls", "cat", "head", "tail", "stat", "file", "wc", "nl", "dir", "test", "[", "[["})
 """Programs that fail when the one path they were given is not there (``test`` with ``-e``/``-f``/``-d``)."""
@@ -61,7 +61,7 @@ def probe_failed(command: str, parsed: shell.ParsedCommand, code: int | None, li
         return False
     if any(PROBE_FAULT.search(line) for line in lines):
         return False
-    said = any(shell.is_not_found_line(line) for line in lines)
+    said = any(shell_output.is_not_found_line(line) for line in lines)
     return said or bool(parsed.tests) or bool(HIDDEN_STDERR.search(command))  # ``test`` fails silently
 
 

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from omkd.engine import judge, loop_items, patterns, shell, shell_forms, shell_rules
+from omkd.engine import judge, loop_items, patterns, shell, shell_forms, shell_output, shell_rules
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.metacog import grep_args, rules
 from omkd.engine.plain import fields_state, set_fields_state
@@ -188,7 +188,7 @@ def target_of(call: ToolCall, cwd: str | None = None, result: ToolResult | None 
             command = " ".join(str(w) for w in command)
         if not isinstance(command, str):
             return NOTHING
-        output = shell.output_of(result.text, result.is_error, result.detail)[0] if result is not None else None
+        output = shell_output.output_of(result.text, result.is_error, result.detail)[0] if result is not None else None
         return shell_target(command, output)
     return NOTHING
 
