@@ -808,6 +808,32 @@ def test_zsh_s_syntax_error_before_a_grep_is_not_a_gap(command: str, output: str
     assert bash(command, output, is_error=True) == {}
 
 
+@pytest.mark.parametrize(
+    ("command", "output", "signals", "patterns"),
+    [
+        ("ls *.xcodeproj", "Exit code 1\nzsh:1: no matches found: *.xcodeproj", MISS, ["*.xcodeproj"]),
+        ("wc -l Sources/App/*.swift", "Exit code 1\n(eval):1: no matches found: Sources/App/*.swift", MISS,
+         ["Sources/App/*.swift"]),
+        ("ls docs/*.md && grep -rn retry_budget src", "Exit code 1\nzsh:1: no matches found: docs/*.md", MISS,
+         ["docs/*.md"]),
+        ("grep -rn retry? src", "Exit code 1\nzsh:1: no matches found: retry?", {}, []),  # a quoting slip
+        ("sed -n '1,200p' src/app/(shop)/retry/page.tsx",
+         "Exit code 1\nzsh:1: no matches found: src/app/(shop)/retry/page.tsx", {}, []),  # another
+    ],
+    ids=["ls GLOB", "wc -l GLOB (Claude Code's eval)", "the stage it names", "a glob in a grep pattern",
+         "a route group's parentheses"],
+)  # fmt: skip
+def test_zsh_s_glob_that_matched_nothing(
+    command: str, output: str, signals: dict[str, int], patterns: list[str]
+) -> None:
+    """zsh answers a glob that matched no file with ``no matches found: GLOB`` (bash passes it on, and
+    ``ls`` says "No such file or directory"): given to a reader or search as a path, nothing of that name
+    is there, a not-found kind of output (§3.1). In a grep's pattern it is an unquoted ``?``: zsh ran
+    nothing, a typo."""
+    t = one_call("Bash", {"command": command}, output, is_error=True)
+    assert (overall_signals(t), [g.evidence["pattern"] for g in gaps_of(report_of(t))]) == (signals, patterns)
+
+
 def test_a_search_piped_into_an_in_place_edit_acts() -> None:
     """``grep -rl X | xargs sed -i …`` edits the files its search picked (§3.1: the last stage acts)."""
     assert bash("grep -rl old_name src | xargs sed -i 's/old_name/new_name/g'; echo done", "done") == {}

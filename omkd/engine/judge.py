@@ -188,6 +188,11 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
     output, code = shell_output.output_of(result.text, result.is_error, result.detail)
     if any(text in output for text in rule.syntax_errors):
         return Verdict(Outcome.FAILED, key, rule="shell.syntax_error")
+    if "no matches found: " in output and any(  # zsh stopped at a glob in a pattern (``grep retry? src``)
+        shell_output.glob_of(line) and not shell_output.unmatched_glob(line, parsed.searches)
+        for line in output.splitlines()
+    ):
+        return Verdict(Outcome.FAILED, key, rule="shell.syntax_error")
     if patterns.REGEX_FAULT_TEXT in output or any(_stage_unrunnable(stage) for stage in parsed.searches):
         return Verdict(Outcome.FAILED, key, rule="shell.regex_unsupported")
     if patterns.UNKNOWN_TYPE_TEXT in output or any(_stage_unknown_type(stage) for stage in parsed.searches):
@@ -213,6 +218,8 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_itself")
     if shell_output.only_not_found(own):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.not_found_output")
+    if own and all(shell_output.unmatched_glob(line, parsed.searches) for line in own):
+        return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.glob_matched_nothing")
     if own and all(line.rstrip("/") in _find_roots(parsed) for line in own):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_the_root")
     if not parsed.tests and all(_empty_pattern(stage) for stage in parsed.searches):

@@ -57,8 +57,11 @@ def _messages(output: str, lines: list[str]) -> list[tuple[list[str], bool]]:
             continue  # PowerShell's, read from the whole output below (it wraps)
         which = shell_rules.WHICH_MISSING.match(line)
         missing = None if which else shell_output.missing_path(line)
+        glob = None if which or missing else shell_output.glob_of(line)
         if which:
             found.append(([which.group(1)], False))
+        elif glob:
+            found.append(([glob], False))
         elif missing:
             parts = missing.group(1).split(": ")
             found.append(([text for at in range(len(parts)) for text in (": ".join(parts[at:]), parts[at])], False))
