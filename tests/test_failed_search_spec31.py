@@ -423,9 +423,12 @@ def test_a_glob_s_pattern_is_its_pattern_with_its_path_kept_as_evidence(
         ("where /r . retry.exe", "INFO: Could not find files for the given pattern(s).", "retry.exe"),
         ("ls /home/alice/notes.txt", "ls: cannot access '/home/alice/notes.txt': No such file or directory",
          "/home/alice/notes.txt"),  # another user's home is not this person's ~
+        ("find . -name '*.proto' -not -path './node_modules/*'", "", "*.proto"),
+        ("find . -path ./vendor -prune -o -name '*.pb.go' -print", "", "*.pb.go"),
     ],
     ids=["tail -n +N", "stat -c FORMAT", "fd PATTERN PATH", "fd with option values", "fd . PATH",
-         "BSD stat -f FORMAT", "grep -- PATTERN", "cmd's dir switches", "cmd's where /r DIR", "another user's home"],
+         "BSD stat -f FORMAT", "grep -- PATTERN", "cmd's dir switches", "cmd's where /r DIR", "another user's home",
+         "find -not -path (left out)", "find -path -prune (left out)"],
 )  # fmt: skip
 def test_the_pattern_is_the_target_not_an_option_s_value(command: str, output: str, pattern: str) -> None:
     """Spec §6: the path of a reader (not ``+20``, not stat's format); fd's pattern is its first operand

@@ -34,6 +34,7 @@ _SED_SUBSTITUTION: Final = re.compile(r"^s(.)(.+?)\1(.*?)\1[gI0-9]*$")
 _SED_DELETION: Final = re.compile(r"^/(.+)/d$")
 """``sed -i '/PATTERN/d'``: the lines holding PATTERN removed (as an edit to nothing)."""
 _GREP_FAMILY: Final = shell_rules.GREP_FAMILY | {"git"}  # git grep
+_FIND_NAMES: Final = frozenset({"-name", "-iname"})
 
 
 def _name(tool: str) -> str:
@@ -136,7 +137,7 @@ def _deleted_names(args: list[str]) -> list[str]:
     """The names a deleting ``find`` looked for (``-name``/``-iname``), its outer ``*`` dropped
     (``legacy_retry*``: the files of ``legacy_retry``), when what is left is plain and ``MIN_TARGET``
     characters or more."""
-    names = (b.strip("*") for a, b in itertools.pairwise(args) if a in ("-name", "-iname"))
+    names = (name.strip("*") for name in shell_forms.find_names(args, _FIND_NAMES))
     return [n for n in names if len(n) >= MIN_TARGET and not _WILDCARDS.search(n)]
 
 
@@ -269,7 +270,7 @@ def _searched(call: ToolCall) -> tuple[list[str], set[str]]:
         if stage.program != "find":
             continue
         args = stage.args
-        names += [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-name", "-iname")]
+        names += shell_forms.find_names(args, _FIND_NAMES)
         for root in args:
             if root.startswith(("-", "(", "!")):
                 break

@@ -125,7 +125,7 @@ def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
     if program == "findstr":
         return _findstr_pattern(args)
     if program in ("find", "fd"):
-        names = [args[i + 1] for i, a in enumerate(args[:-1]) if a in _NAME_FLAGS]
+        names = shell_forms.find_names(args, _NAME_FLAGS)
         if names:
             return " ".join(names)
         if program == "find":

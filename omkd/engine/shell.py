@@ -193,7 +193,7 @@ def targets_of(stage: Stage) -> list[str]:
     """The names a search stage looked for: ``find -name X``, ``ls X``'s last component, ``which X``."""
     args = stage.args
     if stage.program == "find":
-        return [args[i + 1] for i, a in enumerate(args[:-1]) if a in _NAME_FLAGS]
+        return shell_forms.find_names(args, _NAME_FLAGS)
     if stage.program in shell_rules.SHELL_RULE.path_programs:
         return [posixpath.basename(a.rstrip("/")) for a in shell_forms.path_operands(stage.program, args)]
     if stage.program in _TARGET_PROGRAMS or (stage.program == "command" and args[:1] == ["-v"]):

@@ -141,6 +141,18 @@ def acts(program: str, text: str) -> bool:
     return False
 
 
+def find_names(args: list[str], flags: frozenset[str]) -> list[str]:
+    """The names a ``find`` looks for (the values of ``flags``: ``-name X``, ``-path X``…), not those it
+    leaves out: negated (``-not -path './node_modules/*'``, ``! -name X``) or pruned (``-path X -prune``)."""
+    return [
+        args[at + 1]
+        for at, arg in enumerate(args[:-1])
+        if arg in flags
+        and (at == 0 or args[at - 1] not in ("-not", "!"))
+        and (at + 2 >= len(args) or args[at + 2] != "-prune")
+    ]
+
+
 _FIND_RUNS: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _RUN_ACTS: Final = shell_rules.ACTING_PROGRAMS - {"sh", "bash"}  # ``-exec sh -c '…'`` may only look
 
