@@ -173,9 +173,13 @@ def test_an_http_client_misses_on_404_or_410_only(command: str, output: str, exp
         "find src -name 'retry_*.tmp' -delete",
         "find src -name '*.py' -exec sed -i 's/RETRIES = 3/RETRIES = 5/' {} +",
         "find /srv/logs -name 'retry*.log' -execdir /bin/rm {} \\;",
+        "grep -L 'Copyright' src/*.py",
+        "grep -rL 'Copyright' src",
+        "Get-ChildItem .\\logs\\*.log | ForEach-Object { Remove-Item $_ }",
     ],
     ids=["grep -v", "ps | grep | xargs kill", "| xargs rm", "> file", "Set-Content", "harness output", "kept output",
-         "find -exec rm", "find -delete", "find -exec sed -i", "find -execdir /bin/rm"],
+         "find -exec rm", "find -delete", "find -exec sed -i", "find -execdir /bin/rm", "grep -L", "grep -rL",
+         "ForEach-Object { Remove-Item }"],
 )  # fmt: skip
 def test_a_command_that_acts_or_only_filters_is_not_a_search(command: str) -> None:
     """A ``find`` that deletes or edits what it finds (``-delete``, ``-exec rm``) acts, as ``find | xargs

@@ -110,11 +110,13 @@ def filters_out(program: str, args: list[str]) -> bool:
     select = powershell.cmdlet(program)  # Select-String's ``-NotMatch``, in any case
     if select is not None:
         return "notmatch" in powershell.bind(select, args).switches
+    without = program != "rg"  # rg's -L follows links; grep's, ag's and ack's list the files without a match
     for arg in args:
-        if arg in shell_rules.INVERTED:
+        if arg in shell_rules.INVERTED and (without or arg != "-L"):
             return True
-        if arg.startswith("-") and not arg.startswith("--") and len(arg) > 2 and "v" in arg[1:] and arg[1:].isalpha():
-            return True  # combined short flags: -iv, -rnv
+        combined = arg.startswith("-") and not arg.startswith("--") and len(arg) > 2 and arg[1:].isalpha()
+        if combined and ("v" in arg[1:] or (without and "L" in arg[1:])):
+            return True  # combined short flags: -iv, -rnv, -rL
     return False
 
 
@@ -122,6 +124,10 @@ def acts(program: str, text: str) -> bool:
     """The stage acts: an acting program, an in-place edit, or its output redirected into a file (not ``2>``,
     not /dev/null)."""
     if program in shell_rules.ACTING_PROGRAMS:
+        return True
+    if program in ("ForEach-Object", "%", "foreach") and any(  # ``| ForEach-Object { Remove-Item $_ }``
+        word.strip("{}();") in shell_rules.ACTING_PROGRAMS for word in text.split()
+    ):
         return True
     if program in ("sed", "perl") and any(w.startswith(("-i", "-pi")) or w == "--in-place" for w in text.split()):
         return True  # ``| xargs sed -i 's/a/b/'``: edits the files the search picked

@@ -264,8 +264,9 @@ CHECKING_SCRIPTS: Final = frozenset({"test", "build", "lint", "typecheck", "type
 """A package script run by a runner that builds, tests or checks (``npm test``, ``yarn lint``, ``npm run build``)."""
 MAKERS: Final = frozenset({"mkdir", "touch", "New-Item"})
 """Programs that make the paths they name (``shell.ParsedCommand.made``)."""
-INVERTED: Final = frozenset({"-v", "--invert-match", "-NotMatch", "/V", "/v"})  # /V: findstr's
-"""A search stage with these only filters out ("nothing left that is not 200" is not a miss)."""
+INVERTED: Final = frozenset({"-v", "--invert-match", "-NotMatch", "/V", "/v", "-L", "--files-without-match"})
+"""A search stage with these only filters out ("nothing left that is not 200" is not a miss; findstr's ``/V``;
+``grep -L``: the files without a match, none when every file has one)."""
 ACTING_PROGRAMS: Final = frozenset(
     {"kill", "pkill", "rm", "rmdir", "unlink", "mv", "cp", "chmod", "chown", "truncate", "tee", "sh", "bash"}
     | {"Set-Content", "Out-File", "Add-Content", "Remove-Item", "Stop-Process", "Move-Item", "Copy-Item"}
