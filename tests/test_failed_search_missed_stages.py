@@ -149,3 +149,23 @@ def test_a_group_s_closing_parenthesis_is_not_part_of_the_last_word(
     (``retryctl).Source`` had been the pattern)."""
     report = agent(command, output, 1)
     assert (misses(report), patterns(report)) == (1, [pattern])
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "pattern"),
+    [
+        ("ls -la config/ | grep redis", "redis"),
+        ("cat package.json | grep '\"jest\"'", '"jest"'),
+        ("ls config/ 2>/dev/null | grep redis", "config/ | redis"),  # ls's error sent away: either missed
+        ("find . -name '*.ts' | grep retry_budget", "*.ts | retry_budget"),  # find says nothing when it finds none
+    ],
+    ids=["ls | grep", "cat | grep", "ls 2>/dev/null | grep", "find | grep"],
+)  # fmt: skip
+def test_a_reader_piped_into_a_search_that_found_nothing_did_not_miss(agent: Agent, command: str, pattern: str) -> None:
+    """Spec §6: "the target of the search stage that missed". A reader of a path (``ls``, ``cat``) says so
+    when its path is not there; piped into a grep that printed nothing, it found its path and the grep
+    missed. When the reader's errors are sent away, or it is a ``find`` (silent when it finds none), which
+    stage missed is not told and both stay."""
+    report = agent(command, "", 1)
+    assert (misses(report), patterns(report)) == (1, [pattern])

@@ -161,6 +161,9 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
         lines = shell_output.output_lines(output)
         if silent_probes.probe_failed(command, parsed, code, lines):
             missed = silent_probes.failing_probes(command, parsed) or None
+    if missed is None and parsed.feeding:  # ``cat package.json | grep jest``: the grep found nothing
+        kept = [s for s in parsed.searches + parsed.tests if all(s is not f for f in parsed.feeding)]
+        missed = kept + [stage for stage, _ in parsed.probes] + parsed.http
     loops = loop_items.told(command, output)
     found: list[str] = []
     for stage in parsed.searches + parsed.tests:

@@ -57,6 +57,9 @@ class ParsedCommand:
     """Echoes run only when the lookup before succeeded (``grep -q X f && echo found``, ``then echo yes``)."""
     silent: list[Stage] = field(default_factory=list)
     """Searches whose output is thrown away (``grep -q``, ``ls X > /dev/null``): their silence says nothing."""
+    feeding: list[Stage] = field(default_factory=list)
+    """Readers piped into a later search that would have said if their path were not there (``cat
+    package.json | grep jest``): the later search is the one that found nothing."""
     targets: list[str] = field(default_factory=list)
     """Names the searches looked for: ``find -name X``, ``ls X``, ``which X``…"""
     probes: list[tuple[Stage, probe_rules.ProbeRule]] = field(default_factory=list)
@@ -275,11 +278,13 @@ def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> str:
     if shell_forms.not_looking([(s.program, s.args) for s, _ in element], element[-1][1]):
         return fallback_lists.ACTS
     found = False
+    mine: list[tuple[Stage, str]] = []
     for stage, text in element:
         if shell_forms.skipped(stage.program, stage.args, parsed.made):
             continue  # harness output, what the command just made, the pipeline's own grep dropped
         if _is_search(stage):
             parsed.searches.append(stage)
+            mine.append((stage, text))
             if shell_forms.silenced(stage.program, stage.args, text):
                 parsed.silent.append(stage)
             parsed.targets.extend(targets_of(stage))
@@ -293,6 +298,9 @@ def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> str:
             parsed.probes.append((stage, probe))
             parsed.targets.extend(probe_rules.probed(stage.program, stage.args, probe))
             found = True
+    parsed.feeding += [
+        s for s, text in mine[:-1] if s.program in shell_rules.SHELL_RULE.path_programs and "2>" not in text
+    ]
     if found:
         return fallback_lists.LOOKS
     quiet = all(s.program in shell_rules.QUIET_PROGRAMS for s, _ in element)
