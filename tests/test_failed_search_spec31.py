@@ -556,6 +556,10 @@ def test_a_write_out_line_reads_other_variables_as_one_word_each(write_out: str,
         ("/home/dev/other/a\\b.md", "/home/dev/shop", "~/other/a\\b.md"),  # a POSIX name may hold a backslash
         ("/mnt/c/Users/dev/retry.md", "/home/dev", "/mnt/c/Users/dev/retry.md"),  # WSL: not this home
         ("C:\\Users\\Bob\\retry.md", "C:\\Users\\dev\\shop", "C:/Users/Bob/retry.md"),  # another user's
+        ("$env:USERPROFILE\\.gitconfig", "C:\\Users\\dev\\shop", "~/.gitconfig"),  # PowerShell's home
+        ("%USERPROFILE%\\.ssh\\config", "C:\\Users\\dev\\shop", "~/.ssh/config"),  # cmd's
+        ("$HOME/.gitconfig", "/home/dev/shop", "~/.gitconfig"),
+        ("$HOMEBREW_PREFIX/bin/retryctl", "/home/dev/shop", "$HOMEBREW_PREFIX/bin/retryctl"),  # not $HOME
         ("/c/Users/dev/shop/docs/retry.md", "C:\\Users\\dev\\shop", "docs/retry.md"),  # Git Bash's C:
         ("c:\\tmp\\retry.md", None, "C:/tmp/retry.md"),
         ("C:\\tmp\\retry.md", None, "C:/tmp/retry.md"),

@@ -34,7 +34,9 @@ _WINDOWS: Final = re.compile(r"^[A-Za-z]:[\\/]")
 _GIT_BASH_DRIVE: Final = re.compile(r"^/([a-zA-Z])/")
 """Git Bash's ``/c/…`` is ``C:/…``."""
 _REPEATED_SLASHES: Final = re.compile(r"//+")
-_HOME_WORDS: Final = ("$HOME", "${HOME}")
+_HOME_WORDS: Final = ("$home", "${home}", "$env:userprofile", "$env:home", "%userprofile%")
+"""The home as a variable, lower-cased (``$HOME``; PowerShell's ``$env:USERPROFILE`` and ``$HOME``, any case;
+cmd's ``%USERPROFILE%``)."""
 _VALUE_FLAGS: Final = frozenset(
     {"-A", "-B", "-C", "-m", "-g", "--glob", "-t", "--type", "-T", "--type-not", "--include", "--exclude",
      "--exclude-dir", "-f", "--max-count", "--context", "--after-context", "--before-context", "--max-depth",
@@ -63,9 +65,12 @@ def normalised(path: str, cwd: str | None) -> str:
     """``~`` for the home directory, the cwd removed, a leading ``./`` dropped. A Windows path (or any
     path under a Windows cwd) is written with ``/`` (``C:\\Users\\me\\x`` and ``C:/Users/me/x`` are one
     file), its drive and cwd compared in any case."""
-    for word in _HOME_WORDS:
-        if path.startswith(word):
-            path = "~" + path[len(word) :]
+    if path[:1] in ("$", "%"):
+        lowered = path.lower()
+        for word in _HOME_WORDS:
+            if lowered.startswith(word) and (len(path) == len(word) or path[len(word)] in "/\\"):
+                path = "~" + path[len(word) :]
+                break
     windows = cwd is not None and _WINDOWS.match(cwd) is not None
     if windows or _WINDOWS.match(path):
         path = path.replace("\\", "/")
