@@ -169,11 +169,3 @@ def test_a_reader_piped_into_a_search_that_found_nothing_did_not_miss(agent: Age
     stage missed is not told and both stay."""
     report = agent(command, "", 1)
     assert (misses(report), patterns(report)) == (1, [pattern])
-
-
-def test_a_path_with_an_escaped_space_is_one_target() -> None:
-    """Spec §6: the path as ``ls`` receives it (``Application\\ Support`` is one word)."""
-    command = "ls -la ~/Library/Application\\ Support/Code/User/settings.json"
-    output = "ls: /home/dev/Library/Application Support/Code/User/settings.json: No such file or directory"
-    report = claude(command, output, 1)
-    assert (misses(report), patterns(report)) == (1, ["~/Library/Application Support/Code/User/settings.json"])

@@ -982,3 +982,45 @@ def test_a_fallback_covers_the_list_it_ends(command: str, output: str, missed: b
     """``A && B || echo X`` prints X when A or B failed: a search in A missed. After ``;`` or a new line a
     new list starts: ``ls docs; python3 build.py || echo X`` prints X when the build failed, not the ls."""
     assert bash(command, output) == (MISS if missed else {})
+
+
+@pytest.mark.parametrize(
+    ("tool", "command", "output", "is_error", "signals", "patterns"),
+    [
+        ("Bash", "find . -name retry_policy.py && echo done", "done", False, MISS, ["retry_policy.py"]),
+        ("Bash", "grep -rn retry_policy src | head -5 && echo found", "found", False, MISS, ["retry_policy"]),
+        ("Bash", "[ -d docs ] && echo '== docs' && find docs -name '*retry*'", "== docs", False, MISS,
+         ["*retry* | docs"]),  # which of the two missed is not told
+        ("Bash", "if ! grep -q retry_policy src/app.py; then echo 'not found'; fi", "not found", False, MISS,
+         ["retry_policy"]),
+        ("Bash", "find src -iname '*retry*' -exec sed -n '1,20p' {} \\;", "", False, MISS, ["*retry*"]),
+        ("Bash", "rm -f *.pyc; grep -rn retry_policy src", "Exit code 1\n(eval):1: no matches found: *.pyc", True,
+         MISS, ["retry_policy"]),
+        ("Bash", "ls ~/Library/LaunchAgents/*.plist",
+         "Exit code 1\nzsh:1: no matches found: /home/dev/Library/LaunchAgents/*.plist", True, MISS,
+         ["~/Library/LaunchAgents/*.plist"]),
+        ("Bash", "grep -rn -e retry? src", "Exit code 1\nzsh:1: no matches found: retry?", True, {}, []),
+        ("Bash", "find src -name *retry*.py", "Exit code 1\nzsh:1: no matches found: *retry*.py", True, {}, []),
+        ("PowerShell", "Get-Content config/app.json -ErrorAction SilentlyContinue | Select-String retry", "", False,
+         MISS, ["config/app.json | retry"]),
+        ("PowerShell", "Select-String -Path src/app.py -Pattern retry_policy | Out-Null", "", False, {}, []),
+        ("PowerShell", "Get-ChildItem .\\logs\\*.log | ForEach-Object { del $_ }", "", False, {}, []),
+        ("Bash", "find . \\( -path ./node_modules -o -path ./.git \\) -prune -o -name retry_policy.py -print", "",
+         False, MISS, ["retry_policy.py"]),
+        ("Bash", "uv pip install showdown || echo 'install failed'", "install failed", False, {}, []),
+    ],
+    ids=["find && echo (find succeeds finding none)", "| head && echo", "an echo of an earlier test",
+         "if ! grep -q; then echo", "find -iname -exec sed -n", "another program's unmatched glob",
+         "zsh's expanded home", "a glob in grep -e's pattern", "a glob in find -name",
+         "-ErrorAction hides a reader's error",
+         "| Out-Null", "ForEach-Object { del }", "find's pruned group", "uv pip install is no pip show"],
+)  # fmt: skip
+def test_the_review_of_the_silence_and_echo_rules(
+    tool: str, command: str, output: str, is_error: bool, signals: dict[str, int], patterns: list[str]
+) -> None:
+    """Each case a reviewer found: an echo after ``&&`` says its lookup found only when that lookup's exit
+    status says so (a grep, a test, a reader of a path; not ``find``, not a pipeline ending in ``head``) and
+    it is the last lookup and not negated; zsh's unmatched glob of another program says nothing of a lookup,
+    and zsh writes the home expanded; the other forms as their programs read them."""
+    t = one_call(tool, {"command": command}, output, is_error=is_error)
+    assert (overall_signals(t), [g.evidence["pattern"] for g in gaps_of(report_of(t))]) == (signals, patterns)

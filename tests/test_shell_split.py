@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from omkd.engine.shell import split_top_level
+from omkd.engine.shell_lists import split_top_level
 from omkd.engine.shell_output import is_not_found_line, missing_path
 from omkd.engine.shell_words import raw_words, words
 
@@ -131,8 +131,8 @@ def test_the_token_scan_splits_as_the_character_walk_does(command: str) -> None:
     assert walked(command) == split_top_level(command)
 
 
-_ONE_CHARACTER_AT_A_TIME = re.compile(r"""(?:'[^']*'|"(?:\\.|[^"\\])*"|\\[ \t]|[^\s'"])+""")
-"""A word read one unquoted character (or one quoted text, or one escaped space or tab) per step."""
+_ONE_CHARACTER_AT_A_TIME = re.compile(r"""(?:'[^']*'|"(?:\\.|[^"\\])*"|[^\s'"])+""")
+"""A word read one unquoted character (or one quoted text) per step."""
 
 
 def test_quotes_join_a_word_and_are_removed() -> None:
@@ -159,7 +159,7 @@ split by the latter)."""
 def _unquoted_by_walking(word: str) -> str:
     """A word's text read one character at a time: single quotes keep everything up to the next one,
     double quotes drop the backslash before ``"``, ``$`` and a backtick and keep a pair of backslashes
-    whole, an unquoted backslash stays but before a space or tab (``Application\\ Support``)."""
+    whole, an unquoted backslash stays."""
     out: list[str] = []
     state, i = "", 0
     while i < len(word):
@@ -178,9 +178,6 @@ def _unquoted_by_walking(word: str) -> str:
             out += [] if c == '"' else [c]
         elif c in "'\"":
             state = c
-        elif c == "\\" and i + 1 < len(word) and word[i + 1] in " \t":
-            out.append(word[i + 1])  # an escaped space or tab outside quotes: itself
-            i += 1
         else:
             out.append(c)
         i += 1
@@ -195,12 +192,11 @@ def test_words_are_the_runs_the_character_reading_finds(stage: str) -> None:
     assert words(stage) == expected
 
 
-def test_an_escaped_space_is_part_of_the_word() -> None:
-    """Bash's ``\\ `` outside quotes is a space in the word (macOS's ``Application\\ Support``); inside double
-    or single quotes the backslash stays, and a backslash before anything else stays too (``C:\\Users``)."""
-    assert words("ls ~/Library/Application\\ Support/Code") == ["ls", "~/Library/Application Support/Code"]
-    assert words("ls \"a\\ b\" 'c\\ d' C:\\Users\\x") == ["ls", "a\\ b", "c\\ d", "C:\\Users\\x"]
-    assert raw_words("cat My\\ Notes.md") == ["cat", "My\\ Notes.md"]
+def test_a_backslash_before_a_space_ends_the_word() -> None:
+    """PowerShell's and cmd's paths end in a backslash (``gci C:\\shop\\docs\\ -Recurse``), and omkd cannot
+    tell which shell wrote a command: a backslash before a space is the end of a word, not an escape."""
+    assert words("gci C:\\shop\\docs\\ -Recurse") == ["gci", "C:\\shop\\docs\\", "-Recurse"]
+    assert words('ls "a\\ b" C:\\Users\\x') == ["ls", "a\\ b", "C:\\Users\\x"]
 
 
 def test_quotes_inside_quotes_are_text() -> None:

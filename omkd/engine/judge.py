@@ -21,6 +21,7 @@ from omkd.engine import (
     shell,
     shell_output,
     shell_rules,
+    zsh_globs,
 )
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.signals import Outcome, Verdict, collapse
@@ -188,10 +189,8 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
     output, code = shell_output.output_of(result.text, result.is_error, result.detail)
     if any(text in output for text in rule.syntax_errors):
         return Verdict(Outcome.FAILED, key, rule="shell.syntax_error")
-    if "no matches found: " in output and any(  # zsh stopped at a glob in a pattern (``grep retry? src``)
-        shell_output.glob_of(line) and not shell_output.unmatched_glob(line, parsed.searches)
-        for line in output.splitlines()
-    ):
+    globbed = zsh_globs.roles(output.splitlines(), parsed) if "no matches found: " in output else {}
+    if len(parsed.elements) == 1 and zsh_globs.SLIP in globbed.values():  # zsh ran nothing: a quoting slip
         return Verdict(Outcome.FAILED, key, rule="shell.syntax_error")
     if patterns.REGEX_FAULT_TEXT in output or any(_stage_unrunnable(stage) for stage in parsed.searches):
         return Verdict(Outcome.FAILED, key, rule="shell.regex_unsupported")
@@ -203,14 +202,15 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.probe_not_found")
     if parsed.http and http_lookups.http_missed(output, parsed.http):
         return Verdict(Outcome.MISSED, key, patterns.URL_GIVEN, rule="shell.http_not_found")
-    lines = shell_output.output_lines(output)
+    lines = [line for line in shell_output.output_lines(output) if globbed.get(line, zsh_globs.PATH) == zsh_globs.PATH]
     if parsed.fallbacks and any(line in parsed.fallbacks for line in lines):  # a probe's too (``pip show X || echo``)
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.fallback")
     if not parsed.searches and not parsed.tests:  # probes and HTTP clients only: answered otherwise
         return Verdict(Outcome.FAILED if result.is_error else Outcome.OK, key, rule="shell.probe_answered")
     noisy = ": line " in output  # a login profile's complaint holds it (``shell_rules.PROFILE_NOISE``)
     own = [line for line in lines if line not in parsed.echoes and not (noisy and _profile_noise(line, command))]
-    heard = [stage for stage in parsed.searches if stage not in parsed.silent]  # ``grep -q``'s silence says nothing
+    silent = {id(stage) for stage in parsed.silent}
+    heard = [stage for stage in parsed.searches if id(stage) not in silent]  # ``grep -q``'s silence says nothing
     if lines and not own and heard and not any(line in parsed.successes for line in lines):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_own_echoes")
     itself = _itself(parsed) if own else None
@@ -218,7 +218,7 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_itself")
     if shell_output.only_not_found(own):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.not_found_output")
-    if own and all(shell_output.unmatched_glob(line, parsed.searches) for line in own):
+    if own and all(globbed.get(line) == zsh_globs.PATH for line in own):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.glob_matched_nothing")
     if own and all(line.rstrip("/") in _find_roots(parsed) for line in own):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_the_root")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable
 
-from omkd.engine import fallback_lists, http_lookups, shell, shell_forms, shell_output, shell_rules
+from omkd.engine import fallback_lists, http_lookups, shell, shell_forms, shell_lists, shell_output, shell_rules
 
 _QUOTES = "'\"`‘’"
 _RESETS = frozenset({"", ")"})
@@ -29,15 +29,20 @@ def told(command: str, output: str, normalise: Callable[[str], str]) -> list[she
     lookups = parsed.searches + parsed.tests + [stage for stage, _ in parsed.probes]
     lines = shell_output.output_lines(output)
     missed: list[shell.Stage] = []
-    for names, full in _messages(output, lines):
-        stages = [stage for stage in lookups if any(_names(stage, name, normalise, full) for name in names)]
+    messages = _messages(output, lines)
+    named = _Operands(lookups, normalise) if messages else None
+    for names, full in messages:
+        stages = [stage for name in names for stage in named.stages(name, full)] if named else []
         if not stages:  # a "not there" naming no lookup (``where``'s, a ``cd``'s): which missed is not told
             return None
         missed.extend(stages)
     printed = set(lines)
+    looking: dict[tuple[str, tuple[str, ...]], list[shell.Stage]] = {}  # a fallback's stages, read again
+    for stage in lookups:
+        looking.setdefault((stage.program, tuple(stage.args)), []).append(stage)
     for text, guarded in _fallbacks(command, 0):
         if text in printed:
-            missed.extend(stage for stage in guarded if stage in lookups)
+            missed.extend(same for stage in guarded for same in looking.get((stage.program, tuple(stage.args)), ()))
     missed.extend(
         stage for stage, rule in parsed.probes if rule.not_found is not None and rule.not_found.search(output)
     )
@@ -45,7 +50,8 @@ def told(command: str, output: str, normalise: Callable[[str], str]) -> list[she
         missed.extend(http_lookups.written_missing(output, parsed.http) or parsed.http)
     if not missed:
         return None
-    return [stage for stage in lookups + parsed.http if stage in missed]
+    chosen = {id(stage) for stage in missed}
+    return [stage for stage in lookups + parsed.http if id(stage) in chosen]
 
 
 def _messages(output: str, lines: list[str]) -> list[tuple[list[str], bool]]:
@@ -82,19 +88,35 @@ def _key(path: str, normalise: Callable[[str], str]) -> str:
     return key.removeprefix(".\\").rstrip("/\\") or key
 
 
-def _names(stage: shell.Stage, path: str, normalise: Callable[[str], str], full: bool) -> bool:
-    """The stage looked at ``path``: an operand equal to it (cwd and home normalised), a glob matching
-    it, or, when the message names the path in full, the relative operand it ends with."""
-    if not path:
-        return False
-    named = _key(path, normalise)
-    for operand in shell_forms.operands(stage.args):
-        key = _key(operand, normalise)
-        if key == named or (full and named.endswith(("/" + key, "\\" + key))):
-            return True
-        if any(mark in key for mark in "*?[") and fnmatch.fnmatchcase(named, key):
-            return True
-    return False
+class _Operands:
+    """The lookups' operands, read once (an output may name thousands of paths, a command hold thousands
+    of stages): which stages a message's path names."""
+
+    def __init__(self, lookups: list[shell.Stage], normalise: Callable[[str], str]) -> None:
+        self.normalise = normalise
+        self.keys: dict[str, list[shell.Stage]] = {}
+        self.globs: list[tuple[str, shell.Stage]] = []
+        for stage in lookups:
+            for operand in shell_forms.operands(stage.args):
+                key = _key(operand, normalise)
+                self.keys.setdefault(key, []).append(stage)
+                if any(mark in key for mark in "*?["):
+                    self.globs.append((key, stage))
+
+    def stages(self, path: str, full: bool) -> list[shell.Stage]:
+        """The stages that looked at ``path``: an operand equal to it (cwd and home normalised), or, when
+        the message names the path in full, the relative operand it ends with; else a glob matching it."""
+        if not path:
+            return []
+        named = _key(path, self.normalise)
+        found = list(self.keys.get(named, ()))
+        if full:  # ``C:\\shop\\docs\\x.md`` for the operand ``docs\\x.md``: each tail after a separator
+            for at, char in enumerate(named):
+                if char in "/\\":
+                    found += self.keys.get(named[at + 1 :], ())
+        if not found:
+            found = [stage for key, stage in self.globs if fnmatch.fnmatchcase(named, key)]
+        return found
 
 
 def _fallbacks(command: str, depth: int) -> list[tuple[str, list[shell.Stage]]]:
@@ -102,7 +124,7 @@ def _fallbacks(command: str, depth: int) -> list[tuple[str, list[shell.Stage]]]:
     side, since the list began or since the fallback before it (which guards what came earlier)."""
     found: list[tuple[str, list[shell.Stage]]] = []
     left: list[shell.Stage] = []
-    for operator, text in shell.split_top_level(shell.strip_heredocs(command)):
+    for operator, text in shell_lists.parts(command):
         if operator in _RESETS or fallback_lists.ends_list(operator, text):
             left = []  # a group's closing word (``done``, ``}``) carries on the last list inside it
         stage = shell.stage_of(text)

@@ -56,9 +56,9 @@ PROBES: Final[tuple[ProbeRule, ...]] = (
     ProbeRule(
         PYTHONS, frozenset({"-m"}), re.compile(f"{NO_PACKAGE.pattern}|{NO_PIP.pattern}"), needs=" pip show", skip=3
     ),
-    ProbeRule(frozenset({"uv"}), frozenset({"pip"}), NO_PACKAGE, needs=" show", skip=2),
+    ProbeRule(frozenset({"uv"}), frozenset({"pip"}), NO_PACKAGE, needs=" pip show", skip=2),
     ProbeRule(
-        frozenset({"python", "python3", "py"}), frozenset({"-c"}),
+        PYTHONS, frozenset({"-c"}),
         re.compile(r"ModuleNotFoundError|No module named"), needs="import",
     ),
     ProbeRule(  # node -e "require('x')" / require.resolve: the module probe of Node, as python -c "import x" is
@@ -66,7 +66,7 @@ PROBES: Final[tuple[ProbeRule, ...]] = (
         re.compile(r"Cannot find module|ERR_MODULE_NOT_FOUND"), needs="require",
     ),
     ProbeRule(  # python -m pip --version: a tool probe of a module
-        frozenset({"python", "python3", "py"}), frozenset({"-m"}), re.compile(r"No module named"), needs="--version",
+        PYTHONS, frozenset({"-m"}), re.compile(r"No module named"), needs="--version",
     ),
     # python -m pip list: pip's own lookup, with pip not there
     ProbeRule(PYTHONS, frozenset({"-m"}), NO_PIP, needs=" pip list", most=1),

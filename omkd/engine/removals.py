@@ -11,12 +11,11 @@ it.
 from __future__ import annotations
 
 import fnmatch
-import itertools
 import posixpath
 import re
 from typing import Final
 
-from omkd.engine import judge, powershell, shell, shell_forms, shell_rules
+from omkd.engine import find_forms, judge, powershell, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall
 
 MIN_TARGET: Final = 4
@@ -26,7 +25,6 @@ KEPT_CHARS: Final = 8192
 """Characters kept of each side of an edit."""
 EDIT_TOOLS: Final = frozenset({"Edit", "replace", "edit_file", "str_replace"})
 PATCH_TOOLS: Final = frozenset({"apply_patch"})
-DELETING: Final = frozenset({"rm", "unlink", "rmdir", "Remove-Item", "del", "rd"})
 MOVING: Final = frozenset({"mv", "Move-Item", "ren", "Rename-Item"})
 _REGEX_SYNTAX: Final = re.compile(r"[\\^$.*+?()\[\]{}|]")
 _ALTERNATION: Final = re.compile(r"\\?\|")
@@ -34,7 +32,6 @@ _SED_SUBSTITUTION: Final = re.compile(r"^s(.)(.+?)\1(.*?)\1[gI0-9]*$")
 _SED_DELETION: Final = re.compile(r"^/(.+)/d$")
 """``sed -i '/PATTERN/d'``: the lines holding PATTERN removed (as an edit to nothing)."""
 _GREP_FAMILY: Final = shell_rules.GREP_FAMILY | {"git"}  # git grep
-_FIND_NAMES: Final = frozenset({"-name", "-iname"})
 
 
 def _name(tool: str) -> str:
@@ -106,7 +103,7 @@ def _shell(command: str) -> tuple[list[tuple[str, str]], list[str]]:
                 program, args = args[0], args[1:]
             # the operands only of the few programs that remove (most stages are of others)
             bound = powershell.paths(program, args)  # ``Remove-Item -Path P -ErrorAction Stop``: P
-            if program in DELETING:
+            if program in find_forms.DELETING:
                 paths.extend(shell_forms.operands(args) if bound is None else bound)
             elif bound is not None and program in MOVING:  # ``Move-Item -Destination D -Path P``: P
                 paths.extend(bound)
@@ -114,9 +111,9 @@ def _shell(command: str) -> tuple[list[tuple[str, str]], list[str]]:
                 files = shell_forms.operands(args)
                 if len(files) >= 2:
                     paths.extend(files[:-1])
-            elif program == "find" and _find_deletes(args):  # ``find src -name 'legacy*' -delete``
+            elif program == "find" and find_forms.deletes(args):  # ``find src -name 'legacy*' -delete``
                 paths.extend(_deleted_names(args))
-            elif program in ("sed", "perl") and any(a.startswith("-i") or a == "-pi" for a in args):
+            elif shell_rules.edits_in_place(program, args):
                 for word in _scripts(args):
                     found = _SED_SUBSTITUTION.match(word)
                     if found:
@@ -126,18 +123,11 @@ def _shell(command: str) -> tuple[list[tuple[str, str]], list[str]]:
     return pairs, paths
 
 
-def _find_deletes(args: list[str]) -> bool:
-    """``find … -delete``, or ``-exec``/``-execdir`` of a deleting program (``-exec rm -rf {} +``)."""
-    return "-delete" in args or any(
-        a in ("-exec", "-execdir") and posixpath.basename(b) in DELETING for a, b in itertools.pairwise(args)
-    )
-
-
 def _deleted_names(args: list[str]) -> list[str]:
     """The names a deleting ``find`` looked for (``-name``/``-iname``), its outer ``*`` dropped
     (``legacy_retry*``: the files of ``legacy_retry``), when what is left is plain and ``MIN_TARGET``
     characters or more."""
-    names = (name.strip("*") for name in shell_forms.find_names(args, _FIND_NAMES))
+    names = (name.strip("*") for name in find_forms.names(args, find_forms.FILE_NAMES))
     return [n for n in names if len(n) >= MIN_TARGET and not _WILDCARDS.search(n)]
 
 
@@ -270,7 +260,7 @@ def _searched(call: ToolCall) -> tuple[list[str], set[str]]:
         if stage.program != "find":
             continue
         args = stage.args
-        names += shell_forms.find_names(args, _FIND_NAMES)
+        names += find_forms.names(args, find_forms.FILE_NAMES)
         for root in args:
             if root.startswith(("-", "(", "!")):
                 break

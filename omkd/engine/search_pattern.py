@@ -15,6 +15,7 @@ import re
 from typing import Final
 
 from omkd.engine import (
+    find_forms,
     loop_items,
     missed_stages,
     powershell,
@@ -42,7 +43,7 @@ _VALUE_FLAGS: Final = frozenset(
      "--exclude-dir", "-f", "--max-count", "--context", "--after-context", "--before-context", "--max-depth",
      "-d", "--color", "--colour", "-M", "--max-columns", "-j", "--threads", "--sort", "--iglob", "--type-add"}
 )  # fmt: skip
-_NAME_FLAGS: Final = frozenset({"-name", "-iname", "-path", "-ipath", "-regex", "-iregex"})
+_NAME_FLAGS: Final = find_forms.NAME_FLAGS | {"-regex", "-iregex"}
 _TARGET_PROGRAMS: Final = frozenset({"which", "type", "where", "where.exe", "locate"})
 _SELECT_STRING: Final = frozenset({"Select-String", "sls"})
 
@@ -130,7 +131,7 @@ def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
     if program == "findstr":
         return _findstr_pattern(args)
     if program in ("find", "fd"):
-        names = shell_forms.find_names(args, _NAME_FLAGS)
+        names = find_forms.names(args, _NAME_FLAGS)
         if names:
             return " ".join(names)
         if program == "find":
@@ -167,12 +168,14 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
         if silent_probes.probe_failed(command, parsed, code, lines):
             missed = silent_probes.failing_probes(command, parsed) or None
     if missed is None and parsed.feeding:  # ``cat package.json | grep jest``: the grep found nothing
-        kept = [s for s in parsed.searches + parsed.tests if all(s is not f for f in parsed.feeding)]
+        feeding = {id(stage) for stage in parsed.feeding}
+        kept = [stage for stage in parsed.searches + parsed.tests if id(stage) not in feeding]
         missed = kept + [stage for stage, _ in parsed.probes] + parsed.http
+    chosen = None if missed is None else {id(stage) for stage in missed}
     loops = loop_items.told(command, output)
     found: list[str] = []
     for stage in parsed.searches + parsed.tests:
-        target = stage_pattern(stage, cwd) if missed is None or stage in missed else None
+        target = stage_pattern(stage, cwd) if chosen is None or id(stage) in chosen else None
         variable = loop_items.variable_of(target) if target else None
         told = loops.get(variable or "", [])
         for item in told:  # a loop's ``$f``: the items the output says missed
@@ -181,13 +184,15 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
         if target and not told and target not in found and variable is None:  # a variable is not told
             found.append(target)
     for stage, probe in parsed.probes:
-        for probed in probe_rules.probed(stage.program, stage.args, probe) if missed is None or stage in missed else ():
+        for probed in (
+            probe_rules.probed(stage.program, stage.args, probe) if chosen is None or id(stage) in chosen else ()
+        ):
             target = normalised(probed, cwd) if probe.paths else probed
             if target not in found:
                 found.append(target)
     for stage in parsed.http:
         url = next((a for a in stage.args if "://" in a), None)
-        if url and (missed is None or stage in missed):
+        if url and (chosen is None or id(stage) in chosen):
             found.append(url.split("?", 1)[0])
     if found:
         return " | ".join(found)

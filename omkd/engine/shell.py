@@ -13,19 +13,22 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
-from omkd.engine import fallback_lists, http_lookups, powershell, probe_rules, shell_forms, shell_rules, shell_words
+from omkd.engine import (
+    fallback_lists,
+    find_forms,
+    http_lookups,
+    powershell,
+    probe_rules,
+    shell_forms,
+    shell_lists,
+    shell_rules,
+    shell_words,
+)
 from omkd.engine.shell_forms import made_paths, operands
-from omkd.engine.shell_words import joined_lines, words
+from omkd.engine.shell_words import words
 
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_TOP_LEVEL_TOKEN = re.compile(r"""'[^']*'?|"(?:\\[\s\S]|[^"\\])*(?:"|\\?\Z)|\$\(|\)|&&|\|\||[;\n|]""")
-"""What can split a command or hide a split: a quoted text (a backslash escapes in double quotes
-only; an unclosed quote runs to the end), ``$(``, ``)`` and the operators."""
-_SPLIT_MARKS: Final = ("'", '"', "$", ")", "&", "|", ";", "\n")
-"""Every token of ``_TOP_LEVEL_TOKEN`` holds one of these: a command without any is one stage."""
-_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 _REDIRECTION = re.compile(r"^(?:\d*|&)(?:>>?|<<?|>&|<&)(.*)$")
-_NAME_FLAGS: Final = frozenset({"-name", "-iname", "-path", "-ipath"})
 _TARGET_PROGRAMS: Final = frozenset({"which", "type", "locate", "fd", "Get-Command", "gcm"})
 _COMMAND_SEARCHES: Final = _TARGET_PROGRAMS - {"locate", "fd"}
 """Programs that look for a program by name (``command -v`` too): ``which``, ``type``, ``Get-Command``."""
@@ -58,8 +61,7 @@ class ParsedCommand:
     silent: list[Stage] = field(default_factory=list)
     """Searches whose output is thrown away (``grep -q``, ``ls X > /dev/null``): their silence says nothing."""
     feeding: list[Stage] = field(default_factory=list)
-    """Readers piped into a later search that would have said if their path were not there (``cat
-    package.json | grep jest``): the later search is the one that found nothing."""
+    """Readers piped into a later search (``cat f | grep X``), which would have said if f were not there."""
     targets: list[str] = field(default_factory=list)
     """Names the searches looked for: ``find -name X``, ``ls X``, ``which X``…"""
     probes: list[tuple[Stage, probe_rules.ProbeRule]] = field(default_factory=list)
@@ -68,49 +70,6 @@ class ParsedCommand:
     """HTTP clients on a URL (``curl``, ``wget``…): a 404 or 410 is a miss."""
     made: set[str] = field(default_factory=set)
     """Paths an earlier part made (``mkdir -p X``): ``ls X`` after it is no search."""
-
-
-def strip_heredocs(command: str) -> str:
-    """The command without the bodies of its here-documents (they are data, not commands)."""
-    if "<<" not in command:
-        return command
-    lines = command.split("\n")
-    kept: list[str] = []
-    closing: list[str] = []
-    for line in lines:
-        if closing:
-            if line.strip() == closing[0]:
-                closing.pop(0)
-            continue
-        kept.append(line)
-        closing.extend(m.group(2) for m in _HEREDOC.finditer(line))
-    return "\n".join(kept)
-
-
-def split_top_level(command: str) -> list[tuple[str, str]]:
-    """(operator before it, text) of each pipeline stage; operators ``&&`` ``||`` ``;`` ``\\n`` ``|``.
-
-    Quotes and ``$( … )`` are respected: what is inside them never splits.
-    """
-    command = joined_lines(command)
-    if not any(mark in command for mark in _SPLIT_MARKS):  # a simple command: one stage
-        return [("", command)] if command.strip() else []
-    parts: list[tuple[str, str]] = []
-    operator = ""
-    start = depth = 0
-    # Only the tokens that can split or change what splits are visited; the text between them
-    # is taken whole (a character-by-character walk was the costliest part of judging a call).
-    for token in _TOP_LEVEL_TOKEN.finditer(command):
-        text = token.group()
-        if text == "$(":
-            depth += 1
-        elif text == ")":
-            depth = max(0, depth - 1)
-        elif depth == 0 and text[0] not in "'\"":
-            parts.append((operator, command[start : token.start()]))
-            operator, start = text, token.end()
-    parts.append((operator, command[start:]))
-    return [(op, text) for op, text in parts if text.strip()]
 
 
 def _without_redirections(found: list[str]) -> list[str]:
@@ -162,7 +121,7 @@ def _lists_the_cwd(stage: Stage) -> bool:
     directory, as bare ``ls`` is — not a search for something (spec §3.1's ``ls <path>``)."""
     program, args = stage.program, stage.args
     if program == "find":  # ``-exec grep …`` searches the files' content
-        return not any(a in _NAME_FLAGS or a in _FIND_LOOKING for a in args) and (
+        return not any(a in find_forms.NAME_FLAGS or a in _FIND_LOOKING for a in args) and (
             not args or args[0] in _CWD or args[0].startswith("-")
         )
     if (program == "rg" and "--files" in args) or program == "fd":
@@ -196,7 +155,7 @@ def targets_of(stage: Stage) -> list[str]:
     """The names a search stage looked for: ``find -name X``, ``ls X``'s last component, ``which X``."""
     args = stage.args
     if stage.program == "find":
-        return shell_forms.find_names(args, _NAME_FLAGS)
+        return find_forms.names(args, find_forms.NAME_FLAGS)
     if stage.program in shell_rules.SHELL_RULE.path_programs:
         return [posixpath.basename(a.rstrip("/")) for a in shell_forms.path_operands(stage.program, args)]
     if stage.program in _TARGET_PROGRAMS or (stage.program == "command" and args[:1] == ["-v"]):
@@ -233,7 +192,10 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> bool:
     it hides its miss: ``test -f X && echo yes || echo no``; ``X --version && npm test || echo`` does not)."""
     fed: Stage | None = None
     """What a carried command's last pipeline started with: a pipe after it reads that (``bash -lc 'tsc' | grep``)."""
-    for operator, text in split_top_level(strip_heredocs(command)):
+    answered = negated = False
+    """The last lookup's exit status says whether it found (``grep``, ``test``, ``ls X``; not ``find``); it
+    was negated (``if ! grep -q X f; then echo none``: the branch runs when it did not find)."""
+    for operator, text in shell_lists.parts(command):
         stage = stage_of(text)
         inner = shell_forms.carried_command(stage.program, text) if depth < MAX_CARRIED else None
         if inner is not None:  # ``ssh HOST "CMD"``, ``bash -lc '…'``: judged as the command it carries
@@ -246,26 +208,54 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> bool:
             continue
         if operator == "|" and fed is not None and shell_forms.checks_a_run(fed.program, fed.args):
             continue  # it reads a build's, a test's or a checker's diagnostics
-        branch = False
+        branch = hides = False
         if operator == "|":
             element.append((stage, text))
         else:
             if element:
-                probing = fallback_lists.after(probing, _close(parsed, element))
-            branch = probing and fallback_lists.on_success(operator, text)  # ``X && echo found``
+                done = _close(parsed, element)
+                probing = fallback_lists.after(probing, done)
+                if done == fallback_lists.LOOKS:
+                    answered, negated = _answers(element), _NEGATED.match(element[0][1]) is not None
+                    parsed.successes.clear()  # an echo that said an earlier lookup found says nothing of this one
+                elif done == fallback_lists.ACTS:
+                    answered = negated = False
+            branch = (answered or negated) and fallback_lists.on_success(operator, text)  # ``X && echo found``
+            hides = probing and (operator == "||" or (branch and negated))  # ``if ! X; then echo none``
             if fallback_lists.ends_list(operator, text):  # ``A; B || echo X``: X says B failed, not A
                 probing = False
             element, fed = [(stage, text)], None
         echoed = fallback_lists.echoed_text(stage.program, stage.args, text) if operator != "|" else None
         if echoed is not None:
             parsed.echoes.append(echoed)
-            if operator == "||" and probing:
+            if hides:
                 parsed.fallbacks.append(echoed)
             elif branch:
                 parsed.successes.append(echoed)
     if element:
-        probing = fallback_lists.after(probing, _close(parsed, element))
+        done = _close(parsed, element)
+        probing = fallback_lists.after(probing, done)
+        if done == fallback_lists.LOOKS:
+            parsed.successes.clear()
     return probing
+
+
+_NEGATED: Final = re.compile(r"\s*(?:(?:(?:if|elif|while)\s+)?!\s|until\s)")
+
+
+def _answers(element: list[tuple[Stage, str]]) -> bool:
+    """A pipeline whose exit status says if its lookup found: not negated, ending in a grep (not ``-v``), a
+    test, a reader of a path or a ``which`` (``find`` and PowerShell's cmdlets succeed finding nothing)."""
+    last = element[-1][0]
+    if _NEGATED.match(element[0][1]):
+        return False
+    if last.program in shell_rules.GREP_FAMILY:
+        return not shell_forms.filters_out(last.program, last.args)
+    return (
+        _is_test(last)
+        or probes_a_command(last)
+        or (last.program in shell_rules.STATUS_READERS and bool(shell_forms.path_operands(last.program, last.args)))
+    )
 
 
 def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> str:
@@ -298,8 +288,14 @@ def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> str:
             parsed.probes.append((stage, probe))
             parsed.targets.extend(probe_rules.probed(stage.program, stage.args, probe))
             found = True
-    parsed.feeding += [
-        s for s, text in mine[:-1] if s.program in shell_rules.SHELL_RULE.path_programs and "2>" not in text
+    if element[-1][0].program.lower() == "out-null":  # ``… | Out-Null``: nobody sees what the searches print
+        parsed.silent += [stage for stage, _ in mine]
+    parsed.feeding += [  # a reader's errors sent away or into the pipe (``2>&1``) say nothing
+        s
+        for s, text in mine[:-1]
+        if s.program in shell_rules.SHELL_RULE.path_programs
+        and "2>" not in text
+        and not shell_rules.HIDDEN_STDERR.search(text)
     ]
     if found:
         return fallback_lists.LOOKS

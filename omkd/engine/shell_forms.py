@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from omkd.engine import powershell, shell_rules
+from omkd.engine import find_forms, powershell, shell_rules
 from omkd.engine.shell_words import dequoted, raw_words
 
 _FILE_REDIRECT: Final = re.compile(r"""^(?:&|1)?>>?(.*)$""")
@@ -120,16 +120,22 @@ def filters_out(program: str, args: list[str]) -> bool:
     return False
 
 
-def acts(program: str, text: str) -> bool:
+_ACTING_WORDS: Final = frozenset(p.lower() for p in shell_rules.ACTING_PROGRAMS) | {
+    "del", "erase", "ri", "rd", "move", "mi", "copy", "cpi", "sc", "ac", "spps"
+}  # fmt: skip
+"""The acting programs in any case, and PowerShell's aliases of its acting cmdlets (``del``, ``ri``, ``mi``…)."""
+
+
+def acts(program: str, args: list[str], text: str) -> bool:
     """The stage acts: an acting program, an in-place edit, or its output redirected into a file (not ``2>``,
     not /dev/null)."""
     if program in shell_rules.ACTING_PROGRAMS:
         return True
-    if program in ("ForEach-Object", "%", "foreach") and any(  # ``| ForEach-Object { Remove-Item $_ }``
-        word.strip("{}();") in shell_rules.ACTING_PROGRAMS for word in text.split()
+    if program.lower() in ("foreach-object", "%", "foreach") and any(  # ``| ForEach-Object { Remove-Item $_ }``
+        word.strip("{}();").lower() in _ACTING_WORDS for word in text.split()
     ):
         return True
-    if program in ("sed", "perl") and any(w.startswith(("-i", "-pi")) or w == "--in-place" for w in text.split()):
+    if shell_rules.edits_in_place(program, args):
         return True  # ``| xargs sed -i 's/a/b/'``: edits the files the search picked
     if ">" not in text:  # most stages redirect nothing: no need to split them into words
         return False
@@ -144,37 +150,6 @@ def acts(program: str, text: str) -> bool:
         target = dequoted(target)
         if target and not target.startswith("&") and target not in _NOT_FILES:
             return True
-    return False
-
-
-def find_names(args: list[str], flags: frozenset[str]) -> list[str]:
-    """The names a ``find`` looks for (the values of ``flags``: ``-name X``, ``-path X``…), not those it
-    leaves out: negated (``-not -path './node_modules/*'``, ``! -name X``) or pruned (``-path X -prune``)."""
-    return [
-        args[at + 1]
-        for at, arg in enumerate(args[:-1])
-        if arg in flags
-        and (at == 0 or args[at - 1] not in ("-not", "!"))
-        and (at + 2 >= len(args) or args[at + 2] != "-prune")
-    ]
-
-
-_FIND_RUNS: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-_RUN_ACTS: Final = shell_rules.ACTING_PROGRAMS - {"sh", "bash"}  # ``-exec sh -c '…'`` may only look
-
-
-def find_acts(program: str, args: list[str]) -> bool:
-    """A ``find`` that acts on what it finds, as ``find | xargs rm`` does: ``-delete``, or ``-exec`` of an
-    acting program or of an in-place edit (``-exec rm -rf {} +``, ``-exec sed -i 's/a/b/' {} +``)."""
-    if program != "find":
-        return False
-    for index, arg in enumerate(args):
-        if arg == "-delete":
-            return True
-        if arg in _FIND_RUNS and index + 1 < len(args):
-            run = args[index + 1].rpartition("/")[2]
-            if run in _RUN_ACTS or (run in ("sed", "perl") and any(a.startswith(("-i", "-pi")) for a in args)):
-                return True
     return False
 
 
@@ -201,8 +176,8 @@ def not_looking(stages: Sequence[tuple[str, list[str]]], last_text: str) -> bool
     finds (``-delete``, ``-exec rm``), a search stage only filters out (``grep -v``), or its first stage
     builds, tests or checks and the rest read its diagnostics (``tsc --noEmit | grep src/``)."""
     return (
-        acts(stages[-1][0], last_text)
-        or any(find_acts(program, args) for program, args in stages)
+        acts(*stages[-1], last_text)
+        or any(find_forms.acts(program, args) for program, args in stages)
         or any(filters_out(program, args) and not excludes_itself(program, args) for program, args in stages)
         or checks_a_run(*stages[0])
     )

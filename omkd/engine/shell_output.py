@@ -5,10 +5,9 @@ say a path or program is not there (spec §3.1's not-found messages).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
-from omkd.engine import shell_forms, shell_rules
+from omkd.engine import shell_rules
 
 
 def output_of(text: str, is_error: bool, detail: object = None) -> tuple[str, int | None]:
@@ -65,22 +64,3 @@ def glob_of(line: str) -> str | None:
     """The glob of zsh's ``no matches found: GLOB`` line (None for any other line)."""
     found = _NO_MATCHES.match(line) if "no matches found" in line else None
     return found.group(1) if found else None
-
-
-def unmatched_glob(line: str, searches: Sequence[Any]) -> bool:
-    """zsh's answer to a glob that matched no file (``zsh:1: no matches found: *.xcodeproj``; bash passes
-    it on and ``ls`` says "No such file or directory") when the glob is a path a search or reader was
-    given: nothing of that name is there. An unquoted ``?`` in a grep pattern, or parentheses in a path
-    (Next.js's ``(group)`` folders), get the same answer: a quoting slip, not a missing thing."""
-    glob = glob_of(line)
-    if glob is None or "(" in glob or not any(c in glob for c in "*?["):
-        return False  # ``src/app/(protected)/page.tsx``: a route group's parentheses left unquoted
-    return any(glob in _paths(stage.program, stage.args) for stage in searches)
-
-
-def _paths(program: str, args: list[str]) -> list[str]:
-    """The paths a stage names: a content search's operands after its pattern (``grep -rn retry? src``)."""
-    found = shell_forms.path_operands(program, args)
-    if program in shell_rules.GREP_FAMILY and not any(a in ("-e", "--regexp", "-f", "--file") for a in args):
-        return found[1:]
-    return found

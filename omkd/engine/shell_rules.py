@@ -122,6 +122,15 @@ SHELL_RULE: Final = ShellRule(
         "is missing the terminator",  # PowerShell's parser (``The string is missing the terminator: ".``)
     ),
 )
+HIDDEN_STDERR: Final = re.compile(
+    r"(?:\b2|&)>\s*/dev/null|>\s*/dev/null\s+2>&1|\b2>\s*(?:\$null|nul\b)"
+    r"|-(?:ErrorAction|ea)\s+(?:SilentlyContinue|Ignore|0)\b",
+    re.I,
+)
+"""What sends a program's errors away (``2>/dev/null``, PowerShell's ``-ErrorAction SilentlyContinue``/``-ea
+0``): a probe failing then says nothing."""
+STATUS_READERS: Final = frozenset({"ls", "cat", "head", "tail", "stat", "file", "wc", "nl", "less", "more"})
+"""Readers of a path whose exit status says whether it was there (PowerShell's cmdlets succeed regardless)."""
 NOTES: Final = re.compile(r"command terminated with exit code \d+|tail: no files remaining")
 """Lines a program adds after the message that says what failed (kubectl after its carried command, GNU
 tail after its not-found line): no output of their own."""
@@ -277,3 +286,16 @@ HARNESS_OUTPUT: Final = re.compile(r"/tasks/[^/\s]+\.output\b|/scratchpad(?:/|\b
 Claude Code kept aside for being large: ``toolUseResult.persistedOutputPath``, ``<session>/tool-results/``)."""
 SKILL_FILE_READERS: Final = frozenset({"cat", "head", "sed"})
 """Shell reads of a SKILL.md that open the skill's segment (the fallback signal)."""
+
+
+def edits_in_place(program: str, args: list[str]) -> bool:
+    """``sed -i``/``-i.bak``/``-Ei``/``--in-place``, ``perl -i``/``-pi``/``-pie``: the program rewrites the
+    files it names (the one reading of an in-place edit: acting stages, removals, §8.3's writes)."""
+    if program not in ("sed", "perl"):
+        return False
+    for arg in args:
+        if arg.startswith("--in-place") or arg.startswith("-i"):
+            return True
+        if arg.startswith("-") and not arg.startswith("--") and arg[1:].isalnum() and "i" in arg[1:]:
+            return True  # a cluster: ``-Ei``, ``-pi``, ``-lpi``
+    return False

@@ -10,14 +10,15 @@ from __future__ import annotations
 import re
 from typing import Final
 
-WORD: Final = re.compile(r"""(?:\$\([^()]*\)|\\[ \t]|[^\s'"$\\]+|\\|\$|'[^']*'|"(?:\\.|[^"\\])*")+""")
-"""A word: unquoted characters, an escaped space (``Application\\ Support``), quoted texts and ``$( … )``
-(one level: ``/run/user/$(id -u)/x``)."""
-_QUOTED: Final = re.compile(r"""'([^']*)'?|"((?:\\[\s\S]|[^"\\])*)"?|\\([ \t])""")
+WORD: Final = re.compile(r"""(?:\$\([^()]*\)|[^\s'"$]+|\$|'[^']*'|"(?:\\.|[^"\\])*")+""")
+"""A word: unquoted characters, quoted texts and ``$( … )`` (one level: ``/run/user/$(id -u)/x``). A
+backslash before a space does not join two words: PowerShell's and cmd's ``C:\\proj\\ -Recurse`` end a
+path there, and omkd cannot tell which shell wrote a command (bash's ``Application\\ Support`` is then two)."""
+_QUOTED: Final = re.compile(r"""'([^']*)'?|"((?:\\[\s\S]|[^"\\])*)"?""")
 _DOUBLE_QUOTE_ESCAPE: Final = re.compile(r"""\\(["$`\\])""")
 """Bash's escapes in double quotes but ``\\\\``: PowerShell and cmd read ``"\\\\server\\share"`` as written."""
 _CONTINUED: Final = re.compile(r"""(?<!\S)\\\r?\n|'[^']*'?|"(?:\\\r?\n|\\[\s\S]|[^"\\])*"?""")
-"""A continuation, or a quoted text (the quotes as ``shell.split_top_level`` reads them)."""
+"""A continuation, or a quoted text (the quotes as ``shell_lists.split_top_level`` reads them)."""
 _PAIR: Final = re.compile(r"\\(?:\r?\n|[\s\S])")
 _ROOT_MOVES: Final = frozenset({"cd", "chdir", "pushd", "sl", "set-location", "push-location"})
 """``cd \\`` in PowerShell or cmd goes to the drive's root: that backslash ends its line."""
@@ -63,19 +64,16 @@ def _joined(match: re.Match[str]) -> str:
 
 def raw_words(text: str) -> list[str]:
     """The words as written, quotes kept (a carrier's command, a redirection's target)."""
-    if "'" not in text and '"' not in text and "\\ " not in text and "\\\t" not in text:
+    if "'" not in text and '"' not in text:
         return text.split()  # no quote: a word is a run of non-whitespace (``\s`` is ``str.isspace``)
     return WORD.findall(text)
 
 
 def words(stage: str) -> list[str]:
     """The words as the program receives them (``dequoted``): enough to see a program and its operands."""
-    if "'" not in stage and '"' not in stage and "$(" not in stage and "\\ " not in stage and "\\\t" not in stage:
+    if "'" not in stage and '"' not in stage and "$(" not in stage:
         return stage.split()
-    return [
-        dequoted(word) if "'" in word or '"' in word or "\\ " in word or "\\\t" in word else word
-        for word in WORD.findall(stage)
-    ]
+    return [dequoted(word) if "'" in word or '"' in word else word for word in WORD.findall(stage)]
 
 
 def dequoted(word: str) -> str:
@@ -91,8 +89,6 @@ def _inner(match: re.Match[str]) -> str:
     single = match.group(1)
     if single is not None:
         return single
-    if match.group(3) is not None:  # an escaped space outside quotes: the space
-        return match.group(3)
     return _DOUBLE_QUOTE_ESCAPE.sub(_escaped, match.group(2))
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from omkd.engine import shell, shell_forms, shell_output
+from omkd.engine import shell, shell_forms, shell_lists, shell_output, shell_rules
 
 PATH_PROBES: Final = frozenset({"ls", "cat", "head", "tail", "stat", "file", "wc", "nl", "dir", "test", "[", "[["})
 """Programs that fail when the one path they were given is not there (``test`` with ``-e``/``-f``/``-d``)."""
@@ -35,8 +35,7 @@ PROBE_FAULT: Final = re.compile(
     r"|Too many levels of symbolic links"
 )
 """What a probe prints when its path is there but cannot be read: a fault, not a miss."""
-HIDDEN_STDERR: Final = re.compile(r"(?:\b2|&)>\s*/dev/null|>\s*/dev/null\s+2>&1|\b2>\s*(?:\$null|nul\b)", re.I)
-"""A redirection that sends standard error away: a failing probe then says nothing."""
+
 JOINS: Final = frozenset({"", "&&", ";", "\n", "|"})
 
 
@@ -50,7 +49,7 @@ def probe_failed(command: str, parsed: shell.ParsedCommand, code: int | None, li
     first = parsed.elements[0][0]
     if len(parsed.elements) < 2 and len(shell_forms.path_operands(first.program, first.args)) < 2:
         return False  # one probe of one path that printed something and failed: not a list (``ls A B`` is one)
-    parts = shell.split_top_level(shell.strip_heredocs(command))
+    parts = shell_lists.parts(command)
     if any(op not in JOINS for op, _ in parts):
         return False
     if any(shell_forms.carried_command(shell.stage_of(text).program, text) is not None for _, text in parts):
@@ -62,7 +61,7 @@ def probe_failed(command: str, parsed: shell.ParsedCommand, code: int | None, li
     if any(PROBE_FAULT.search(line) for line in lines):
         return False
     said = any(shell_output.is_not_found_line(line) for line in lines)
-    return said or bool(parsed.tests) or bool(HIDDEN_STDERR.search(command))  # ``test`` fails silently
+    return said or bool(parsed.tests) or bool(shell_rules.HIDDEN_STDERR.search(command))  # ``test`` fails silently
 
 
 def _cannot_fail(element: list[shell.Stage], probing: set[int]) -> bool:
@@ -89,7 +88,7 @@ def failing_probes(command: str, parsed: shell.ParsedCommand) -> list[shell.Stag
     part (``A; B && C``: ``B`` or ``C``), as a list ``probe_failed`` accepted has them."""
     probing = {id(stage) for stage in parsed.searches + parsed.tests}
     index, last_group = -1, 0
-    for op, _ in shell.split_top_level(shell.strip_heredocs(command)):
+    for op, _ in shell_lists.parts(command):
         if op != "|":
             index += 1
             if op in ("", ";", "\n"):

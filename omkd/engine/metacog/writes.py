@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
-from omkd.engine import judge, powershell, shell, shell_forms, shell_rules, shell_words
+from omkd.engine import judge, powershell, shell, shell_forms, shell_lists, shell_rules, shell_words
 from omkd.engine.events import ToolCall
 from omkd.engine.metacog import rules
 from omkd.engine.metacog.targets import normal_path
@@ -162,7 +162,7 @@ def shell_write(command: str) -> Write | None:
                 packages += shell_forms.operands(before.args)
             before = stage
     if redirecting:
-        for _, text in shell.split_top_level(shell.strip_heredocs(command)):
+        for _, text in shell_lists.parts(command):
             if ">" not in text:
                 continue
             targets = _redirections([w.strip("'\"") for w in shell_words.words(text)])
@@ -262,7 +262,7 @@ def _stage_kind(program: str, args: list[str], paths: list[str], created: list[s
         created += operands
         return SHELL_WRITE if operands else None
     if program in rules.IN_PLACE_PROGRAMS:
-        if any(a == "-i" or a.startswith("-i") or a in ("-pi", "-pie", "--in-place") for a in args):
+        if shell_rules.edits_in_place(program, args):
             paths += operands[1:]  # after the script
             return SHELL_WRITE
         return None
