@@ -10,7 +10,8 @@ hits, turns such a record into seconds. Each case is one Claude Code transcript 
 temporary folder: a prompt, then either a shell call of each of several forms (a list of probes, a
 grep, curl with a write-out format, a loop of probes…) answered by an output that repeats a phrase of
 omkd's own rules (``: cannot access``, ``No such file or directory``, ``HTTP/1.1 404``…) to ``--kb``
-KB, or an assistant text (and a thinking part) repeating a cue, a marker or a quoted cue. Each file is
+KB, a command of thousands of stages with a line of output each (``FLOODS``), or an assistant text
+(and a thinking part) repeating a cue, a marker or a quoted cue. Each file is
 read by ``omkd scan``'s engine in this process (``omkd.shell.scan.scan``, one job), the best of three
 kept. Reported: each case's seconds and the worst; the line to stay under is 1 s a record
 (``LIMIT_SECONDS``), about 100 times what reading a 200 KB record costs. Writes
@@ -50,6 +51,15 @@ TEXT_PHRASES: Final = (
     "maybe ", "I think ", "not sure ", "可能", "아마 ", "vielleicht ", "【推断】", "[inferred] ", '"maybe" ',
     "`maybe` ", "- maybe\n", "| maybe |", "```\nmaybe\n", "maybe? ", "用户可能不知道", "he does not know ",
 )  # fmt: skip
+FLOODS: Final = (
+    ("grep -q k{i} f{i}; ", ""),
+    ("cat f{i} | grep k{i}; ", ""),
+    ("ls d{i}/*.x; ", "zsh:1: no matches found: d{i}/*.x\n"),
+    ("ls d{i}; ", "ls: cannot access 'd{i}': No such file or directory\n"),
+    ("ls d{i} || echo none{i}; ", "none{i}\n"),
+)
+"""A command of thousands of stages with an output of a line for each (a generated script, a loop
+unrolled): a loop over every pair of stage and line turns it into minutes."""
 CWD: Final = "/home/dev/shop"
 
 
@@ -103,6 +113,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             output = "Exit code 1\n" + phrase * (size // len(phrase))
             seconds = timed(transcript([("call", (c, output)) for c in COMMANDS]), Path(folder))
             cases.append({"record": "tool output", "phrase": phrase[:24], "seconds": seconds / len(COMMANDS)})
+        for unit, line in FLOODS:
+            count = size // len(unit.format(i=0))
+            command = "".join(unit.format(i=i) for i in range(count))
+            output = "Exit code 1\n" + "".join(line.format(i=i) for i in range(count))
+            seconds = timed(transcript([("call", (command, output))]), Path(folder))
+            cases.append({"record": "command and output", "phrase": unit.strip()[:24], "seconds": seconds})
         for phrase in TEXT_PHRASES:
             text = phrase * (size // len(phrase.encode()))
             seconds = timed(transcript([("text", (text, False)), ("text", (text, True))]), Path(folder))

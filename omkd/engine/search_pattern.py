@@ -173,27 +173,24 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
         missed = kept + [stage for stage, _ in parsed.probes] + parsed.http
     chosen = None if missed is None else {id(stage) for stage in missed}
     loops = loop_items.told(command, output)
-    found: list[str] = []
+    found: dict[str, None] = {}  # in order, once each
     for stage in parsed.searches + parsed.tests:
         target = stage_pattern(stage, cwd) if chosen is None or id(stage) in chosen else None
         variable = loop_items.variable_of(target) if target else None
         told = loops.get(variable or "", [])
         for item in told:  # a loop's ``$f``: the items the output says missed
-            if (named := normalised(item, cwd)) not in found:
-                found.append(named)
-        if target and not told and target not in found and variable is None:  # a variable is not told
-            found.append(target)
+            found[normalised(item, cwd)] = None
+        if target and not told and variable is None:  # a variable is not told
+            found[target] = None
     for stage, probe in parsed.probes:
         for probed in (
             probe_rules.probed(stage.program, stage.args, probe) if chosen is None or id(stage) in chosen else ()
         ):
-            target = normalised(probed, cwd) if probe.paths else probed
-            if target not in found:
-                found.append(target)
+            found[normalised(probed, cwd) if probe.paths else probed] = None
     for stage in parsed.http:
         url = next((a for a in stage.args if "://" in a), None)
         if url and (chosen is None or id(stage) in chosen):
-            found.append(url.split("?", 1)[0])
+            found[url.split("?", 1)[0]] = None
     if found:
         return " | ".join(found)
     # the target cannot be told: the first search program and its first operand, never the command line
