@@ -12,7 +12,7 @@ from typing import Final
 
 from omkd.engine import shell_rules
 
-NAME_FLAGS: Final = frozenset({"-name", "-iname", "-path", "-ipath"})
+NAME_FLAGS: Final[frozenset[str]] = frozenset({"-name", "-iname", "-path", "-ipath"})
 """The tests of a name or path a ``find`` looks for (``-regex``/``-iregex`` too, in a pattern: §6)."""
 FILE_NAMES: Final = frozenset({"-name", "-iname"})
 """The tests of a file's own name (what a deleting ``find`` removed: ``removals``)."""
@@ -44,7 +44,7 @@ _NOT: Final = frozenset({"-not", "!", "\\!"})
 
 
 _FIND_RUNS: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-_RUN_ACTS: Final = shell_rules.ACTING_PROGRAMS - {"sh", "bash"}  # ``-exec sh -c '…'`` may only look
+_RUN_ACTS: Final[frozenset[str]] = shell_rules.ACTING_PROGRAMS - {"sh", "bash"}  # ``-exec sh -c '…'`` may only look
 
 
 def acts(program: str, args: list[str]) -> bool:

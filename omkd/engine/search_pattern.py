@@ -43,7 +43,7 @@ _VALUE_FLAGS: Final = frozenset(
      "--exclude-dir", "-f", "--max-count", "--context", "--after-context", "--before-context", "--max-depth",
      "-d", "--color", "--colour", "-M", "--max-columns", "-j", "--threads", "--sort", "--iglob", "--type-add"}
 )  # fmt: skip
-_NAME_FLAGS: Final = find_forms.NAME_FLAGS | {"-regex", "-iregex"}
+_NAME_FLAGS: Final[frozenset[str]] = find_forms.NAME_FLAGS | {"-regex", "-iregex"}
 _TARGET_PROGRAMS: Final = frozenset({"which", "type", "where", "where.exe", "locate"})
 _SELECT_STRING: Final = frozenset({"Select-String", "sls"})
 

@@ -120,7 +120,7 @@ def filters_out(program: str, args: list[str]) -> bool:
     return False
 
 
-_ACTING_WORDS: Final = frozenset(p.lower() for p in shell_rules.ACTING_PROGRAMS) | {
+_ACTING_WORDS: Final[frozenset[str]] = frozenset(p.lower() for p in shell_rules.ACTING_PROGRAMS) | {
     "del", "erase", "ri", "rd", "move", "mi", "copy", "cpi", "sc", "ac", "spps"
 }  # fmt: skip
 """The acting programs in any case, and PowerShell's aliases of its acting cmdlets (``del``, ``ri``, ``mi``…)."""

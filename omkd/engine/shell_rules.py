@@ -63,7 +63,7 @@ POWERSHELL_ERROR_RECORD: Final = re.compile(
 """What PowerShell prints under an error (``At line:1 char:1``, ``+ ~~~``, ``+ CategoryInfo …`` and their
 wrapped continuations): part of the message it follows, never output of its own."""
 SHELL_TOOLS: Final = frozenset({"Bash", "PowerShell"})
-GREP_FAMILY: Final = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack"})
+GREP_FAMILY: Final[frozenset[str]] = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack"})
 """The content searches of a shell (a pattern, then files): ``search_pattern``, ``removals``, ``shell_forms``."""
 RG_GLOBS: Final = frozenset({"-g", "--glob", "--iglob"})
 """ripgrep's globs of file names (with ``--files``, what it lists)."""
@@ -276,7 +276,7 @@ MAKERS: Final = frozenset({"mkdir", "touch", "New-Item"})
 INVERTED: Final = frozenset({"-v", "--invert-match", "-NotMatch", "/V", "/v", "-L", "--files-without-match"})
 """A search stage with these only filters out ("nothing left that is not 200" is not a miss; findstr's ``/V``;
 ``grep -L``: the files without a match, none when every file has one)."""
-ACTING_PROGRAMS: Final = frozenset(
+ACTING_PROGRAMS: Final[frozenset[str]] = frozenset(
     {"kill", "pkill", "rm", "rmdir", "unlink", "mv", "cp", "chmod", "chown", "truncate", "tee", "sh", "bash"}
     | {"Set-Content", "Out-File", "Add-Content", "Remove-Item", "Stop-Process", "Move-Item", "Copy-Item"}
 )

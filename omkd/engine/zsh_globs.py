@@ -21,7 +21,7 @@ from typing import Final
 
 from omkd.engine import search_pattern, shell, shell_forms, shell_output, shell_rules
 
-_PATTERN_FIRST: Final = shell_rules.GREP_FAMILY | {"fd", "git"}
+_PATTERN_FIRST: Final[frozenset[str]] = shell_rules.GREP_FAMILY | {"fd", "git"}
 """Searches whose first operand is a pattern, not a path (``git`` here only as ``git grep``)."""
 PATH: Final = "path"
 SLIP: Final = "slip"
