@@ -1008,12 +1008,21 @@ def test_a_fallback_covers_the_list_it_ends(command: str, output: str, missed: b
         ("Bash", "find . \\( -path ./node_modules -o -path ./.git \\) -prune -o -name retry_policy.py -print", "",
          False, MISS, ["retry_policy.py"]),
         ("Bash", "uv pip install showdown || echo 'install failed'", "install failed", False, {}, []),
+        ("Bash", "cd /proj && grep -rn retry? src", "Exit code 1\n(eval):1: no matches found: retry?", True, {}, []),
+        ("Bash", "rm -f *.pyc && grep -rn retry_policy src", "Exit code 1\nzsh:1: no matches found: *.pyc", True,
+         {}, []),
+        ("Bash", "grep -rln TODO lib | xargs perl -Ilib -ne 'print if /FIXME/'", "", False, MISS, ["TODO"]),
+        ("Bash", "[ ! -f docs/retry.md ] && echo 'no retry doc'", "no retry doc", False, MISS, ["docs/retry.md"]),
+        ("PowerShell", "Get-Content docs/x.md -ErrorAction:SilentlyContinue | Select-String retry", "", False, MISS,
+         ["docs/x.md | retry"]),
     ],
     ids=["find && echo (find succeeds finding none)", "| head && echo", "an echo of an earlier test",
          "if ! grep -q; then echo", "find -iname -exec sed -n", "another program's unmatched glob",
          "zsh's expanded home", "a glob in grep -e's pattern", "a glob in find -name",
          "-ErrorAction hides a reader's error",
-         "| Out-Null", "ForEach-Object { del }", "find's pruned group", "uv pip install is no pip show"],
+         "| Out-Null", "ForEach-Object { del }", "find's pruned group", "uv pip install is no pip show",
+         "a slip after cd", "another program's glob before &&", "perl -Ilib is no -i", "a negated test",
+         "-ErrorAction:SilentlyContinue"],
 )  # fmt: skip
 def test_the_review_of_the_silence_and_echo_rules(
     tool: str, command: str, output: str, is_error: bool, signals: dict[str, int], patterns: list[str]

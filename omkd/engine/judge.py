@@ -190,8 +190,11 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
     if any(text in output for text in rule.syntax_errors):
         return Verdict(Outcome.FAILED, key, rule="shell.syntax_error")
     globbed = zsh_globs.roles(output.splitlines(), parsed) if "no matches found: " in output else {}
-    if len(parsed.elements) == 1 and zsh_globs.SLIP in globbed.values():  # zsh ran nothing: a quoting slip
-        return Verdict(Outcome.FAILED, key, rule="shell.syntax_error")
+    printed = (
+        [line for line in shell_output.output_lines(output) if not _profile_noise(line, command)] if globbed else []
+    )
+    if globbed and zsh_globs.stopped(globbed, printed, command):
+        return Verdict(Outcome.FAILED, key, rule="shell.syntax_error")  # zsh ran no lookup: a quoting slip
     if patterns.REGEX_FAULT_TEXT in output or any(_stage_unrunnable(stage) for stage in parsed.searches):
         return Verdict(Outcome.FAILED, key, rule="shell.regex_unsupported")
     if patterns.UNKNOWN_TYPE_TEXT in output or any(_stage_unknown_type(stage) for stage in parsed.searches):
@@ -203,15 +206,16 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
     if parsed.http and http_lookups.http_missed(output, parsed.http):
         return Verdict(Outcome.MISSED, key, patterns.URL_GIVEN, rule="shell.http_not_found")
     lines = [line for line in shell_output.output_lines(output) if globbed.get(line, zsh_globs.PATH) == zsh_globs.PATH]
-    if parsed.fallbacks and any(line in parsed.fallbacks for line in lines):  # a probe's too (``pip show X || echo``)
+    if parsed.fallbacks and not set(lines).isdisjoint(parsed.fallbacks):  # a probe's too (``pip show X || echo``)
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.fallback")
     if not parsed.searches and not parsed.tests:  # probes and HTTP clients only: answered otherwise
         return Verdict(Outcome.FAILED if result.is_error else Outcome.OK, key, rule="shell.probe_answered")
     noisy = ": line " in output  # a login profile's complaint holds it (``shell_rules.PROFILE_NOISE``)
-    own = [line for line in lines if line not in parsed.echoes and not (noisy and _profile_noise(line, command))]
+    echoes = set(parsed.echoes)
+    own = [line for line in lines if line not in echoes and not (noisy and _profile_noise(line, command))]
     silent = {id(stage) for stage in parsed.silent}
     heard = [stage for stage in parsed.searches if id(stage) not in silent]  # ``grep -q``'s silence says nothing
-    if lines and not own and heard and not any(line in parsed.successes for line in lines):
+    if lines and not own and heard and not set(lines) & set(parsed.successes):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_own_echoes")
     itself = _itself(parsed) if own else None
     if itself is not None and all(itself.search(line) for line in own):

@@ -240,7 +240,7 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> bool:
     return probing
 
 
-_NEGATED: Final = re.compile(r"\s*(?:(?:(?:if|elif|while)\s+)?!\s|until\s)")
+_NEGATED: Final = re.compile(r"\s*(?:(?:(?:if|elif|while)\s+)?(?:!|\[\[?\s+!|test\s+!)\s|until\s)")
 
 
 def _answers(element: list[tuple[Stage, str]]) -> bool:

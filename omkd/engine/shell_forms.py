@@ -249,7 +249,7 @@ def path_operands(program: str, args: list[str]) -> list[str]:
     found = [
         a
         for a in powershell.operands(program, args, operands(plain))
-        if not _COUNT.match(a) and a not in ("]", "]]") and not (program == "stat" and a.startswith("%"))
+        if not _COUNT.match(a) and a not in ("]", "]]", "!") and not (program == "stat" and a.startswith("%"))
     ]  # ``stat -f %z F``: BSD's format, as GNU's ``-c %s``
     found = [a for a in found if not cmd_switch(program, a)]
     return found[1:] if program == "sed" else found  # the first is the script

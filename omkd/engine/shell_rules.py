@@ -124,7 +124,7 @@ SHELL_RULE: Final = ShellRule(
 )
 HIDDEN_STDERR: Final = re.compile(
     r"(?:\b2|&)>\s*/dev/null|>\s*/dev/null\s+2>&1|\b2>\s*(?:\$null|nul\b)"
-    r"|-(?:ErrorAction|ea)\s+(?:SilentlyContinue|Ignore|0)\b",
+    r"|-(?:ErrorAction|ea)(?:\s+|:)['\"]?(?:SilentlyContinue|Ignore|0)\b",
     re.I,
 )
 """What sends a program's errors away (``2>/dev/null``, PowerShell's ``-ErrorAction SilentlyContinue``/``-ea
@@ -293,9 +293,18 @@ def edits_in_place(program: str, args: list[str]) -> bool:
     files it names (the one reading of an in-place edit: acting stages, removals, §8.3's writes)."""
     if program not in ("sed", "perl"):
         return False
+    valued = _SED_VALUED if program == "sed" else _PERL_VALUED
     for arg in args:
         if arg.startswith("--in-place") or arg.startswith("-i"):
             return True
-        if arg.startswith("-") and not arg.startswith("--") and arg[1:].isalnum() and "i" in arg[1:]:
-            return True  # a cluster: ``-Ei``, ``-pi``, ``-lpi``
+        if arg.startswith("-") and not arg.startswith("--"):
+            for letter in arg[1:].lstrip("0123456789"):  # a cluster (``-Ei``, ``-pi``, ``-lpi``, ``-0777pi``) up
+                if letter == "i":  # to a letter whose value is the rest of the word (``-Ilib``, ``-Mstrict``)
+                    return True
+                if letter in valued or not (letter.isalpha() or letter.isdigit()):
+                    break
     return False
+
+
+_SED_VALUED: Final = frozenset("efl")
+_PERL_VALUED: Final = frozenset("IMmeExCdDV")  # ``-l``/``-0`` take digits only

@@ -17,10 +17,14 @@ path whose parentheses zsh read as a glob: a slip wherever it stands.
 
 from __future__ import annotations
 
+import itertools
+import re
 from typing import Final
 
-from omkd.engine import search_pattern, shell, shell_forms, shell_output, shell_rules
+from omkd.engine import search_pattern, shell, shell_forms, shell_lists, shell_output, shell_rules
 
+_HOME: Final = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root)(?=/)")
+"""The home zsh wrote in place of ``~`` or ``$HOME``."""
 _PATTERN_FIRST: Final[frozenset[str]] = shell_rules.GREP_FAMILY | {"fd", "git"}
 """Searches whose first operand is a pattern, not a path (``git`` here only as ``git grep``)."""
 PATH: Final = "path"
@@ -33,7 +37,7 @@ class Globs:
 
     def __init__(self, parsed: shell.ParsedCommand) -> None:
         self.paths: set[str] = set()
-        self.homed: list[str] = []
+        self.homed: set[str] = set()
         """Paths written from the home (``~/x``, ``$HOME/x``) as what follows it (``/x``)."""
         self.words: set[str] = set()
         for stage in parsed.searches + parsed.tests:
@@ -45,14 +49,15 @@ class Globs:
                 pattern = search_pattern.stage_pattern(stage, None)
                 given = [a for a in given if a != pattern]
             self.paths.update(given)
-            self.homed += [p[p.index("/") :] for p in given if p.startswith(("~/", "$HOME/", "${HOME}/"))]
+            self.homed.update(p[p.index("/") :] for p in given if p.startswith(("~/", "$HOME/", "${HOME}/")))
             self.words.update(a for a in args if a not in given)
 
     def role(self, glob: str) -> str:
         """What ``glob`` (as zsh printed it) was in the command: ``PATH``, ``SLIP`` or ``OTHER``."""
         if "(" in glob or not any(c in glob for c in "*?["):
             return SLIP
-        if glob in self.paths or any(glob.endswith(tail) for tail in self.homed):
+        home = _HOME.match(glob) if self.homed else None
+        if glob in self.paths or (home is not None and glob[home.end() :] in self.homed):
             return PATH
         return SLIP if glob in self.words else OTHER
 
@@ -64,3 +69,19 @@ def roles(lines: list[str], parsed: shell.ParsedCommand) -> dict[str, str]:
         return {}
     globs = Globs(parsed)
     return {line: globs.role(glob) for line, glob in found.items()}
+
+
+def stopped(globbed: dict[str, str], lines: list[str], command: str) -> bool:
+    """zsh stopped the command before any lookup answered: nothing but its no-match lines was printed, and
+    one is a slip (the lookup never ran) or another program's glob that an ``&&`` hangs the lookups on
+    (``rm -f *.pyc && grep …``: the grep never ran)."""
+    if not globbed or not all(line in globbed for line in lines):
+        return False
+    if SLIP in globbed.values():
+        return True
+    others = {shell_output.glob_of(line) for line, role in globbed.items() if role == OTHER}
+    parts = shell_lists.parts(command)
+    return any(
+        operator == "&&" and any(glob in text.split() for glob in others)
+        for (_, text), (operator, _) in itertools.pairwise(parts)
+    )
