@@ -7,7 +7,6 @@ what it found, as ``find | xargs rm`` does.
 
 from __future__ import annotations
 
-import itertools
 from typing import Final
 
 from omkd.engine import shell_rules
@@ -50,21 +49,22 @@ _RUN_ACTS: Final[frozenset[str]] = shell_rules.ACTING_PROGRAMS - {"sh", "bash"} 
 def acts(program: str, args: list[str]) -> bool:
     """A ``find`` that acts on what it finds, as ``find | xargs rm`` does: ``-delete``, or ``-exec`` of an
     acting program or of an in-place edit (``-exec rm -rf {} +``, ``-exec sed -i 's/a/b/' {} +``)."""
-    if program != "find":
-        return False
-    for index, arg in enumerate(args):
-        if arg == "-delete":
-            return True
-        if arg in _FIND_RUNS and index + 1 < len(args):
-            run, rest = args[index + 1].rpartition("/")[2], args[index + 2 :]
-            ran = rest[: next((at for at, a in enumerate(rest) if a in (";", "\\;", "+")), len(rest))]
-            if run in _RUN_ACTS or shell_rules.edits_in_place(run, ran):
-                return True
-    return False
+    return program == "find" and (
+        "-delete" in args or any(run in _RUN_ACTS or shell_rules.edits_in_place(run, ran) for run, ran in _runs(args))
+    )
 
 
 def deletes(args: list[str]) -> bool:
     """``find … -delete``, or ``-exec``/``-execdir``/``-ok`` of a deleting program (``-exec rm -rf {} +``)."""
-    return "-delete" in args or any(
-        a in _FIND_RUNS and b.rpartition("/")[2] in DELETING for a, b in itertools.pairwise(args)
-    )
+    return "-delete" in args or any(run in DELETING for run, _ in _runs(args))
+
+
+def _runs(args: list[str]) -> list[tuple[str, list[str]]]:
+    """Each program ``-exec``/``-execdir``/``-ok`` runs (its name) and its words up to ``;`` or ``+``."""
+    found = []
+    for index, arg in enumerate(args[:-1]):
+        if arg in _FIND_RUNS:
+            rest = args[index + 2 :]
+            end = next((at for at, word in enumerate(rest) if word in (";", "\\;", "+")), len(rest))
+            found.append((args[index + 1].rpartition("/")[2], rest[:end]))
+    return found

@@ -28,7 +28,7 @@ from omkd.engine import (
 )
 from omkd.engine.events import ToolCall, ToolResult
 
-_HOME: Final = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root|[A-Z]:/(?i:users)/[^/]+|/[a-z]/Users/[^/]+)(?=/|$)")
+HOME: Final = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root|[A-Z]:/(?i:users)/[^/]+|/[a-z]/Users/[^/]+)(?=/|$)")
 """A home directory: Linux's, macOS's, root's, Windows' (``C:/Users/me``, Git Bash's ``/c/Users/me``)."""
 _WINDOWS: Final = re.compile(r"^[A-Za-z]:[\\/]")
 """A Windows path (a drive): its separators are either slash, and its letters' case says nothing."""
@@ -89,8 +89,8 @@ def normalised(path: str, cwd: str | None) -> str:
         for sep in ("/",) if windows else ("/", "\\"):
             if folded.startswith(key + sep):
                 return path[len(base) + 1 :] or "."
-        own = _HOME.match(base)
-    home = _HOME.match(path)
+        own = HOME.match(base)
+    home = HOME.match(path)
     if home and (own is None or home.group().lower() == own.group().lower()):  # another user's home stays
         path = "~" + path[home.end() :]
     return path.removeprefix("./")

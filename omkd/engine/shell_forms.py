@@ -137,37 +137,38 @@ def acts(program: str, args: list[str], text: str) -> bool:
         return True
     if shell_rules.edits_in_place(program, args):
         return True  # ``| xargs sed -i 's/a/b/'``: edits the files the search picked
+    return any(not target.startswith("&") and target not in _NOT_FILES for target in _stdout_targets(text))
+
+
+def _stdout_targets(text: str) -> list[str]:
+    """Where a stage's standard output is redirected (``> f``, ``>>f``, ``&>/dev/null``; not ``2>``)."""
     if ">" not in text:  # most stages redirect nothing: no need to split them into words
-        return False
+        return []
     words = raw_words(text)
+    targets = []
     for index, word in enumerate(words):
         if ">" not in word or word.startswith("2>"):
             continue
         found = _FILE_REDIRECT.match(word)
-        if found is None:
-            continue
-        target = found.group(1) or (words[index + 1] if index + 1 < len(words) else "")
-        target = dequoted(target)
-        if target and not target.startswith("&") and target not in _NOT_FILES:
-            return True
-    return False
+        if found is not None:
+            target = dequoted(found.group(1) or (words[index + 1] if index + 1 < len(words) else ""))
+            targets += [target] if target else []
+    return targets
 
 
 _QUIET_FLAGS: Final = frozenset({"-q", "--quiet", "--silent"})
-_STDOUT_AWAY: Final = re.compile(r"(?:^|\s)(?:1|&)?>\s*(?:/dev/null|\$null|nul)(?:\s|$)|\|\s*Out-Null\b", re.I)
+_NULL: Final = frozenset({"/dev/null", "nul", "$null"})
 
 
 def silenced(program: str, args: list[str], text: str) -> bool:
     """A search stage whose output nobody sees: a quiet grep (``grep -q``, ``rg --quiet``; the exit status
-    is its answer) or one whose standard output is sent away (``ls X > /dev/null``, ``| Out-Null``)."""
+    is its answer) or one whose standard output is sent away (``ls X > /dev/null``, ``> $null``)."""
     if program in shell_rules.GREP_FAMILY and any(
         a in _QUIET_FLAGS or (a.startswith("-") and not a.startswith("--") and "q" in a[1:] and a[1:].isalpha())
         for a in args
     ):
         return True
-    if ">" not in text and "out-null" not in text.lower():
-        return False
-    return bool(_STDOUT_AWAY.search(text))
+    return any(target.lower() in _NULL for target in _stdout_targets(text))  # ``| Out-Null``: ``shell._close``
 
 
 def not_looking(stages: Sequence[tuple[str, list[str]]], last_text: str) -> bool:

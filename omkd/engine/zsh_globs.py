@@ -18,13 +18,10 @@ path whose parentheses zsh read as a glob: a slip wherever it stands.
 from __future__ import annotations
 
 import itertools
-import re
 from typing import Final
 
 from omkd.engine import search_pattern, shell, shell_forms, shell_lists, shell_output, shell_rules
 
-_HOME: Final = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root)(?=/)")
-"""The home zsh wrote in place of ``~`` or ``$HOME``."""
 _PATTERN_FIRST: Final[frozenset[str]] = shell_rules.GREP_FAMILY | {"fd", "git"}
 """Searches whose first operand is a pattern, not a path (``git`` here only as ``git grep``)."""
 PATH: Final = "path"
@@ -56,7 +53,7 @@ class Globs:
         """What ``glob`` (as zsh printed it) was in the command: ``PATH``, ``SLIP`` or ``OTHER``."""
         if "(" in glob or not any(c in glob for c in "*?["):
             return SLIP
-        home = _HOME.match(glob) if self.homed else None
+        home = search_pattern.HOME.match(glob) if self.homed else None  # zsh wrote ``~`` so
         if glob in self.paths or (home is not None and glob[home.end() :] in self.homed):
             return PATH
         return SLIP if glob in self.words else OTHER
