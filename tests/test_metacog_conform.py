@@ -119,6 +119,18 @@ def test_git_read_subcommands_after_global_options_are_lookups(command: str) -> 
     assert is_lookup(_call("Bash", {"command": command})) is True
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "Get-Command vswhere.exe", "Select-String -Path app.log -Pattern timeout", "Get-Item .env",
+        "realpath ../lib", "test -f mix.exs && echo yes", "where.exe node", "mdfind -name Ghostty.app",
+    ],
+)  # fmt: skip
+def test_the_searches_and_readers_of_3_1_are_lookups(command: str) -> None:
+    """§8.2.4: a command every program of which reads: §3.1's searches and readers do, PowerShell's too."""
+    assert is_lookup(_call("PowerShell", {"command": command})) is True
+
+
 @pytest.mark.parametrize("command", ["git --no-pager commit -m x", "sed -i s/old/new/ app.py", "ls > listing.txt"])
 def test_a_write_is_no_lookup(command: str) -> None:
     assert is_lookup(_call("Bash", {"command": command})) is False

@@ -119,6 +119,10 @@ def test_the_listed_directory_of_a_name_probe_is_where_it_looked_not_what() -> N
         ("which uv", (), ("uv",)),
         ("type pnpm", (), ("pnpm",)),
         ("command -v node", (), ("node",)),
+        ("Get-Command vswhere.exe", (), ("vswhere.exe",)),  # PowerShell's which
+        ("Get-Command -Name gh -ErrorAction SilentlyContinue", (), ("gh",)),  # not the parameter's value
+        ("gcm rg", (), ("rg",)),
+        ("where python", (), ("python",)),
         ("rg --files -g '*settings*' -g '!node_modules' src", ("src",), ("*settings*",)),  # find's -name
     ],
 )

@@ -30,7 +30,7 @@ from omkd.engine.shell_words import words
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _REDIRECTION = re.compile(r"^(?:\d*|&)(?:>>?|<<?|>&|<&)(.*)$")
 _TARGET_PROGRAMS: Final = frozenset({"which", "type", "locate", "fd", "Get-Command", "gcm"})
-_COMMAND_SEARCHES: Final = _TARGET_PROGRAMS - {"locate", "fd"}
+COMMAND_SEARCHES: Final[frozenset[str]] = _TARGET_PROGRAMS - {"locate", "fd"}
 """Programs that look for a program by name (``command -v`` too): ``which``, ``type``, ``Get-Command``."""
 
 
@@ -165,7 +165,7 @@ def targets_of(stage: Stage) -> list[str]:
 
 def probes_a_command(stage: Stage) -> bool:
     """``which X``, ``type X``, ``command -v X``, ``Get-Command X``: the stage looks for a program."""
-    return stage.program in _COMMAND_SEARCHES or (stage.program == "command" and stage.args[:1] == ["-v"])
+    return stage.program in COMMAND_SEARCHES or (stage.program == "command" and stage.args[:1] == ["-v"])
 
 
 @functools.lru_cache(maxsize=256)

@@ -38,9 +38,16 @@ def is_lookup(call: ToolCall) -> bool:
     return bool(stages) and all(_reads(s) for s in stages)
 
 
+_SEARCH_PROGRAMS: Final[frozenset[str]] = (
+    shell_rules.SHELL_RULE.programs | shell_rules.SHELL_RULE.path_programs | shell_rules.SHELL_RULE.test_programs
+)
+"""§3.1's searches and readers (``Get-Command``, ``Select-String``, ``Get-Item``, ``test``…): each reads."""
+
+
 def _reads(stage: shell.Stage) -> bool:
-    """A stage whose program only reads (``git`` by its subcommand, after git's own options)."""
-    if stage.program in rules.LOOKUP_PROGRAMS:
+    """A stage whose program only reads (``git`` by its subcommand, after git's own options); a
+    ``sed -i`` is a write and never comes here (``shell_write``)."""
+    if stage.program in rules.LOOKUP_PROGRAMS or stage.program in _SEARCH_PROGRAMS:
         return True
     if stage.program in rules.SQL_CLIENTS:  # a query that reads (§8.3 makes the others data writes)
         return any(rules.SQL_READ.match(s) for s in sql_statements(stage.args))

@@ -58,7 +58,9 @@ FILE_PROGRAMS: Final = frozenset(
     {"ls", "cat", "head", "tail", "sed", "test", "[", "[[", "stat", "Get-Content", "gc", "Test-Path", "nl", "less",
      "more", "wc", "file", "dir", "Get-ChildItem", "gci", "tree"}
 )  # fmt: skip
-NAME_PROGRAMS: Final = frozenset({"which", "type", "where", "where.exe", "locate"})
+NAME_PROGRAMS: Final = frozenset({"where", "where.exe", "locate"})
+"""Name searches besides the command searches (``which``, ``type``, ``command -v``, ``Get-Command``), which
+are ``shell.probes_a_command``'s."""
 GREP_VALUE_FLAGS: Final = frozenset(
     {"-A", "-B", "-C", "-m", "-e", "-f", "-g", "-t", "-T", "--include", "--exclude", "--exclude-dir", "--glob",
      "--type", "--type-not", "--max-count", "--context", "--after-context", "--before-context", "-d", "-D",

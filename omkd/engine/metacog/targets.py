@@ -250,8 +250,8 @@ def _stage_target(stage: shell.Stage, previous: str, told: dict[str, list[str]] 
         if not names:
             return Target(False, tuple(map(normal_path, roots)), why="find without a name")
         return _names(names, roots)
-    if program in rules.NAME_PROGRAMS or (program == "command" and args[:1] == ["-v"]):
-        names = [a for a in shell_forms.operands(args) if a != "-v"]
+    if program in rules.NAME_PROGRAMS or shell.probes_a_command(stage):
+        names = shell.targets_of(stage)  # ``Get-Command -Name gh -ErrorAction SilentlyContinue``: gh
         specific = any(names)
         return Target(False, (), tuple(names), tuple(names), specific=specific, why="" if specific else "no name")
     if program in rules.FILE_PROGRAMS:
