@@ -19,12 +19,15 @@ DEPENDENCY: Final = "dependency"
 DATA: Final = "data"
 _REDIRECT: Final = re.compile(r"^(?:\d|&)?>>?(.*)$")
 _HEREDOC: Final = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
-_WRITING_WORD: Final = re.compile(
-    r"\b(?:tee|sed|perl|cp|mv|rm|rmdir|ln|install|truncate|dd|patch|chmod|chown|git|npm|pnpm|bun|yarn|pip3?|uv|cargo"
-    r"|go|brew|apt|apt-get|gem|poetry|psql|mysql|sqlite3|duckdb|clickhouse-client|bq"
-    r"|(?i:Set-Content|Add-Content|Out-File|New-Item|Remove-Item|Copy-Item|Move-Item))\b|\|\s*(?:ba|z)?sh\b"
+_WRITING_PROGRAMS: Final[frozenset[str]] = (
+    frozenset({"tee", "git"})
+    | rules.IN_PLACE_PROGRAMS
+    | rules.SHELL_WRITE_PROGRAMS
+    | frozenset(rules.DEPENDENCY_WRITES)
+    | rules.SQL_CLIENTS
 )
-"""A command naming none of the writing programs (``rules``) writes nothing but by a redirection."""
+"""The programs ``_stage_kind`` reads (with PowerShell's writers in any case and a Python launcher's
+module); any other stage writes nothing but by a redirection."""
 _REDIRECTION: Final = re.compile(
     r"(?<![0-9&<>=\-])>(?!&|>?\s*/dev/null)|&>(?!\s*/dev/null)|(?<![^\s;|&(])1>(?!&|>?\s*/dev/null)"
 )
@@ -139,12 +142,11 @@ def _heredoc_bodies(command: str) -> list[str]:
 
 def shell_write(command: str) -> Write | None:
     """The write a shell command makes, its kinds merged (the hardest kind named): None when none.
-    It reads ``shell.parse`` (cached: the judge reads the same command when its result comes)."""
+    It reads ``shell.parse`` (cached: the judge reads the same command when its result comes), stage by
+    stage; a regular expression over the whole command cost more than that walk."""
     if "*** Begin Patch" in command:
         return _patch(command)
-    redirecting = ">" in command and _REDIRECTION.search(command) is not None
-    if not redirecting and _WRITING_WORD.search(command) is None:
-        return None
+    redirecting = _redirecting(command)
     kinds: list[str] = []
     paths: list[str] = []
     created: list[str] = []
@@ -183,6 +185,16 @@ def shell_write(command: str) -> Write | None:
         kind, tuple(normal_path(p) for p in paths), tuple(normal_path(p) for p in created), "\n".join(added),
         tuple(packages),
     )  # fmt: skip
+
+
+def _redirecting(command: str) -> bool:
+    """The command redirects into a file somewhere. ``2>&1`` and ``2>/dev/null``, the common ``>`` that
+    never write, are set aside by a plain replace first: most commands then hold no ``>`` at all."""
+    if ">" not in command:
+        return False
+    if ">" not in command.replace("2>&1", "").replace("2>/dev/null", ""):
+        return False
+    return _REDIRECTION.search(command) is not None
 
 
 def _blocks(stage: shell.Stage) -> list[shell.Stage]:
@@ -247,7 +259,10 @@ def python_module(args: list[str]) -> tuple[str, list[str]] | None:
 
 
 def _stage_kind(program: str, args: list[str], paths: list[str], created: list[str], packages: list[str]) -> str | None:
-    module = python_module(args) if rules.PYTHON_LAUNCHERS.match(program) else None
+    launcher = rules.PYTHON_LAUNCHERS.match(program) is not None
+    if not launcher and program not in _WRITING_PROGRAMS and powershell.writer(program) is None:
+        return None  # most stages: read before any list is made
+    module = python_module(args) if launcher else None
     if module is not None:
         program, args = module
     valued = rules.WRITE_VALUE_OPTIONS.get(program)
