@@ -33,11 +33,17 @@ AGENTS = pytest.mark.parametrize("agent", [claude, codex_exec, gemini], ids=["cl
         ("test -d src && rg retry_budget src/budget.py", "src/budget.py: No such file or directory (os error 2)",
          "retry_budget"),
         ("test -e README.md && cat ./docs/a.md ./docs/b.md",
-         "cat: ./docs/a.md: No such file or directory\ncat: ./docs/b.md: No such file or directory", "docs/a.md"),
+         "cat: ./docs/a.md: No such file or directory\ncat: ./docs/b.md: No such file or directory",
+         "docs/a.md | docs/b.md"),  # each path its messages named, as a loop's items
+        ("test -e README.md && cat ./docs/a.md ./docs/b.md", "cat: ./docs/b.md: No such file or directory",
+         "docs/b.md"),  # a.md printed nothing: b.md is what missed, not the stage's first path
+        ("ls docs/a.md docs/b.md", "ls: cannot access 'docs/b.md': No such file or directory", "docs/b.md"),
+        ("which node retryctl", "which: no retryctl in (/usr/local/bin:/usr/bin)", "retryctl"),
         ("test -d docs && which retryctl", "which: no retryctl in (/usr/local/bin:/usr/bin)", "retryctl"),
         ("test -d docs && which retryctl", "/usr/bin/which: no retryctl in (/usr/local/bin:/usr/bin)", "retryctl"),
     ],
-    ids=["cat", "grep -q then cat", "ls", "find", "grep", "rg", "cat of two", "which", "which by its path"],
+    ids=["cat", "grep -q then cat", "ls", "find", "grep", "rg", "cat of two", "cat of two, the second missing",
+         "ls of two, the second missing", "which of two, the second missing", "which", "which by its path"],
 )  # fmt: skip
 def test_a_not_found_line_names_the_stage_that_missed(agent: Agent, command: str, output: str, pattern: str) -> None:
     """Spec §6: "the target of the search stage that missed": the stage whose path the not-found line

@@ -25,17 +25,32 @@ def told(command: str, output: str, normalise: Callable[[str], str]) -> list[she
     """The lookup stages the output says missed (searches, tests, probes, HTTP clients), in the
     command's order; None when it tells none of them. ``normalise``: a path as patterns write it
     (home and cwd), so that a message's full path meets the operand as the command wrote it."""
+    found = told_operands(command, output, normalise)
+    return None if found is None else found[0]
+
+
+def told_operands(
+    command: str, output: str, normalise: Callable[[str], str]
+) -> tuple[list[shell.Stage], dict[int, list[str]]] | None:
+    """``told``'s stages, with the operands each stage's not-found messages named, as the command wrote
+    them, by the stage's ``id`` (``cat a.md b.md`` printing ``cat: b.md: No such file…``: ``b.md``).
+    A stage missed by a fallback, a probe's answer or a 404 has no entry: its messages name nothing."""
     parsed = shell.parse(command)
     lookups = parsed.searches + parsed.tests + [stage for stage, _ in parsed.probes]
     lines = shell_output.output_lines(output)
     missed: list[shell.Stage] = []
+    operands: dict[int, list[str]] = {}
     messages = _messages(output, lines)
     named = _Operands(lookups, normalise) if messages else None
     for names, full in messages:
-        stages = [stage for name in names for stage in named.stages(name, full)] if named else []
-        if not stages:  # a "not there" naming no lookup (``where``'s, a ``cd``'s): which missed is not told
+        pairs = [pair for name in names for pair in named.stages(name, full)] if named else []
+        if not pairs:  # a "not there" naming no lookup (``where``'s, a ``cd``'s): which missed is not told
             return None
-        missed.extend(stages)
+        for stage, operand in pairs:
+            missed.append(stage)
+            written = operands.setdefault(id(stage), [])
+            if operand not in written:
+                written.append(operand)
     printed = set(lines)
     looking: dict[tuple[str, tuple[str, ...]], list[shell.Stage]] = {}  # a fallback's stages, read again
     for stage in lookups:
@@ -51,7 +66,7 @@ def told(command: str, output: str, normalise: Callable[[str], str]) -> list[she
     if not missed:
         return None
     chosen = {id(stage) for stage in missed}
-    return [stage for stage in lookups + parsed.http if id(stage) in chosen]
+    return [stage for stage in lookups + parsed.http if id(stage) in chosen], operands
 
 
 def _messages(output: str, lines: list[str]) -> list[tuple[list[str], bool]]:
@@ -94,18 +109,19 @@ class _Operands:
 
     def __init__(self, lookups: list[shell.Stage], normalise: Callable[[str], str]) -> None:
         self.normalise = normalise
-        self.keys: dict[str, list[shell.Stage]] = {}
-        self.globs: list[tuple[str, shell.Stage]] = []
+        self.keys: dict[str, list[tuple[shell.Stage, str]]] = {}
+        self.globs: list[tuple[str, shell.Stage, str]] = []
         for stage in lookups:
             for operand in shell_forms.operands(stage.args):
                 key = _key(operand, normalise)
-                self.keys.setdefault(key, []).append(stage)
+                self.keys.setdefault(key, []).append((stage, operand))
                 if any(mark in key for mark in "*?["):
-                    self.globs.append((key, stage))
+                    self.globs.append((key, stage, operand))
 
-    def stages(self, path: str, full: bool) -> list[shell.Stage]:
-        """The stages that looked at ``path``: an operand equal to it (cwd and home normalised), or, when
-        the message names the path in full, the relative operand it ends with; else a glob matching it."""
+    def stages(self, path: str, full: bool) -> list[tuple[shell.Stage, str]]:
+        """The stages that looked at ``path``, each with its operand that did: an operand equal to it (cwd
+        and home normalised), or, when the message names the path in full, the relative operand it ends
+        with; else a glob matching it."""
         if not path:
             return []
         named = _key(path, self.normalise)
@@ -115,7 +131,7 @@ class _Operands:
                 if char in "/\\":
                     found += self.keys.get(named[at + 1 :], ())
         if not found:
-            found = [stage for key, stage in self.globs if fnmatch.fnmatchcase(named, key)]
+            found = [(stage, operand) for key, stage, operand in self.globs if fnmatch.fnmatchcase(named, key)]
         return found
 
 

@@ -157,12 +157,20 @@ def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
     return normalised(operands[0], cwd) if operands else None
 
 
+_PATH_PATTERNS: Final[frozenset[str]] = (
+    shell_rules.SHELL_RULE.path_programs | shell_rules.SHELL_RULE.test_programs | shell.COMMAND_SEARCHES
+)
+"""Stages whose pattern is an operand (a path, a program's name): when their not-found messages name
+some of their operands, those are what missed (not a grep's file, whose pattern is what it looked for)."""
+
+
 def shell_pattern(command: str, cwd: str | None, output: str | None = None, code: int | None = None) -> str:
     """The targets of a shell command's searches and probes (several joined by `` | ``): of those that
     missed when ``output`` (the command's own, as the judge read it) tells which (``missed_stages``), or
     when its exit ``code`` does (a list of probes that failed in silence: ``silent_probes``)."""
     parsed = shell.parse(command)
-    missed = missed_stages.told(command, output, lambda path: normalised(path, cwd)) if output else None
+    told = missed_stages.told_operands(command, output, lambda path: normalised(path, cwd)) if output else None
+    missed, named = told if told is not None else (None, {})
     if missed is None and code is not None and output is not None:
         lines = shell_output.output_lines(output)
         if silent_probes.probe_failed(command, parsed, code, lines):
@@ -175,6 +183,10 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
     loops = loop_items.told(command, output)
     found: dict[str, None] = {}  # in order, once each
     for stage in parsed.searches + parsed.tests:
+        paths = named.get(id(stage)) if stage.program in _PATH_PATTERNS else None
+        if paths:  # ``cat a.md b.md``: the paths its messages named, not its first
+            found.update((normalised(path, cwd), None) for path in paths)
+            continue
         target = stage_pattern(stage, cwd) if chosen is None or id(stage) in chosen else None
         variable = loop_items.variable_of(target) if target else None
         told = loops.get(variable or "", [])
