@@ -53,6 +53,22 @@ def test_a_not_found_line_names_the_stage_that_missed(agent: Agent, command: str
 
 
 @AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "pattern"),
+    [
+        ("test -f a.md && echo found-a; grep -rn RetryBudget src", "found-a", "RetryBudget"),
+        ("test -f a.md && echo found-a; test -f b.md && echo found-b", "found-a", "b.md"),
+    ],
+    ids=["then a grep", "then a test"],
+)  # fmt: skip
+def test_a_lookup_whose_success_echo_printed_is_no_target(agent: Agent, command: str, output: str, pattern: str) -> None:
+    """Spec §6: the pattern is what missed; ``test -f a.md && echo found-a`` printing ``found-a`` says a.md
+    was there, so only the lookup after it is named."""
+    report = agent(command, output, 1)
+    assert (misses(report), patterns(report)) == (1, [pattern])
+
+
+@AGENTS
 def test_several_stages_that_missed_give_several_patterns(agent: Agent) -> None:
     """Spec §6: "Several stages that missed give several patterns" (joined, as the evidence holds one)."""
     command = "test -d docs && cat docs/setup.md; grep -q retry README.md; ls docs/retry"

@@ -169,8 +169,8 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
     missed when ``output`` (the command's own, as the judge read it) tells which (``missed_stages``), or
     when its exit ``code`` does (a list of probes that failed in silence: ``silent_probes``)."""
     parsed = shell.parse(command)
-    told = missed_stages.told_operands(command, output, lambda path: normalised(path, cwd)) if output else None
-    missed, named = told if told is not None else (None, {})
+    telling = missed_stages.told_operands(command, output, lambda path: normalised(path, cwd)) if output else None
+    missed, named = telling if telling is not None else (None, {})
     if missed is None and code is not None and output is not None:
         lines = shell_output.output_lines(output)
         if silent_probes.probe_failed(command, parsed, code, lines):
@@ -180,9 +180,14 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
         kept = [stage for stage in parsed.searches + parsed.tests if id(stage) not in feeding]
         missed = kept + [stage for stage, _ in parsed.probes] + parsed.http
     chosen = None if missed is None else {id(stage) for stage in missed}
+    printed = set(shell_output.output_lines(output)) if output and parsed.vouched else set()
+    vouched = {id(stage) for text, stages in parsed.vouched.items() if text in printed for stage in stages}
+    vouched -= named.keys()  # a not-found message naming it outweighs an echo (a fallback's guard does not)
     loops = loop_items.told(command, output)
     found: dict[str, None] = {}  # in order, once each
     for stage in parsed.searches + parsed.tests:
+        if id(stage) in vouched:  # ``test -f a.md && echo found-a`` printed found-a: a.md was there
+            continue
         paths = named.get(id(stage)) if stage.program in _PATH_PATTERNS else None
         if paths:  # ``cat a.md b.md``: the paths its messages named, not its first
             found.update((normalised(path, cwd), None) for path in paths)
@@ -207,7 +212,7 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
         return " | ".join(found)
     # the target cannot be told: the first search program and its first operand, never the command line
     lookups = parsed.searches + parsed.tests + [stage for stage, _ in parsed.probes] + parsed.http
-    first = next(iter(missed or lookups), None)
+    first = next((stage for stage in missed or lookups if id(stage) not in vouched), None)
     if first is not None:
         words = shell_forms.path_operands(first.program, first.args) or shell_forms.operands(first.args)
         return " ".join([first.program, *words[:1]])

@@ -58,6 +58,10 @@ class ParsedCommand:
     """The literal texts the command echoes itself (headers, separators, fallbacks)."""
     successes: list[str] = field(default_factory=list)
     """Echoes run only when the lookup before succeeded (``grep -q X f && echo found``, ``then echo yes``)."""
+    vouched: dict[str, list[Stage]] = field(default_factory=dict)
+    """Each such echo and the lookup stages it says found (kept when a later lookup clears ``successes``:
+    printed, it still says its own lookup found, which is then no target of the pattern); none for a text
+    echoed after two lookups."""
     silent: list[Stage] = field(default_factory=list)
     """Searches whose output is thrown away (``grep -q``, ``ls X > /dev/null``): their silence says nothing."""
     feeding: list[Stage] = field(default_factory=list)
@@ -195,6 +199,8 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> bool:
     answered = negated = False
     """The last lookup's exit status says whether it found (``grep``, ``test``, ``ls X``; not ``find``); it
     was negated (``if ! grep -q X f; then echo none``: the branch runs when it did not find)."""
+    answering: list[Stage] = []
+    """The stages of that last lookup: an echo on its success says they found (``vouched``)."""
     for operator, text in shell_lists.parts(command):
         stage = stage_of(text)
         inner = shell_forms.carried_command(stage.program, text) if depth < MAX_CARRIED else None
@@ -217,9 +223,11 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> bool:
                 probing = fallback_lists.after(probing, done)
                 if done == fallback_lists.LOOKS:
                     answered, negated = _answers(element), _NEGATED.match(element[0][1]) is not None
+                    answering = [stage for stage, _ in element]
                     parsed.successes.clear()  # an echo that said an earlier lookup found says nothing of this one
                 elif done == fallback_lists.ACTS:
                     answered = negated = False
+                    answering = []
             branch = (answered or negated) and fallback_lists.on_success(operator, text)  # ``X && echo found``
             hides = probing and (operator == "||" or (branch and negated))  # ``if ! X; then echo none``
             if fallback_lists.ends_list(operator, text):  # ``A; B || echo X``: X says B failed, not A
@@ -232,6 +240,8 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> bool:
                 parsed.fallbacks.append(echoed)
             elif branch:
                 parsed.successes.append(echoed)
+                if not negated:  # the same text after two lookups (``ls a && echo --- && ls b && echo ---``)
+                    parsed.vouched[echoed] = [] if echoed in parsed.vouched else answering  # cannot tell which
     if element:
         done = _close(parsed, element)
         probing = fallback_lists.after(probing, done)
