@@ -81,7 +81,10 @@ PCRE_FLAGS: Final = frozenset({"-P", "--pcre2", "--engine=pcre2", "--engine", "-
 """Flags that give ``rg``/``grep`` an engine that runs look-around."""
 NOT_GAP_SEARCH_CHARS: Final = 400
 """These texts come first in a result: only its head is searched."""
-SEARCH_FAULTS: Final = ("spawn ", "EACCES", "EPERM", "ETIMEDOUT", "timed out")
+SEARCH_FAULTS: Final = (
+    "spawn ", "EACCES", "EPERM", "ETIMEDOUT", "timed out",
+    "failed to launch", "must not be empty", "must be greater than zero",  # Codex's grep_files
+)  # fmt: skip
 """Errors of a search tool that say the tool could not run (its ripgrep could not be spawned,
 a timeout): a tool fault, not a thing that was missing."""
 
@@ -126,6 +129,7 @@ ZERO_SUMMARY: Final = "Found 0 "
 READ_NOT_FOUND: Final = (
     "File does not exist",
     "File not found",  # Gemini CLI's read_file
+    "No such file or directory",  # Codex CLI's read_file (``failed to read file: … (os error 2)``)
     "Path does not exist",
     "Directory does not exist",
     "ENOENT",
@@ -162,7 +166,7 @@ SEARCH_RULES: Final[dict[str, SearchRule]] = {
         user_given=URL_GIVEN,
     ),
     "list_directory": SearchRule(
-        input_keys=PATH_KEYS,
+        input_keys=(*PATH_KEYS, "dir_path"),  # Codex CLI's list_dir
         miss_errors=("Directory not found", "does not exist", "No such file or directory", "ENOENT"),
         user_given=PATH_GIVEN,
     ),
@@ -181,7 +185,9 @@ AGENT_TOOLS: Final[dict[str, str]] = {
     "grep_search": "Grep",
     "search_file_content": "Grep",
     "glob": "Glob",
-    "read_file": "Read",
+    "read_file": "Read",  # Codex CLI's too (``file_path``), as its ``grep_files`` and ``list_dir``
+    "grep_files": "Grep",
+    "list_dir": "list_directory",
     "google_web_search": "WebSearch",
     "web_fetch": "WebFetch",
     "activate_skill": "Skill",

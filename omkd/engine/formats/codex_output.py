@@ -29,6 +29,14 @@ _HEADER_LINES: Final = 6
 token counts), looked at from the end: a command of several lines comes before them."""
 FAILED_PREFIXES: Final = ("exec_command failed for", "failed in sandbox", "aborted by user", "patch rejected by user")
 """Outputs that say the call did not run to completion (no exit code header)."""
+FILE_TOOL_ERRORS: Final = (
+    "failed to read file: ", "failed to read directory: ", "failed to inspect entry: ", "unable to access `",
+    "rg failed: ", "rg timed out", "failed to launch ripgrep", "failed to parse function arguments",
+    "offset must be", "offset exceeds", "limit must be", "depth must be", "anchor_line ", "max_lines must be",
+    "file_path must be", "dir_path must be", "pattern must not be empty",
+)  # fmt: skip
+"""The errors of Codex's file tools (codex-rs ``grep_files``, ``read_file``, ``list_dir``), written as the
+answer with no flag: the call failed (a missing path, an argument the tool refused, ripgrep's own error)."""
 
 
 def shell_command(arguments: dict[str, Any]) -> str | None:
@@ -115,5 +123,7 @@ def parse_output(output: object) -> tuple[bool, str, int | None]:
         # 0.40 under Seatbelt reports every non-zero exit so: the command ran and exited with N
         return True, sandboxed.group(2) + sandboxed.group(3), int(sandboxed.group(1))
     if output.startswith(FAILED_PREFIXES) or (output.startswith("Wall time:") and "aborted by user" in output):
+        return True, output, None
+    if output.startswith(FILE_TOOL_ERRORS):
         return True, output, None
     return False, output, None
