@@ -22,9 +22,17 @@ PROMPT_FILE: Final = re.compile(r"\A---\r?\n(?:(?!---\r?\n)[^\n]*\n){0,20}?descr
 the person's message when they invoke it, as Claude Code writes a command's body as a meta record."""
 
 
+_ARGUMENTS_BODY: Final = re.compile(r"\A\s*## User Input[ \t]*\r?\n\s*```text[ \t]*\r?\n")
+"""A prompt's body whose front matter Codex left out (later versions write the body alone): its first
+words are the heading and the ``text`` block where the template put ``$ARGUMENTS`` (spec-kit's form)."""
+
+
 def prompt_file_text(text: str) -> bool:
-    """The message is a custom prompt's text (its front matter first), not words the person typed."""
-    return text.startswith("---") and PROMPT_FILE.match(text) is not None
+    """The message is a custom prompt's text (its front matter first, or the body of a template that
+    opens on its arguments' block), not words the person typed."""
+    if text.startswith("---"):
+        return PROMPT_FILE.match(text) is not None
+    return _ARGUMENTS_BODY.match(text) is not None
 
 
 _TEXT_BLOCK: Final = re.compile(r"^```text[ \t]*\r?\n(.*?)^```", re.MULTILINE | re.DOTALL)
