@@ -603,3 +603,25 @@ def test_rg_files_looked_for_names_not_for_a_pattern(command: str, pattern: str)
     """Spec §6: ``rg --files`` lists names, as find does: its pattern is its ``-g`` globs (not those
     that exclude), else the folder it listed (home and cwd normalised), never the folder as a regex."""
     assert patterns(claude(command, "", 1)) == [pattern]
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "code", "missed"),
+    [
+        ("sed -n '200,400p' docs/spec-template.md", "", 0, 0),
+        ("nl -ba src/retry.py | sed -n '120,240p'", "", 0, 0),
+        ("sed -n -e '57p' docs/notes.md", "", 0, 0),
+        ("sed -n '1,200p' docs/spec-template.md", "", 0, 1),  # from its first line: the file is empty
+        ("sed -n '200,400p' docs/retry.md", "sed: can't read docs/retry.md: No such file or directory", 2, 1),
+        ("grep -n retry src/app.py | sed -n '2,5p'", "", 0, 1),  # a search's hits, not a file's lines
+        ("sed -n '/RetryBudget/p' src/retry.py", "", 0, 1),  # an address by pattern: a search
+    ],
+    ids=["a range past line 1", "nl piped into the range", "one line", "from line 1", "the file is not there",
+         "a grep's hits paged", "a pattern address"],
+)  # fmt: skip
+def test_a_page_past_the_end_of_a_file_is_no_miss(agent: Agent, command: str, output: str, code: int, missed: int) -> None:
+    """``sed -n 'N,Mp' f`` printing nothing when N is past the first line: f is there (sed says when a file
+    is not) and ends before line N, a page past its last, as a Grep past its last page (spec §3.1's empty
+    output is of a search that found nothing, not of a reader that read to the end)."""
+    assert misses(agent(command, output, code)) == missed

@@ -226,7 +226,7 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.glob_matched_nothing")
     if own and all(line.rstrip("/") in _find_roots(parsed) for line in own):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_the_root")
-    if not parsed.tests and all(_empty_pattern(stage) for stage in parsed.searches):
+    if not parsed.tests and all(search_pattern.looks_for_nothing(stage) for stage in parsed.searches):
         # An empty pattern matches every line: it looked for nothing, so an empty answer is no miss
         # (Windows PowerShell drops the "" and the file name becomes the pattern: a fault).
         return Verdict(Outcome.FAILED if result.is_error else Outcome.OK, key, rule="shell.empty_pattern")
@@ -250,6 +250,8 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
     if isinstance(detail, dict) and detail.get("returnCodeInterpretation") == rule.no_match:
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.no_matches")
     if heard and result.text.strip() in rule.empty_outputs:
+        if shell.pages_past_the_end(parsed, heard):  # ``sed -n '200,400p' f`` printing nothing: f is shorter
+            return Verdict(Outcome.OK, key, rule="shell.past_last_page")
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.empty_output")
     return Verdict(Outcome.OK, key, rule="shell.found")
 
@@ -301,11 +303,6 @@ def _profile_noise(line: str, command: str) -> bool:
     does not name."""
     noise = shell_rules.PROFILE_NOISE.match(line)
     return noise is not None and noise.group(1) not in command
-
-
-def _empty_pattern(stage: shell.Stage) -> bool:
-    """A content search (``grep``, ``rg``…) whose pattern is the empty string."""
-    return stage.program in shell_rules.GREP_FAMILY and search_pattern.stage_pattern(stage, None) == ""
 
 
 def _later_page(value: object) -> bool:

@@ -96,6 +96,11 @@ def normalised(path: str, cwd: str | None) -> str:
     return path.removeprefix("./")
 
 
+def looks_for_nothing(stage: shell.Stage) -> bool:
+    """A content search (``grep``, ``rg``…) whose pattern is the empty string."""
+    return stage.program in shell_rules.GREP_FAMILY and stage_pattern(stage, None) == ""
+
+
 def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
     """What one search or probe stage looked for (None: nothing to say)."""
     program, args = stage.program, stage.args

@@ -167,6 +167,15 @@ def targets_of(stage: Stage) -> list[str]:
     return []
 
 
+def pages_past_the_end(parsed: ParsedCommand, heard: list[Stage]) -> bool:
+    """Every lookup reads a file (``sed``, ``cat``, ``nl``…) and a ``sed -n 'N,Mp'`` reads from a line after
+    the first (``shell_forms.pages_on``, ``nl -ba f | sed -n '200,400p'`` too): an empty answer is the file
+    ending before line N, a page past the last, not a missing thing."""
+    return all(stage.program in shell_rules.FILE_READERS for stage in heard) and any(
+        shell_forms.pages_on(stage.program, stage.args) for element in parsed.elements for stage in element
+    )
+
+
 def probes_a_command(stage: Stage) -> bool:
     """``which X``, ``type X``, ``command -v X``, ``Get-Command X``: the stage looks for a program."""
     return stage.program in COMMAND_SEARCHES or (stage.program == "command" and stage.args[:1] == ["-v"])
