@@ -165,15 +165,22 @@ _PROMPT_FILE = (
         (_PROMPT_FILE.split("---\n", 2)[2].replace("$ARGUMENTS", "use .specify/templates/plan.md"), "user_given"),
         ("## User Input\n\nread .specify/templates/plan.md", "user_given"),  # a heading, no text block
     ],
-    ids=["a custom prompt's text", "typed by the person", "typed as the prompt's argument",
-         "its body without the front matter", "typed as the argument of the body", "a heading the person typed"],
+    ids=[
+        "a custom prompt's text",
+        "typed by the person",
+        "typed as the prompt's argument",
+        "its body without the front matter",
+        "typed as the argument of the body",
+        "a heading the person typed",
+    ],
 )
 def test_a_custom_prompt_s_text_is_the_person_s_turn_not_their_words(first: str, verdict: str) -> None:
     """Codex writes an invoked custom prompt (``/prompts:…``) as the person's message: its front matter says
     it is the file's text, as Claude Code marks a command's body ``isMeta``; later versions write the body
-    alone, which then says so by its ``## User Input`` heading over the ``text`` block of ``$ARGUMENTS``. A path it names is not one the
-    person typed: the agent that looks for it and misses has a gap (spec §3.1's user-given rule). What the
-    person typed as its argument (the ``text`` block where ``$ARGUMENTS`` stood) is theirs."""
+    alone, which then says so by its ``## User Input`` heading over the ``text`` block of ``$ARGUMENTS``.
+    A path it names is not one the person typed: the agent that looks for it and misses has a gap (spec
+    §3.1's user-given rule). What the person typed as its argument (the ``text`` block where ``$ARGUMENTS``
+    stood) is theirs."""
     r = Rollout()
     r.prompt(first)
     r.exec("ls .specify/templates/plan.md", "ls: cannot access '.specify/templates/plan.md': No such file or directory",

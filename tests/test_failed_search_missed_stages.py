@@ -61,7 +61,9 @@ def test_a_not_found_line_names_the_stage_that_missed(agent: Agent, command: str
     ],
     ids=["then a grep", "then a test"],
 )  # fmt: skip
-def test_a_lookup_whose_success_echo_printed_is_no_target(agent: Agent, command: str, output: str, pattern: str) -> None:
+def test_a_lookup_whose_success_echo_printed_is_no_target(
+    agent: Agent, command: str, output: str, pattern: str
+) -> None:
     """Spec §6: the pattern is what missed; ``test -f a.md && echo found-a`` printing ``found-a`` says a.md
     was there, so only the lookup after it is named."""
     report = agent(command, output, 1)

@@ -620,7 +620,9 @@ def test_rg_files_looked_for_names_not_for_a_pattern(command: str, pattern: str)
     ids=["a range past line 1", "nl piped into the range", "one line", "from line 1", "the file is not there",
          "a grep's hits paged", "a pattern address"],
 )  # fmt: skip
-def test_a_page_past_the_end_of_a_file_is_no_miss(agent: Agent, command: str, output: str, code: int, missed: int) -> None:
+def test_a_page_past_the_end_of_a_file_is_no_miss(
+    agent: Agent, command: str, output: str, code: int, missed: int
+) -> None:
     """``sed -n 'N,Mp' f`` printing nothing when N is past the first line: f is there (sed says when a file
     is not) and ends before line N, a page past its last, as a Grep past its last page (spec §3.1's empty
     output is of a search that found nothing, not of a reader that read to the end)."""

@@ -205,11 +205,11 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> bool:
     it hides its miss: ``test -f X && echo yes || echo no``; ``X --version && npm test || echo`` does not)."""
     fed: Stage | None = None
     """What a carried command's last pipeline started with: a pipe after it reads that (``bash -lc 'tsc' | grep``)."""
-    answered = negated = False
-    """The last lookup's exit status says whether it found (``grep``, ``test``, ``ls X``; not ``find``); it
-    was negated (``if ! grep -q X f; then echo none``: the branch runs when it did not find)."""
     answering: list[Stage] = []
-    """The stages of that last lookup: an echo on its success says they found (``vouched``)."""
+    """The last lookup's stages when its exit status says whether it found (``grep``, ``test``, ``ls X``; not
+    ``find``): an echo on its success says they found (``vouched``)."""
+    negated = False
+    """That lookup was negated (``if ! grep -q X f; then echo none``: the branch runs when it did not find)."""
     for operator, text in shell_lists.parts(command):
         stage = stage_of(text)
         inner = shell_forms.carried_command(stage.program, text) if depth < MAX_CARRIED else None
@@ -231,32 +231,37 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> bool:
                 done = _close(parsed, element)
                 probing = fallback_lists.after(probing, done)
                 if done == fallback_lists.LOOKS:
-                    answered, negated = _answers(element), _NEGATED.match(element[0][1]) is not None
-                    answering = [stage for stage, _ in element]
+                    negated = _NEGATED.match(element[0][1]) is not None
+                    answering = [stage for stage, _ in element] if _answers(element) else []
                     parsed.successes.clear()  # an echo that said an earlier lookup found says nothing of this one
                 elif done == fallback_lists.ACTS:
-                    answered = negated = False
-                    answering = []
-            branch = (answered or negated) and fallback_lists.on_success(operator, text)  # ``X && echo found``
+                    answering, negated = [], False
+            branch = (bool(answering) or negated) and fallback_lists.on_success(operator, text)  # ``X && echo``
             hides = probing and (operator == "||" or (branch and negated))  # ``if ! X; then echo none``
             if fallback_lists.ends_list(operator, text):  # ``A; B || echo X``: X says B failed, not A
                 probing = False
             element, fed = [(stage, text)], None
         echoed = fallback_lists.echoed_text(stage.program, stage.args, text) if operator != "|" else None
         if echoed is not None:
-            parsed.echoes.append(echoed)
-            if hides:
-                parsed.fallbacks.append(echoed)
-            elif branch:
-                parsed.successes.append(echoed)
-                if not negated:  # the same text after two lookups (``ls a && echo --- && ls b && echo ---``)
-                    parsed.vouched[echoed] = [] if echoed in parsed.vouched else answering  # cannot tell which
+            _keep_echo(parsed, echoed, hides, answering if branch else None)
     if element:
         done = _close(parsed, element)
         probing = fallback_lists.after(probing, done)
         if done == fallback_lists.LOOKS:
             parsed.successes.clear()
     return probing
+
+
+def _keep_echo(parsed: ParsedCommand, echoed: str, hides: bool, success: list[Stage] | None) -> None:
+    """An echo of the command: a fallback that hides a miss, or one run on a lookup's success (``success``,
+    the stages it vouches for: none when negated, none for a text echoed after two lookups)."""
+    parsed.echoes.append(echoed)
+    if hides:
+        parsed.fallbacks.append(echoed)
+    elif success is not None:
+        parsed.successes.append(echoed)
+        if success:  # ``ls a && echo --- && ls b && echo ---``: which printed it cannot be told
+            parsed.vouched[echoed] = [] if echoed in parsed.vouched else success
 
 
 _NEGATED: Final = re.compile(r"\s*(?:(?:(?:if|elif|while)\s+)?(?:!|\[\[?\s+!|test\s+!)\s|until\s)")

@@ -320,4 +320,3 @@ def pages_on(program: str, args: list[str]) -> bool:
     script = args[at] if 0 < at < len(args) else next(iter(operands(args)), "")
     found = _SED_PRINT.match(script)
     return found is not None and int(found.group(1)) > 1
-
