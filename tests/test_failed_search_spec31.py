@@ -627,3 +627,27 @@ def test_a_page_past_the_end_of_a_file_is_no_miss(
     is not) and ends before line N, a page past its last, as a Grep past its last page (spec §3.1's empty
     output is of a search that found nothing, not of a reader that read to the end)."""
     assert misses(agent(command, output, code)) == missed
+
+
+_EMPTY_DIR = "total 0\ndrwxr-xr-x  2 dev staff  64 Dec  3 09:54 .\ndrwxr-xr-x 16 dev staff 512 Dec  3 09:54 .."
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "missed"),
+    [
+        ("ls -la docs/adr", _EMPTY_DIR, 1),
+        ("ls -a docs/adr", ".\n..", 1),
+        ("ls -la docs/adr", _EMPTY_DIR.replace("x  2", "x@ 2").replace("x 16", "x@ 16"), 1),  # macOS's xattr mark
+        ("ls -la docs", f"{_EMPTY_DIR}\n-rw-r--r--  1 dev staff 10 Dec  3 09:54 retry.md", 0),
+        ("mkdir -p docs/adr && ls -la docs/adr", _EMPTY_DIR, 0),  # it made the directory: no search
+        ("ls -la docs/adr && cat README.md", f"{_EMPTY_DIR}\n# shop", 0),
+    ],
+    ids=["ls -la", "ls -a", "macOS", "an entry", "made by the command", "another part printed"],
+)  # fmt: skip
+def test_a_listing_of_an_empty_directory_is_an_empty_output(
+    agent: Agent, command: str, output: str, missed: int
+) -> None:
+    """``ls -la D`` of a directory with nothing in it prints its ``total`` line, ``.`` and ``..`` only: the
+    listing is empty, as a plain ``ls D`` printing nothing is (spec §3.1's empty output)."""
+    assert misses(agent(command, output, 0)) == missed

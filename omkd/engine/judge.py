@@ -222,6 +222,8 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_itself")
     if shell_output.only_not_found(own):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.not_found_output")
+    if heard and all(stage.program == "ls" for stage in heard) and shell_output.only_dot_entries(own):
+        return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.empty_listing")  # ``ls -la`` of an empty dir
     if own and all(globbed.get(line) == zsh_globs.PATH for line in own):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.glob_matched_nothing")
     if own and all(line.rstrip("/") in _find_roots(parsed) for line in own):
