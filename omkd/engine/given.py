@@ -13,7 +13,7 @@ import functools
 import re
 from typing import Final
 
-from omkd.engine import judge, powershell, probe_rules, search_pattern, shell, shell_forms, shell_rules
+from omkd.engine import judge, powershell, probe_rules, search_pattern, shell, shell_rules
 from omkd.engine.events import ToolCall
 from omkd.engine.shell_reads import reads
 
@@ -146,7 +146,7 @@ def probed_paths(call: ToolCall) -> list[str]:
             stage.program in rule.path_programs and stage.program not in shell_rules.SHELL_READERS
         ):
             named = powershell.paths(stage.program, stage.args)  # a filter is a name, not a path
-            named = shell_forms.path_operands(stage.program, stage.args) if named is None else named
+            named = shell.paths_of(stage) if named is None else named
             paths.extend(a for a in named if not a.isdigit() and a not in ("]", "]]"))
     return [_SHELL_ESCAPE.sub(r"\1", path) if "\\" in path else path for path in paths]
 

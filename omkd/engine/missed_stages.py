@@ -85,7 +85,8 @@ def _messages(output: str, lines: list[str]) -> list[tuple[list[str], bool]]:
             found.append(([glob], False))
         elif missing:
             parts = missing.group(1).split(": ")
-            found.append(([text for at in range(len(parts)) for text in (": ".join(parts[at:]), parts[at])], False))
+            named = [text for at in range(len(parts)) for text in (": ".join(parts[at:]), parts[at])]
+            found.append((list(dict.fromkeys(named)), False))  # ``P`` alone is both: looked up once
         elif shell_output.is_not_found_line(line):
             found.append(([], False))
     if "Cannot find path" in output:
@@ -98,25 +99,31 @@ def _bare(text: str) -> str:
     return shell_rules.MISSING_PATH_WORDS.sub("", text).strip(_QUOTES)
 
 
-def _key(path: str, normalise: Callable[[str], str]) -> str:
-    key = normalise(path)
-    return key.removeprefix(".\\").rstrip("/\\") or key
-
-
 class _Operands:
     """The lookups' operands, read once (an output may name thousands of paths, a command hold thousands
     of stages): which stages a message's path names."""
 
     def __init__(self, lookups: list[shell.Stage], normalise: Callable[[str], str]) -> None:
         self.normalise = normalise
+        self.known: dict[str, str] = {}
+        """Each path's key, made once (a flood of messages names the same words again and again)."""
         self.keys: dict[str, list[tuple[shell.Stage, str]]] = {}
         self.globs: list[tuple[str, shell.Stage, str]] = []
         for stage in lookups:
             for operand in shell_forms.operands(stage.args):
-                key = _key(operand, normalise)
+                key = self.key(operand)
                 self.keys.setdefault(key, []).append((stage, operand))
                 if any(mark in key for mark in "*?["):
                     self.globs.append((key, stage, operand))
+
+    def key(self, path: str) -> str:
+        """``path`` as the operands are kept: normalised (home, cwd), without a leading ``.\\`` or a
+        closing separator."""
+        key = self.known.get(path)
+        if key is None:
+            normal = self.normalise(path)
+            key = self.known[path] = normal.removeprefix(".\\").rstrip("/\\") or normal
+        return key
 
     def stages(self, path: str, full: bool) -> list[tuple[shell.Stage, str]]:
         """The stages that looked at ``path``, each with its operand that did: an operand equal to it (cwd
@@ -124,7 +131,7 @@ class _Operands:
         with; else a glob matching it."""
         if not path:
             return []
-        named = _key(path, self.normalise)
+        named = self.key(path)
         found = list(self.keys.get(named, ()))
         if full:  # ``C:\\shop\\docs\\x.md`` for the operand ``docs\\x.md``: each tail after a separator
             for at, char in enumerate(named):

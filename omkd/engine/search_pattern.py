@@ -158,7 +158,7 @@ def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
         if not operands:
             return None
         return normalised(operands[0], cwd) if "/" in operands[0] or "\\" in operands[0] else operands[0]
-    operands = shell_forms.path_operands(program, args)
+    operands = shell.paths_of(stage) if program == stage.program else shell_forms.path_operands(program, args)
     return normalised(operands[0], cwd) if operands else None
 
 
@@ -219,7 +219,7 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
     lookups = parsed.searches + parsed.tests + [stage for stage, _ in parsed.probes] + parsed.http
     first = next((stage for stage in missed or lookups if id(stage) not in vouched), None)
     if first is not None:
-        words = shell_forms.path_operands(first.program, first.args) or shell_forms.operands(first.args)
+        words = shell.paths_of(first) or shell_forms.operands(first.args)
         return " ".join([first.program, *words[:1]])
     return command.strip()[:80]
 

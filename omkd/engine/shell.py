@@ -42,6 +42,9 @@ class Stage:
     program: str
     args: list[str]
     by_xargs: bool = False
+    paths: list[str] | None = field(default=None, compare=False, repr=False)
+    """``shell_forms.path_operands`` of the stage, read once (``paths_of``): the judge, the pattern, the
+    user-given rule and §8 all ask, and a command may hold thousands of stages."""
 
 
 @dataclass(slots=True)
@@ -147,12 +150,20 @@ def _is_search(stage: Stage) -> bool:
     editing = tuple(rule.editing_flags)
     if any(a.startswith(editing) for a in stage.args):
         return False
-    return bool(shell_forms.path_operands(stage.program, stage.args))  # a reader of a pipe looks for nothing
+    return bool(paths_of(stage))  # a reader of a pipe looks for nothing
 
 
 def _is_test(stage: Stage) -> bool:
     rule = shell_rules.SHELL_RULE
     return stage.program in rule.test_programs and any(a in rule.test_flags for a in stage.args)
+
+
+def paths_of(stage: Stage) -> list[str]:
+    """The paths the stage's program names (``shell_forms.path_operands``), kept on the stage. Shared:
+    do not change the list."""
+    if stage.paths is None:
+        stage.paths = shell_forms.path_operands(stage.program, stage.args)
+    return stage.paths
 
 
 def targets_of(stage: Stage) -> list[str]:
@@ -161,7 +172,7 @@ def targets_of(stage: Stage) -> list[str]:
     if stage.program == "find":
         return find_forms.names(args, find_forms.NAME_FLAGS)
     if stage.program in shell_rules.SHELL_RULE.path_programs:
-        return [posixpath.basename(a.rstrip("/")) for a in shell_forms.path_operands(stage.program, args)]
+        return [posixpath.basename(a.rstrip("/")) for a in paths_of(stage)]
     if stage.program in _TARGET_PROGRAMS or (stage.program == "command" and args[:1] == ["-v"]):
         return [a for a in powershell.operands(stage.program, args, operands(args)) if a != "-v"]
     return []
@@ -278,7 +289,7 @@ def _answers(element: list[tuple[Stage, str]]) -> bool:
     return (
         _is_test(last)
         or probes_a_command(last)
-        or (last.program in shell_rules.STATUS_READERS and bool(shell_forms.path_operands(last.program, last.args)))
+        or (last.program in shell_rules.STATUS_READERS and bool(paths_of(last)))
     )
 
 

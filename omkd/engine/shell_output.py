@@ -75,4 +75,3 @@ def only_dot_entries(lines: list[str]) -> bool:
     """The lines list a directory with nothing in it: the listing is empty, as a plain ``ls`` printing
     nothing is (spec §3.1's empty output)."""
     return bool(lines) and all(_DOT_ENTRY.match(line) for line in lines)
-

@@ -47,7 +47,7 @@ def probe_failed(command: str, parsed: shell.ParsedCommand, code: int | None, li
     if code not in PROBE_FAILURE_CODES or not parsed.searches + parsed.tests:
         return False
     first = parsed.elements[0][0]
-    if len(parsed.elements) < 2 and len(shell_forms.path_operands(first.program, first.args)) < 2:
+    if len(parsed.elements) < 2 and len(shell.paths_of(first)) < 2:
         return False  # one probe of one path that printed something and failed: not a list (``ls A B`` is one)
     parts = shell_lists.parts(command)
     if any(op not in JOINS for op, _ in parts):
@@ -73,7 +73,7 @@ def _cannot_fail(element: list[shell.Stage], probing: set[int]) -> bool:
     return (
         len(element) > 1
         and last.program in STDIN_READERS
-        and not shell_forms.path_operands(last.program, last.args)
+        and not shell.paths_of(last)
         and all(id(stage) in probing or stage.program in PRINTING for stage in element[:-1])
     )
 

@@ -39,7 +39,7 @@ class Globs:
         self.words: set[str] = set()
         for stage in parsed.searches + parsed.tests:
             args = stage.args[1:] if stage.program == "git" else stage.args  # ``git grep``
-            given = shell_forms.path_operands(stage.program, args)
+            given = shell_forms.path_operands("git", args) if stage.program == "git" else shell.paths_of(stage)
             if stage.program == "find":  # its roots, before the first expression (``-name *.py`` is no path)
                 given = args[: next((i for i, a in enumerate(args) if a[:1] in "-(!\\"), len(args))]
             elif stage.program in _PATTERN_FIRST:

@@ -255,7 +255,7 @@ def _stage_target(stage: shell.Stage, previous: str, told: dict[str, list[str]] 
         specific = any(names)
         return Target(False, (), tuple(names), tuple(names), specific=specific, why="" if specific else "no name")
     if program in rules.FILE_PROGRAMS:
-        named = shell_forms.path_operands(program, args)  # not ``-Encoding utf8``, a count, sed's script
+        named = shell.paths_of(stage)  # not ``-Encoding utf8``, a count, sed's script
         operands = [item for o in named for item in loop_items.standing_for(o, told or {})]
         if not operands:
             return None
