@@ -41,8 +41,13 @@ def misses(found: Report) -> list[object]:
         ("read_file", {"file_path": "/home/dev/shop/docs/retry.md"}, f"failed to read file: {NOT_THERE}",
          "docs/retry.md"),
         ("list_dir", {"dir_path": "/home/dev/shop/docs/adr"}, f"failed to read directory: {NOT_THERE}", "docs/adr"),
+        ("read_file", {"file_path": "/home/dev/shop/docs/retry.md"},
+         "failed to read file: The system cannot find the file specified. (os error 2)", "docs/retry.md"),
+        ("list_dir", {"dir_path": "/home/dev/shop/docs/adr"},
+         "failed to read directory: The system cannot find the path specified. (os error 3)", "docs/adr"),
     ],
-    ids=["grep_files, no match", "grep_files, no such path", "read_file", "list_dir"],
+    ids=["grep_files, no match", "grep_files, no such path", "read_file", "list_dir", "read_file on Windows",
+         "list_dir on Windows"],
 )  # fmt: skip
 def test_a_file_tool_that_found_nothing_is_a_failed_search(
     name: str, arguments: dict[str, object], output: str, pattern: str
@@ -65,10 +70,15 @@ def test_a_file_tool_that_found_nothing_is_a_failed_search(
         ("grep_files", {"pattern": "  "}, "pattern must not be empty"),
         ("grep_files", {"pattern": "RetryBudget"},
          f"failed to launch ripgrep at `rg`: {NOT_THERE}. Ensure ripgrep is installed and on PATH"),
+        ("grep_files", {"pattern": "RetryBudget", "include": "*.{ts"},
+         "rg failed: rg: error parsing glob '*.{ts': unclosed alternate group; missing '}'"),
+        ("grep_files", {}, "failed to parse function arguments: missing field `pattern` at line 1 column 2"),
+        ("grep_files", {"pattern": "RetryBudget", "path": "/root/secret"},
+         "unable to access `/root/secret`: Permission denied (os error 13)"),
     ],
     ids=["grep_files found", "read_file found", "list_dir found", "past the end", "a relative path",
          "past the last entry", "permission denied", "a regex ripgrep cannot run", "an empty pattern",
-         "no ripgrep"],
+         "no ripgrep", "a glob ripgrep cannot read", "arguments refused", "a path it may not read"],
 )  # fmt: skip
 def test_a_file_tool_that_found_or_was_refused_is_no_gap(name: str, arguments: dict[str, object], output: str) -> None:
     """Found, or the tool refused its arguments: an offset past the end, a relative path, a permission

@@ -71,6 +71,24 @@ def test_a_lookup_whose_success_echo_printed_is_no_target(
 
 
 @AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "pattern"),
+    [
+        ("ls -la build/ && echo listed",
+         "total 0\ndrwxr-xr-x  2 dev staff 64 Dec  3 09:54 .\ndrwxr-xr-x 16 dev staff 512 Dec  3 09:54 ..\nlisted",
+         "build/"),  # its echo printed, yet the listing empty: named, never the command line
+        ("Get-Command node,npm -ErrorAction SilentlyContinue",
+         "Get-Command: The term 'npm' is not recognized as a name of a cmdlet, function, script file, or "
+         "executable program.", "npm"),  # PowerShell binds node,npm as two names
+    ],
+    ids=["an echoed empty listing", "Get-Command of a list"],
+)  # fmt: skip
+def test_what_missed_when_echoes_or_lists_stand_beside(agent: Agent, command: str, output: str, pattern: str) -> None:
+    report = agent(command, output, 1 if "Get-Command" in command else 0)
+    assert (misses(report), patterns(report)) == (1, [pattern])
+
+
+@AGENTS
 def test_several_stages_that_missed_give_several_patterns(agent: Agent) -> None:
     """Spec §6: "Several stages that missed give several patterns" (joined, as the evidence holds one)."""
     command = "test -d docs && cat docs/setup.md; grep -q retry README.md; ls docs/retry"

@@ -616,9 +616,11 @@ def test_rg_files_looked_for_names_not_for_a_pattern(command: str, pattern: str)
         ("sed -n '200,400p' docs/retry.md", "sed: can't read docs/retry.md: No such file or directory", 2, 1),
         ("grep -n retry src/app.py | sed -n '2,5p'", "", 0, 1),  # a search's hits, not a file's lines
         ("sed -n '/RetryBudget/p' src/retry.py", "", 0, 1),  # an address by pattern: a search
+        ("nl -ba src/retry.py 2>/dev/null | sed -n '120,240p'", "", 0, 1),  # nl's error sent away: not told
+        ("sed -n '200,400p' docs/spec-template.md; echo '---'", "---", 0, 0),  # its own echo beside
     ],
     ids=["a range past line 1", "nl piped into the range", "one line", "from line 1", "the file is not there",
-         "a grep's hits paged", "a pattern address"],
+         "a grep's hits paged", "a pattern address", "errors sent away", "an echo after"],
 )  # fmt: skip
 def test_a_page_past_the_end_of_a_file_is_no_miss(
     agent: Agent, command: str, output: str, code: int, missed: int
@@ -642,8 +644,12 @@ _EMPTY_DIR = "total 0\ndrwxr-xr-x  2 dev staff  64 Dec  3 09:54 .\ndrwxr-xr-x 16
         ("ls -la docs", f"{_EMPTY_DIR}\n-rw-r--r--  1 dev staff 10 Dec  3 09:54 retry.md", 0),
         ("mkdir -p docs/adr && ls -la docs/adr", _EMPTY_DIR, 0),  # it made the directory: no search
         ("ls -la docs/adr && cat README.md", f"{_EMPTY_DIR}\n# shop", 0),
+        ("ls -lah docs/adr", _EMPTY_DIR.replace("total 0", "total 8.0K"), 1),  # sizes for people
+        ("ls -ld docs/adr", "drwxr-xr-x  5 dev staff 160 Dec  3 09:54 .", 0),  # the directory itself: found
+        ("ls -la src | head -3", _EMPTY_DIR, 0),  # head cut a listing short
     ],
-    ids=["ls -la", "ls -a", "macOS", "an entry", "made by the command", "another part printed"],
+    ids=["ls -la", "ls -a", "macOS", "an entry", "made by the command", "another part printed", "ls -lah", "ls -ld",
+         "cut by head"],
 )  # fmt: skip
 def test_a_listing_of_an_empty_directory_is_an_empty_output(
     agent: Agent, command: str, output: str, missed: int

@@ -129,6 +129,8 @@ def test_git_reads_write_nothing(command: str) -> None:
         ("apt install jq", ("jq",)), ("apt-get install -y jq", ("jq",)), ("gem install rails", ("rails",)),
         ("poetry add httpx", ("httpx",)),
         ("curl -LsSf https://astral.sh/uv/install.sh | sh", ("https://astral.sh/uv/install.sh",)),
+        ("curl -fsSL https://deb.nodesource.com/setup_20.x | sudo -E bash -",
+         ("https://deb.nodesource.com/setup_20.x",)),  # the shell behind sudo (read stage by stage since 44)
     ],
 )  # fmt: skip
 def test_dependency_writes(command: str, packages: tuple[str, ...]) -> None:

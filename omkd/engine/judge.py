@@ -13,6 +13,7 @@ from typing import Final
 import orjson
 
 from omkd.engine import (
+    empty_reads,
     http_lookups,
     patterns,
     probe_rules,
@@ -191,7 +192,9 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
         return Verdict(Outcome.FAILED, key, rule="shell.syntax_error")
     globbed = zsh_globs.roles(output.splitlines(), parsed) if "no matches found: " in output else {}
     printed = (
-        [line for line in shell_output.output_lines(output) if not _profile_noise(line, command)] if globbed else []
+        [line for line in shell_output.output_lines(output) if not shell_rules.profile_noise(line, command)]
+        if globbed
+        else []
     )
     if globbed and zsh_globs.stopped(globbed, printed, command):
         return Verdict(Outcome.FAILED, key, rule="shell.syntax_error")  # zsh ran no lookup: a quoting slip
@@ -212,17 +215,18 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
         return Verdict(Outcome.FAILED if result.is_error else Outcome.OK, key, rule="shell.probe_answered")
     noisy = ": line " in output  # a login profile's complaint holds it (``shell_rules.PROFILE_NOISE``)
     echoes = set(parsed.echoes)
-    own = [line for line in lines if line not in echoes and not (noisy and _profile_noise(line, command))]
+    own = [line for line in lines if line not in echoes and not (noisy and shell_rules.profile_noise(line, command))]
     silent = {id(stage) for stage in parsed.silent}
     heard = [stage for stage in parsed.searches if id(stage) not in silent]  # ``grep -q``'s silence says nothing
-    if lines and not own and heard and not set(lines) & set(parsed.successes):
+    paging = bool(heard) and empty_reads.pages_past_the_end(parsed, heard, command)
+    if lines and not own and heard and not set(lines) & set(parsed.successes) and not paging:
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_own_echoes")
     itself = _itself(parsed) if own else None
     if itself is not None and all(itself.search(line) for line in own):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.only_itself")
     if shell_output.only_not_found(own):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.not_found_output")
-    if heard and all(stage.program == "ls" for stage in heard) and shell_output.only_dot_entries(own):
+    if heard and empty_reads.lists_whole(parsed, heard) and empty_reads.only_dot_entries(own):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.empty_listing")  # ``ls -la`` of an empty dir
     if own and all(globbed.get(line) == zsh_globs.PATH for line in own):
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.glob_matched_nothing")
@@ -252,7 +256,7 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
     if isinstance(detail, dict) and detail.get("returnCodeInterpretation") == rule.no_match:
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.no_matches")
     if heard and result.text.strip() in rule.empty_outputs:
-        if shell.pages_past_the_end(parsed, heard):  # ``sed -n '200,400p' f`` printing nothing: f is shorter
+        if paging:  # ``sed -n '200,400p' f`` printing nothing: f is shorter
             return Verdict(Outcome.OK, key, rule="shell.past_last_page")
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.empty_output")
     return Verdict(Outcome.OK, key, rule="shell.found")
@@ -298,13 +302,6 @@ def _find_roots(parsed: shell.ParsedCommand) -> set[str]:
         for root in stage.args[:1]
         if not root.startswith("-")
     }
-
-
-def _profile_noise(line: str, command: str) -> bool:
-    """A line a login shell's profile printed (``shell_rules.PROFILE_NOISE``), of a script the command
-    does not name."""
-    noise = shell_rules.PROFILE_NOISE.match(line)
-    return noise is not None and noise.group(1) not in command
 
 
 def _later_page(value: object) -> bool:

@@ -13,7 +13,16 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable
 
-from omkd.engine import fallback_lists, http_lookups, shell, shell_forms, shell_lists, shell_output, shell_rules
+from omkd.engine import (
+    fallback_lists,
+    http_lookups,
+    powershell,
+    shell,
+    shell_forms,
+    shell_lists,
+    shell_output,
+    shell_rules,
+)
 
 _QUOTES = "'\"`‘’"
 _RESETS = frozenset({"", ")"})
@@ -80,7 +89,7 @@ def _messages(output: str, lines: list[str]) -> list[tuple[list[str], bool]]:
         missing = None if which else shell_output.missing_path(line)
         glob = None if which or missing else shell_output.glob_of(line)
         if which:
-            found.append(([which.group(1)], False))
+            found.append(([which.group(1) or which.group(2)], False))
         elif glob:
             found.append(([glob], False))
         elif missing:
@@ -110,7 +119,7 @@ class _Operands:
         self.keys: dict[str, list[tuple[shell.Stage, str]]] = {}
         self.globs: list[tuple[str, shell.Stage, str]] = []
         for stage in lookups:
-            for operand in shell_forms.operands(stage.args):
+            for operand in powershell.listed(stage.program, shell_forms.operands(stage.args)):
                 key = self.key(operand)
                 self.keys.setdefault(key, []).append((stage, operand))
                 if any(mark in key for mark in "*?["):

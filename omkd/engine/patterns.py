@@ -83,7 +83,10 @@ NOT_GAP_SEARCH_CHARS: Final = 400
 """These texts come first in a result: only its head is searched."""
 SEARCH_FAULTS: Final = (
     "spawn ", "EACCES", "EPERM", "ETIMEDOUT", "timed out",
-    "failed to launch", "must not be empty", "must be greater than zero",  # Codex's grep_files
+    "Permission denied",
+    # Codex's grep_files: no ripgrep, ripgrep's own error (a regex or glob it cannot read), its arguments refused
+    "failed to launch", "rg failed: ", "failed to parse function arguments", "must not be empty",
+    "must be greater than zero",
 )  # fmt: skip
 """Errors of a search tool that say the tool could not run (its ripgrep could not be spawned,
 a timeout): a tool fault, not a thing that was missing."""
@@ -130,6 +133,8 @@ READ_NOT_FOUND: Final = (
     "File does not exist",
     "File not found",  # Gemini CLI's read_file
     "No such file or directory",  # Codex CLI's read_file (``failed to read file: … (os error 2)``)
+    "cannot find the file specified",  # the same on Windows (``The system cannot find the file specified.``)
+    "cannot find the path specified",
     "Path does not exist",
     "Directory does not exist",
     "ENOENT",
@@ -167,7 +172,14 @@ SEARCH_RULES: Final[dict[str, SearchRule]] = {
     ),
     "list_directory": SearchRule(
         input_keys=(*PATH_KEYS, "dir_path"),  # Codex CLI's list_dir
-        miss_errors=("Directory not found", "does not exist", "No such file or directory", "ENOENT"),
+        miss_errors=(
+            "Directory not found",
+            "does not exist",
+            "No such file or directory",
+            "ENOENT",
+            "cannot find the file specified",
+            "cannot find the path specified",  # Codex CLI's list_dir on Windows
+        ),
         user_given=PATH_GIVEN,
     ),
 }

@@ -166,6 +166,14 @@ def paths(program: str, args: list[str]) -> list[str] | None:
     return None if found is None else bind(found, args).of(PATH)
 
 
+def listed(program: str, words: list[str]) -> list[str]:
+    """A cmdlet's words with each comma list split (``Get-Command node,npm``: PowerShell binds an array,
+    ``node`` and ``npm``); any other program's words as they are."""
+    if cmdlet(program) is None or not any("," in word for word in words):
+        return words
+    return [part for word in words for part in word.split(",") if part]
+
+
 def operands(program: str, args: list[str], plain: list[str]) -> list[str]:
     """What a reader's words name: for a cmdlet, its paths then its filter (``Get-ChildItem src *.py``) or
     the names it looks for (``Get-Command gh``), never a parameter's value (``-Encoding utf8``, ``-ErrorAction

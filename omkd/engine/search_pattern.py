@@ -155,6 +155,7 @@ def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
         if program in ("where", "where.exe"):  # ``where /r DIR NAME``: DIR is where it looked
             args = shell_forms.without_values(args, frozenset({"/r", "/R"}))
         operands = [a for a in shell_forms.operands(args) if a != "-v" and not shell_forms.cmd_switch(program, a)]
+        operands = powershell.listed(program, operands)  # ``Get-Command node,npm``: node first
         if not operands:
             return None
         return normalised(operands[0], cwd) if "/" in operands[0] or "\\" in operands[0] else operands[0]
@@ -188,6 +189,8 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
     printed = set(shell_output.output_lines(output)) if output and parsed.vouched else set()
     vouched = {id(stage) for text, stages in parsed.vouched.items() if text in printed for stage in stages}
     vouched -= named.keys()  # a not-found message naming it outweighs an echo (a fallback's guard does not)
+    if all(id(stage) in vouched for stage in parsed.searches + parsed.tests):
+        vouched = set()  # each echo printed, yet a miss (``ls -la d && echo listed`` of an empty d): say them
     loops = loop_items.told(command, output)
     found: dict[str, None] = {}  # in order, once each
     for stage in parsed.searches + parsed.tests:

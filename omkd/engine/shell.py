@@ -174,17 +174,9 @@ def targets_of(stage: Stage) -> list[str]:
     if stage.program in shell_rules.SHELL_RULE.path_programs:
         return [posixpath.basename(a.rstrip("/")) for a in paths_of(stage)]
     if stage.program in _TARGET_PROGRAMS or (stage.program == "command" and args[:1] == ["-v"]):
-        return [a for a in powershell.operands(stage.program, args, operands(args)) if a != "-v"]
+        named = [a for a in powershell.operands(stage.program, args, operands(args)) if a != "-v"]
+        return powershell.listed(stage.program, named)  # ``Get-Command node,npm``: node and npm
     return []
-
-
-def pages_past_the_end(parsed: ParsedCommand, heard: list[Stage]) -> bool:
-    """Every lookup reads a file (``sed``, ``cat``, ``nl``…) and a ``sed -n 'N,Mp'`` reads from a line after
-    the first (``shell_forms.pages_on``, ``nl -ba f | sed -n '200,400p'`` too): an empty answer is the file
-    ending before line N, a page past the last, not a missing thing."""
-    return all(stage.program in shell_rules.FILE_READERS for stage in heard) and any(
-        shell_forms.pages_on(stage.program, stage.args) for element in parsed.elements for stage in element
-    )
 
 
 def probes_a_command(stage: Stage) -> bool:

@@ -304,19 +304,3 @@ def _plain_path(word: str) -> str:
 
 def basename(path: str) -> str:
     return posixpath.basename(path.replace("\\", "/").rstrip("/"))
-
-
-_SED_PRINT: Final = re.compile(r"^\s*(\d+)\s*(?:,\s*(?:\d+|\$)\s*)?p\s*$")
-"""A ``sed -n`` script that prints a line or a range (``200,400p``, ``57p``, ``120,$p``)."""
-
-
-def pages_on(program: str, args: list[str]) -> bool:
-    """``sed -n 'N,Mp'`` from a line after the first: reading a page further into a file. Printing
-    nothing, it says the file ends before line N (sed says so when a file is not there): past the last
-    page, as a Grep past its last page, not a missing thing."""
-    if program != "sed" or not any(shell_rules.SED_QUIET.match(a) for a in args):
-        return False
-    at = args.index("-e") + 1 if "-e" in args else -1
-    script = args[at] if 0 < at < len(args) else next(iter(operands(args)), "")
-    found = _SED_PRINT.match(script)
-    return found is not None and int(found.group(1)) > 1

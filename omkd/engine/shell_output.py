@@ -64,14 +64,3 @@ def glob_of(line: str) -> str | None:
     """The glob of zsh's ``no matches found: GLOB`` line (None for any other line)."""
     found = _NO_MATCHES.match(line) if "no matches found" in line else None
     return found.group(1) if found else None
-
-
-_DOT_ENTRY: Final = re.compile(r"^(?:total \d+|[-dl][-rwxsStT]{9}[@+.]?\s.*\s\.\.?|\.\.?)$")
-"""What ``ls -a``/``ls -la`` prints of a directory holding nothing: its ``total`` line and the entries
-``.`` and ``..`` (long format, any owner and date)."""
-
-
-def only_dot_entries(lines: list[str]) -> bool:
-    """The lines list a directory with nothing in it: the listing is empty, as a plain ``ls`` printing
-    nothing is (spec §3.1's empty output)."""
-    return bool(lines) and all(_DOT_ENTRY.match(line) for line in lines)

@@ -146,7 +146,8 @@ MISSING_PATH_WORDS: Final = re.compile(
 """The words around the path in a not-found line (``head: cannot open 'P' for reading``)."""
 POWERSHELL_MISSING_PATH: Final = re.compile(r"Cannot find path '([^']+)'\s+because\s+it\s+does\s+not\s+exist")
 """PowerShell's not-found message (wrapped at the console's width, the path whole in quotes)."""
-WHICH_MISSING: Final = re.compile(r"^(?:\S*/)?which: no (\S+) in \(")
+WHICH_MISSING: Final = re.compile(r"^(?:\S*/)?which: no (\S+) in \(|^(?:Get-Command|gcm) ?: The term '([^']+)' is not")
+"""The program a ``which`` (GNU's, Fedora's by its path) or PowerShell's ``Get-Command`` did not find."""
 SHELL_WRAPPERS: Final = frozenset(
     {"sudo", "doas", "command", "time", "nice", "env", "xargs", "("}
     | {"do", "then", "else", "if", "elif", "while", "until", "!", "{"}  # a command inside a loop or branch
@@ -252,6 +253,14 @@ PROFILE_NOISE: Final = re.compile(
 """What a login shell's profile printed on stderr (``/opt/homebrew/Library/Homebrew/brew.sh: line 60: cannot
 create temp file…`` under Codex's sandbox): bash's ``FILE: line N:`` of a sourced script the command does
 not name, not the command's own output."""
+
+
+def profile_noise(line: str, command: str) -> bool:
+    """A line a login shell's profile printed (``PROFILE_NOISE``), of a script the command does not name."""
+    noise = PROFILE_NOISE.match(line)
+    return noise is not None and noise.group(1) not in command
+
+
 CHECKERS: Final = frozenset(
     {"tsc", "vue-tsc", "mypy", "pyright", "eslint", "ruff", "flake8", "pylint", "biome", "pytest", "jest", "vitest"}
     | {"phpunit", "rspec", "tox", "nox", "make", "gradle", "gradlew", "mvn", "xcodebuild", "dialyzer", "shellcheck"}
