@@ -657,3 +657,22 @@ def test_a_listing_of_an_empty_directory_is_an_empty_output(
     """``ls -la D`` of a directory with nothing in it prints its ``total`` line, ``.`` and ``..`` only: the
     listing is empty, as a plain ``ls D`` printing nothing is (spec §3.1's empty output)."""
     assert misses(agent(command, output, 0)) == missed
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "code", "missed"),
+    [
+        ("git grep -q RetryBudget && echo 'has it'", "has it", 0, 0),  # git grep's status answers, as grep's
+        ("git grep -q RetryBudget || echo 'none'", "none", 0, 1),
+        ("cat ~/.ssh/id_ed25519.pub | pbcopy", "", 0, 0),  # the clipboard took it
+        ("Get-Content .env | Set-Clipboard", "", 0, 0),
+    ],
+    ids=["git grep -q && echo", "git grep -q || echo", "into pbcopy", "into Set-Clipboard"],
+)  # fmt: skip
+def test_an_echo_on_git_grep_s_success_and_a_copy_to_the_clipboard(
+    agent: Agent, command: str, output: str, code: int, missed: int
+) -> None:
+    """Spec §3.1: ``X && echo found`` printing its text found (git grep answers by its status as grep does);
+    a pipeline whose last stage acts (the clipboard took the output) is no search."""
+    assert misses(agent(command, output, code)) == missed

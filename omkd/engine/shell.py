@@ -276,8 +276,10 @@ def _answers(element: list[tuple[Stage, str]]) -> bool:
     last = element[-1][0]
     if _NEGATED.match(element[0][1]):
         return False
-    if last.program in shell_rules.GREP_FAMILY:
-        return not shell_forms.filters_out(last.program, last.args)
+    git_grep = last.program == "git" and last.args[:1] == ["grep"]
+    program, args = ("grep", last.args[1:]) if git_grep else (last.program, last.args)
+    if program in shell_rules.GREP_FAMILY:  # ``git grep -q X && echo found`` as ``grep -q``
+        return not shell_forms.filters_out(program, args)
     return (
         _is_test(last)
         or probes_a_command(last)

@@ -288,8 +288,10 @@ INVERTED: Final = frozenset({"-v", "--invert-match", "-NotMatch", "/V", "/v", "-
 ACTING_PROGRAMS: Final[frozenset[str]] = frozenset(
     {"kill", "pkill", "rm", "rmdir", "unlink", "mv", "cp", "chmod", "chown", "truncate", "tee", "sh", "bash"}
     | {"Set-Content", "Out-File", "Add-Content", "Remove-Item", "Stop-Process", "Move-Item", "Copy-Item"}
+    | {"pbcopy", "xclip", "xsel", "wl-copy", "clip", "clip.exe", "Set-Clipboard", "scb"}  # into the clipboard
 )
-"""A pipeline whose last stage runs one of these acts on what its search picked: not a lookup."""
+"""A pipeline whose last stage runs one of these acts on what its search picked: not a lookup (``cat key.pub |
+pbcopy`` prints nothing because the clipboard took it)."""
 HARNESS_OUTPUT: Final = re.compile(r"/tasks/[^/\s]+\.output\b|/scratchpad(?:/|\b)|/tool-results/[^/\s]+\.txt\b")
 """The harness's own output files (a background task's ``.output``, the session's scratchpad, a tool output
 Claude Code kept aside for being large: ``toolUseResult.persistedOutputPath``, ``<session>/tool-results/``)."""
