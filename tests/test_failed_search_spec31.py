@@ -676,3 +676,29 @@ def test_an_echo_on_git_grep_s_success_and_a_copy_to_the_clipboard(
     """Spec §3.1: ``X && echo found`` printing its text found (git grep answers by its status as grep does);
     a pipeline whose last stage acts (the clipboard took the output) is no search."""
     assert misses(agent(command, output, code)) == missed
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "code", "pattern"),
+    [
+        ("brew list libpq", "Error: No such keg: /opt/homebrew/Cellar/libpq", 1, "libpq"),  # an output line "Error: …"
+        ("ls src/client.py src/backoff.py 2>/dev/null", "src/client.py", 2, "src/backoff.py"),  # what ls did not print
+        ("echo '--- client ---'; sed -n '1,4p' src/client.py; echo '--- backoff ---'; sed -n '1,40p' src/backoff.py",
+         "--- client ---\nimport httpx\n--- backoff ---\nsed: can't read src/backoff.py: No such file or directory", 2,
+         "src/backoff.py"),  # a list of readers, as cat's
+        ('curl.exe -s -o NUL -w "%{http_code}" https://docs.acme.dev/backoff', "404", 0,
+         "https://docs.acme.dev/backoff"),  # PowerShell 5.1's curl is an alias: curl.exe is curl
+        ("rg -n BackoffPolicy src\\backoff",
+         "rg: src\\backoff: The system cannot find the file specified. (os error 2)", 2, "BackoffPolicy"),
+    ],
+    ids=["an Error line of the output", "ls of two, errors sent away", "a list of sed reads", "curl.exe",
+         "ripgrep on Windows"],
+)  # fmt: skip
+def test_what_another_machine_prints_when_a_lookup_missed(
+    agent: Agent, command: str, output: str, code: int, pattern: str
+) -> None:
+    """Spec §3.1 and §6 as each agent's shell answers: Gemini's own ``Error:`` field is the last one, not a
+    line of the output; ``ls`` prints what it found; sed fails as cat does; Windows programs and wordings."""
+    report = agent(command, output, code)
+    assert (misses(report), patterns(report)) == (1, [pattern])

@@ -181,6 +181,7 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
         lines = shell_output.output_lines(output)
         if silent_probes.probe_failed(command, parsed, code, lines):
             missed = silent_probes.failing_probes(command, parsed) or None
+            named = silent_probes.unlisted(missed or [], lines)  # ``ls a b 2>/dev/null`` printing a: b
     if missed is None and parsed.feeding:  # ``cat package.json | grep jest``: the grep found nothing
         feeding = {id(stage) for stage in parsed.feeding}
         kept = [stage for stage in parsed.searches + parsed.tests if id(stage) not in feeding]

@@ -114,7 +114,7 @@ def stage_of(text: str) -> Stage:
     found = found[at:]
     if not found:
         return Stage("", [])
-    program = found[0].lstrip("(").rpartition("/")[2]  # posixpath.basename, inlined
+    program = shell_forms.program_name(found[0].lstrip("("))
     return Stage(powershell.canonical(program), found[1:], by_xargs)  # ``get-content`` is ``Get-Content``
 
 

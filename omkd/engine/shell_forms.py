@@ -69,12 +69,19 @@ def carried(program: str, raw_args: list[str]) -> str | None:
     return " ".join(rest) or None
 
 
+def program_name(word: str) -> str:
+    """The program a command word runs: its last path component (``/usr/bin/grep``: ``grep``), a Windows
+    program without its ``.exe`` (``curl.exe``, ``C:\\tools\\rg.exe``: the same program as anywhere)."""
+    name = word.rpartition("/")[2]
+    return name[:-4].rpartition("\\")[2] if name[-4:].lower() == ".exe" else name
+
+
 def carried_command(program: str, text: str) -> str | None:
     """The command a carrier stage (``ssh HOST "CMD"``, ``bash -lc '…'``) carries, None for another."""
     if program not in shell_rules.CARRIERS:
         return None
     raw = raw_words(text)
-    at = next((i for i, w in enumerate(raw) if posixpath.basename(w.strip("'\"(")) == program), None)
+    at = next((i for i, w in enumerate(raw) if program_name(w.strip("'\"(")) == program), None)
     return None if at is None else carried(program, raw[at + 1 :])
 
 

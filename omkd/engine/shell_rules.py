@@ -99,7 +99,7 @@ SHELL_RULE: Final = ShellRule(
         r"|\[fd error\]: Search path '.*' is not a directory\."
         r"|INFO: Could not find files for the given pattern\(s\)\."  # where, where.exe
         # cmd's dir, under its headers (the volume, the directory it looked in)
-        r"|File Not Found|The system cannot find the (?:file|path) specified\."
+        r"|File Not Found|(?:.*: )?The system cannot find the (?:file|path) specified\.(?: \(os error [23]\))?"
         r"|Volume in drive \S+ (?:is \S.*|has no label\.)|Volume Serial Number is \S+|Directory of \S.*"
         # ripgrep when its -g/-t filter left no file to search: nothing of that kind is there
         r"|No files were searched, which means ripgrep probably applied a filter you didn't expect\."

@@ -22,7 +22,9 @@ from typing import Final
 
 from omkd.engine import shell, shell_forms, shell_lists, shell_output, shell_rules
 
-PATH_PROBES: Final = frozenset({"ls", "cat", "head", "tail", "stat", "file", "wc", "nl", "dir", "test", "[", "[["})
+PATH_PROBES: Final = frozenset(
+    {"ls", "cat", "head", "tail", "stat", "file", "wc", "nl", "sed", "dir", "test", "[", "[["}
+)
 """Programs that fail when the one path they were given is not there (``test`` with ``-e``/``-f``/``-d``)."""
 PROBE_FAILURE_CODES: Final = frozenset({1, 2})
 """The exit codes of those programs when a path operand is not there (``ls`` 2, ``cat`` and ``test`` 1)."""
@@ -94,3 +96,17 @@ def failing_probes(command: str, parsed: shell.ParsedCommand) -> list[shell.Stag
             if op in ("", ";", "\n"):
                 last_group = index
     return [stage for element in parsed.elements[last_group:] for stage in element if id(stage) in probing]
+
+
+def unlisted(stages: list[shell.Stage], lines: list[str]) -> dict[int, list[str]]:
+    """Of each ``ls`` of several paths among ``stages``, by its ``id``, the paths its output does not
+    name when it names some: ``ls a b 2>/dev/null`` printing ``a`` (a file) or ``a:`` (a directory's
+    heading) and failing did not find ``b``."""
+    printed = {line.rstrip(":").rstrip("/") for line in lines}
+    found: dict[int, list[str]] = {}
+    for stage in stages:
+        paths = shell.paths_of(stage) if stage.program == "ls" else []
+        missing = [path for path in paths if path.rstrip("/") not in printed]
+        if len(paths) > 1 and 0 < len(missing) < len(paths):
+            found[id(stage)] = missing
+    return found

@@ -90,10 +90,12 @@ def shell_output(text: str) -> tuple[str, int | None]:
     if start < 0:
         return text, code
     body = text[start + len("Output: ") :]
-    end = _SHELL_FIELDS.search(body)
-    if end is not None:
-        body = body[: end.start()]
-    body = body.rstrip("\n")
+    lines = body.rstrip("\n").split("\n")
+    end, seen = len(lines), set[str]()
+    while end > 0 and (field := _SHELL_FIELDS.match(lines[end - 1])) is not None and field.group() not in seen:
+        seen.add(field.group())  # the fields after the output, each once: an ``Error: …`` above them is output
+        end -= 1
+    body = "\n".join(lines[:end]).rstrip("\n")
     return ("" if body.strip() == "(empty)" else body), code
 
 
