@@ -702,3 +702,25 @@ def test_what_another_machine_prints_when_a_lookup_missed(
     line of the output; ``ls`` prints what it found; sed fails as cat does; Windows programs and wordings."""
     report = agent(command, output, code)
     assert (misses(report), patterns(report)) == (1, [pattern])
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "missed", "pattern"),
+    [
+        ("Get-ChildItem -Recurse | Where-Object { $_.Name -like '*backoff*' }", "", 1, ["*backoff*"]),
+        ("Get-ChildItem -Recurse -File | Where-Object Name -eq gh.exe", "", 1, ["gh.exe"]),  # the short form
+        ("Get-ChildItem -Recurse | Where-Object { $_.Name -like '*backoff*' }",
+         "    Directory: C:\\shop\\src\n\nMode   LastWriteTime   Length Name\n-a---  1/1/2026   120 backoff.py", 0, []),
+        ("Get-ChildItem | Where-Object { $_.Name -notlike '*.tmp' }", "", 0, []),  # keeps what does not match
+        ("Get-Process | Where-Object { $_.Name -like '*node*' }", "", 0, []),  # no listing of names
+    ],
+    ids=["-like in a block", "Name -eq", "found", "-notlike", "after Get-Process"],
+)  # fmt: skip
+def test_a_listing_filtered_by_name_is_powershell_s_find_name(
+    agent: Agent, command: str, output: str, missed: int, pattern: list[str]
+) -> None:
+    """``Get-ChildItem -Recurse | Where-Object { $_.Name -like X }`` looks for a name as ``ls | grep X`` does
+    (spec §3.1: a search stage of a pipeline): printing nothing it missed, and its pattern is X (§6)."""
+    report = agent(command, output, 0)
+    assert (misses(report), patterns(report)) == (missed, pattern)

@@ -183,3 +183,24 @@ def operands(program: str, args: list[str], plain: list[str]) -> list[str]:
         return plain
     bound = bind(found, args)
     return bound.of(PATH) + bound.of(FILTER) + (bound.of(NAME) if found in READERS else [])
+
+
+_NAME_PROPERTIES: Final = frozenset(
+    {"$_.name", "$_.fullname", "$_.basename", "$psitem.name", "name", "fullname", "basename"}
+)
+_NAME_TESTS: Final = frozenset({"-like", "-ilike", "-clike", "-match", "-imatch", "-cmatch", "-eq", "-ieq", "-ceq"})
+
+
+def name_filter(program: str, args: list[str]) -> str | None:
+    """What a ``Where-Object`` keeps by an item's name (``{ $_.Name -like '*retry*' }``, ``Name -eq
+    gh.exe``): after a listing, PowerShell's ``find -name``. None for another program, a test that keeps
+    what does not match (``-notlike``), or one of several tests joined by ``-or``."""
+    if program.lower() != "where-object":
+        return None
+    words = [w for w in args if w not in ("{", "}")]
+    if any(w.lower() == "-or" for w in words):
+        return None
+    for at in range(len(words) - 2):
+        if words[at].lower() in _NAME_PROPERTIES and words[at + 1].lower() in _NAME_TESTS:
+            return words[at + 2] or None
+    return None

@@ -104,6 +104,9 @@ def looks_for_nothing(stage: shell.Stage) -> bool:
 def stage_pattern(stage: shell.Stage, cwd: str | None) -> str | None:
     """What one search or probe stage looked for (None: nothing to say)."""
     program, args = stage.program, stage.args
+    kept = powershell.name_filter(program, args)  # ``Get-ChildItem -Recurse | Where-Object { $_.Name -like X }``
+    if kept is not None:
+        return kept
     if program == "git" and args[:1] == ["grep"]:
         program, args = "grep", args[1:]
     if program == "rg" and "--files" in args:  # no pattern: a listing of names (``-g`` globs), as find's

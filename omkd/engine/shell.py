@@ -153,6 +153,11 @@ def _is_search(stage: Stage) -> bool:
     return bool(paths_of(stage))  # a reader of a pipe looks for nothing
 
 
+def _names_kept(stage: Stage) -> bool:
+    """A filter of a listing by name (``Where-Object { $_.Name -like '*X*' }``): a name probe."""
+    return powershell.name_filter(stage.program, stage.args) is not None
+
+
 def _is_test(stage: Stage) -> bool:
     rule = shell_rules.SHELL_RULE
     return stage.program in rule.test_programs and any(a in rule.test_flags for a in stage.args)
@@ -173,6 +178,9 @@ def targets_of(stage: Stage) -> list[str]:
         return find_forms.names(args, find_forms.NAME_FLAGS)
     if stage.program in shell_rules.SHELL_RULE.path_programs:
         return [posixpath.basename(a.rstrip("/")) for a in paths_of(stage)]
+    kept = powershell.name_filter(stage.program, args)
+    if kept is not None:
+        return [kept]
     if stage.program in _TARGET_PROGRAMS or (stage.program == "command" and args[:1] == ["-v"]):
         named = [a for a in powershell.operands(stage.program, args, operands(args)) if a != "-v"]
         return powershell.listed(stage.program, named)  # ``Get-Command node,npm``: node and npm
@@ -298,10 +306,10 @@ def _close(parsed: ParsedCommand, element: list[tuple[Stage, str]]) -> str:
         return fallback_lists.ACTS
     found = False
     mine: list[tuple[Stage, str]] = []
-    for stage, text in element:
+    for at, (stage, text) in enumerate(element):
         if shell_forms.skipped(stage.program, stage.args, parsed.made):
             continue  # harness output, what the command just made, the pipeline's own grep dropped
-        if _is_search(stage):
+        if _is_search(stage) or (at and element[at - 1][0].program in shell_rules.LISTINGS and _names_kept(stage)):
             parsed.searches.append(stage)
             mine.append((stage, text))
             if shell_forms.silenced(stage.program, stage.args, text):

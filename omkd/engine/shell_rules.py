@@ -280,6 +280,9 @@ RUNNERS: Final = frozenset({"npx", "pnpx", "bunx", "npm", "pnpm", "yarn", "bun",
 """Words that run what follows them: ``npx tsc``, ``pnpm exec tsc``, ``npm run lint``, ``uv run mypy``."""
 CHECKING_SCRIPTS: Final = frozenset({"test", "build", "lint", "typecheck", "type-check", "check", "compile"})
 """A package script run by a runner that builds, tests or checks (``npm test``, ``yarn lint``, ``npm run build``)."""
+LISTINGS: Final = frozenset({"ls", "find", "tree", "dir", "Get-ChildItem", "gci", "fd"})
+"""Programs that list names: a filter after one looks for a name (``ls | grep X``, ``Get-ChildItem -Recurse |
+Where-Object { $_.Name -like '*X*' }``)."""
 MAKERS: Final = frozenset({"mkdir", "touch", "New-Item"})
 """Programs that make the paths they name (``shell.ParsedCommand.made``)."""
 INVERTED: Final = frozenset({"-v", "--invert-match", "-NotMatch", "/V", "/v", "-L", "--files-without-match"})

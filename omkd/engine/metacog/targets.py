@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from omkd.engine import judge, loop_items, patterns, shell, shell_forms, shell_output, shell_rules
+from omkd.engine import judge, loop_items, patterns, powershell, shell, shell_forms, shell_output, shell_rules
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.metacog import grep_args, rules
 from omkd.engine.plain import fields_state, set_fields_state
@@ -233,6 +233,9 @@ def _stage_target(stage: shell.Stage, previous: str, told: dict[str, list[str]] 
     if program == "rg" and "--files" in args:  # a listing: its ``-g`` globs are names, as find's ``-name``
         globs, files = shell_forms.rg_listed_names(args), grep_args.grep_parts(program, args)[1]
         return _names(globs, files) if globs else (_listed(files) if files else None)
+    kept = powershell.name_filter(program, args)
+    if kept is not None and previous in rules.LISTING_PROGRAMS:  # PowerShell's ``ls | grep X``
+        return _names([kept], [], probe=True)
     if program in rules.GREP_PROGRAMS:
         pattern, files, excluding = grep_args.grep_parts(program, args)
         if pattern is None and files:
