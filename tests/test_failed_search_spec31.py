@@ -618,9 +618,13 @@ def test_rg_files_looked_for_names_not_for_a_pattern(command: str, pattern: str)
         ("sed -n '/RetryBudget/p' src/retry.py", "", 0, 1),  # an address by pattern: a search
         ("nl -ba src/retry.py 2>/dev/null | sed -n '120,240p'", "", 0, 1),  # nl's error sent away: not told
         ("sed -n '200,400p' docs/spec-template.md; echo '---'", "---", 0, 0),  # its own echo beside
+        ("tail -n +300 src/retry.py", "", 0, 0),
+        ("Get-Content src/retry.py | Select-Object -Skip 300 -First 100", "", 0, 0),
+        ("tail -n 20 src/retry.py", "", 0, 1),  # the last lines of an empty file: nothing to page past
     ],
     ids=["a range past line 1", "nl piped into the range", "one line", "from line 1", "the file is not there",
-         "a grep's hits paged", "a pattern address", "errors sent away", "an echo after"],
+         "a grep's hits paged", "a pattern address", "errors sent away", "an echo after", "tail -n +N",
+         "Select-Object -Skip", "tail -n N"],
 )  # fmt: skip
 def test_a_page_past_the_end_of_a_file_is_no_miss(
     agent: Agent, command: str, output: str, code: int, missed: int

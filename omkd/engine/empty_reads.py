@@ -15,15 +15,34 @@ _SED_PRINT: Final = re.compile(r"^\s*(\d+)\s*(?:,\s*(?:\d+|\$)\s*)?p\s*$")
 
 
 def pages_on(program: str, args: list[str]) -> bool:
-    """``sed -n 'N,Mp'`` from a line after the first: reading a page further into a file. Printing
-    nothing, it says the file ends before line N (sed says so when a file is not there): past the last
-    page, as a Grep past its last page, not a missing thing."""
+    """``sed -n 'N,Mp'`` from a line after the first, ``tail -n +N``, PowerShell's ``Select-Object -Skip N``:
+    reading a page further into a file. Printing nothing, it says the file ends before line N (the reader
+    says so when a file is not there): past the last page, as a Grep past its last page, not a missing
+    thing."""
+    if program in ("tail", "Select-Object", "select"):
+        return _from_line(args) > 1
     if program != "sed" or not any(shell_rules.SED_QUIET.match(a) for a in args):
         return False
     at = args.index("-e") + 1 if "-e" in args else -1
     script = args[at] if 0 < at < len(args) else next(iter(shell_forms.operands(args)), "")
     found = _SED_PRINT.match(script)
     return found is not None and int(found.group(1)) > 1
+
+
+_TAIL_FROM: Final = re.compile(r"^(?:-n|--lines=?)?\+(\d+)$")
+
+
+def _from_line(args: list[str]) -> int:
+    """The first line ``tail -n +N`` prints (N), or the one after ``Select-Object -Skip N`` skips (N + 1);
+    0 when the words say neither."""
+    for at, arg in enumerate(args):
+        value = args[at + 1] if at + 1 < len(args) else ""
+        if arg.lower() == "-skip" and value.isdigit():
+            return int(value) + 1
+        found = _TAIL_FROM.match(value if arg in ("-n", "--lines") else arg)
+        if found is not None:
+            return int(found.group(1))
+    return 0
 
 
 def lists_itself(arg: str) -> bool:

@@ -52,7 +52,9 @@ SIGNALS: Final[tuple[SignalKind, ...]] = (
          "cancelled", "harness_refused"),
         "omkd.engine.calls",
         ("omkd.engine.patterns", "omkd.engine.shell_rules", "omkd.engine.powershell", "omkd.engine.ripgrep_types",
-         "omkd.engine.http_lookups", "omkd.engine.silent_probes"),
+         "omkd.engine.http_lookups", "omkd.engine.silent_probes", "omkd.engine.probe_rules", "omkd.engine.zsh_globs",
+         "omkd.engine.empty_reads", "omkd.engine.shell_output", "omkd.engine.shell_forms", "omkd.engine.find_forms",
+         "omkd.engine.formats.codex_output", "omkd.engine.formats.codex_prompts"),
     ),
     SignalKind(
         "repeated_failure", 1.0, "strong", "The same kind of search failed three or more times in a row.",
