@@ -728,3 +728,35 @@ def test_a_listing_filtered_by_name_is_powershell_s_find_name(
     (spec §3.1: a search stage of a pipeline): printing nothing it missed, and its pattern is X (§6)."""
     report = agent(command, output, 0)
     assert (misses(report), patterns(report)) == (missed, pattern)
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "code", "missed", "pattern"),
+    [
+        ("dir /b | find.exe /i \"retry\"", "", 1, 0, []),  # Windows' find filters lines: not Unix find
+        ("Get-ChildItem -Recurse | Where-Object {$_.Name -like '*backoff*'}", "", 0, 1, ["*backoff*"]),
+        ("Get-ChildItem -Recurse | ? { $_.Name -like '*backoff*' }", "", 0, 1, ["*backoff*"]),
+        ("Get-ChildItem -Recurse | Where-Object { $_.Name -like $pattern }", "", 0, 0, []),  # not told
+        ("head -5 src/a.py; sed -E -n 's/(foo/\\1/p' src/a.py 2>/dev/null", "import os", 1, 0, []),  # sed's script
+        ("$ErrorActionPreference='SilentlyContinue'; Get-Content src/retry.py | Select-Object -Skip 300", "", 0, 1,
+         ["src/retry.py"]),  # its errors sent away: not known to be a page past the end
+        ("ls -la setup.py pyproject.toml 2>/dev/null", "-rw-r--r--  1 dev staff 12 Jan  1 00:00 setup.py", 2, 1,
+         ["pyproject.toml"]),
+    ],
+    ids=["find.exe", "a block without spaces", "the ? alias", "a variable", "sed exits 1 for its script",
+         "$ErrorActionPreference", "ls -la of two"],
+)  # fmt: skip
+def test_the_second_review_of_the_session(
+    command: str, output: str, code: int, missed: int, pattern: list[str]
+) -> None:
+    report = claude(command, output, code)
+    assert (misses(report), patterns(report)) == (missed, pattern)
+
+
+def test_a_newer_gemini_result_writes_its_error_field_only_when_set() -> None:
+    from omkd.engine.formats.gemini import shell_output
+
+    text = "Output: Error: No such keg: /opt/homebrew/Cellar/libpq\nExit Code: 1\nProcess Group PGID: 4242"
+    assert shell_output(text) == ("Error: No such keg: /opt/homebrew/Cellar/libpq", 1)
+    older = "Output: a.py\nError: (none)\nExit Code: 0\nSignal: 0\nBackground PIDs: (none)\nProcess Group PGID: 7"
+    assert shell_output(older) == ("a.py", 0)

@@ -195,12 +195,14 @@ def name_filter(program: str, args: list[str]) -> str | None:
     """What a ``Where-Object`` keeps by an item's name (``{ $_.Name -like '*retry*' }``, ``Name -eq
     gh.exe``): after a listing, PowerShell's ``find -name``. None for another program, a test that keeps
     what does not match (``-notlike``), or one of several tests joined by ``-or``."""
-    if program.lower() != "where-object":
+    if program.lower() not in ("where-object", "?"):
         return None
-    words = [w for w in args if w not in ("{", "}")]
+    words = [w.strip("{}") for w in args]  # ``{$_.Name -like '*X*'}`` as ``{ $_.Name -like '*X*' }``
+    words = [w for w in words if w]
     if any(w.lower() == "-or" for w in words):
         return None
     for at in range(len(words) - 2):
         if words[at].lower() in _NAME_PROPERTIES and words[at + 1].lower() in _NAME_TESTS:
-            return words[at + 2] or None
+            value = words[at + 2]
+            return None if value.startswith("$") else value  # ``-like $pattern``: not told
     return None

@@ -69,11 +69,18 @@ def carried(program: str, raw_args: list[str]) -> str | None:
     return " ".join(rest) or None
 
 
+_WINDOWS_OWN: Final = frozenset({"find.exe"})
+"""Windows programs that are not the Unix one of their name (``find.exe`` filters lines, as ``findstr``)."""
+
+
 def program_name(word: str) -> str:
     """The program a command word runs: its last path component (``/usr/bin/grep``: ``grep``), a Windows
     program without its ``.exe`` (``curl.exe``, ``C:\\tools\\rg.exe``: the same program as anywhere)."""
     name = word.rpartition("/")[2]
-    return name[:-4].rpartition("\\")[2] if name[-4:].lower() == ".exe" else name
+    if name[-4:].lower() != ".exe":
+        return name
+    name = name.rpartition("\\")[2]
+    return name if name.lower() in _WINDOWS_OWN else name[:-4]
 
 
 def carried_command(program: str, text: str) -> str | None:

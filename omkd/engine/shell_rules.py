@@ -124,7 +124,8 @@ SHELL_RULE: Final = ShellRule(
 )
 HIDDEN_STDERR: Final = re.compile(
     r"(?:\b2|&)>\s*/dev/null|>\s*/dev/null\s+2>&1|\b2>\s*(?:\$null|nul\b)"
-    r"|-(?:ErrorAction|ea)(?:\s+|:)['\"]?(?:SilentlyContinue|Ignore|0)\b",
+    r"|-(?:ErrorAction|ea)(?:\s+|:)['\"]?(?:SilentlyContinue|Ignore|0)\b"
+    r"|\$ErrorActionPreference\s*=\s*['\"]?(?:SilentlyContinue|Ignore)\b",
     re.I,
 )
 """What sends a program's errors away (``2>/dev/null``, PowerShell's ``-ErrorAction SilentlyContinue``/``-ea

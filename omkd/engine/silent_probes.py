@@ -39,6 +39,14 @@ PROBE_FAULT: Final = re.compile(
 """What a probe prints when its path is there but cannot be read: a fault, not a miss."""
 
 JOINS: Final = frozenset({"", "&&", ";", "\n", "|"})
+_CODES: Final = {"sed": frozenset({2})}
+"""Where a probe fails with fewer codes: GNU sed exits 2 for an input it cannot open, 1 for a bad script."""
+
+
+def failing_programs(command: str, parsed: shell.ParsedCommand) -> str:
+    """The one program of the probes the exit status can be (``failing_probes``), "" for none or several."""
+    programs = {stage.program for stage in failing_probes(command, parsed)}
+    return programs.pop() if len(programs) == 1 else ""
 
 
 def probe_failed(command: str, parsed: shell.ParsedCommand, code: int | None, lines: list[str]) -> bool:
@@ -48,6 +56,8 @@ def probe_failed(command: str, parsed: shell.ParsedCommand, code: int | None, li
     lines)."""
     if code not in PROBE_FAILURE_CODES or not parsed.searches + parsed.tests:
         return False
+    if code not in _CODES.get(failing_programs(command, parsed), PROBE_FAILURE_CODES):
+        return False  # ``…; sed -E -n 's/(foo/…/p' f`` exits 1 for its script: sed's missing file is 2
     first = parsed.elements[0][0]
     if len(parsed.elements) < 2 and len(shell.paths_of(first)) < 2:
         return False  # one probe of one path that printed something and failed: not a list (``ls A B`` is one)
@@ -103,6 +113,7 @@ def unlisted(stages: list[shell.Stage], lines: list[str]) -> dict[int, list[str]
     name when it names some: ``ls a b 2>/dev/null`` printing ``a`` (a file) or ``a:`` (a directory's
     heading) and failing did not find ``b``."""
     printed = {line.rstrip(":").rstrip("/") for line in lines}
+    printed |= {line.rsplit(None, 1)[-1].rstrip("/") for line in lines if line.strip()}  # ``ls -l``'s last word
     found: dict[int, list[str]] = {}
     for stage in stages:
         paths = shell.paths_of(stage) if stage.program == "ls" else []

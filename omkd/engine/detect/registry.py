@@ -54,7 +54,9 @@ SIGNALS: Final[tuple[SignalKind, ...]] = (
         ("omkd.engine.patterns", "omkd.engine.shell_rules", "omkd.engine.powershell", "omkd.engine.ripgrep_types",
          "omkd.engine.http_lookups", "omkd.engine.silent_probes", "omkd.engine.probe_rules", "omkd.engine.zsh_globs",
          "omkd.engine.empty_reads", "omkd.engine.shell_output", "omkd.engine.shell_forms", "omkd.engine.find_forms",
-         "omkd.engine.formats.codex_output", "omkd.engine.formats.codex_prompts"),
+         "omkd.engine.formats.codex_output", "omkd.engine.formats.codex_prompts", "omkd.engine.shell",
+         "omkd.engine.search_pattern", "omkd.engine.missed_stages", "omkd.engine.removals",
+         "omkd.engine.formats.gemini"),
     ),
     SignalKind(
         "repeated_failure", 1.0, "strong", "The same kind of search failed three or more times in a row.",

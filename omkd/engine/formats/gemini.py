@@ -93,6 +93,8 @@ def shell_output(text: str) -> tuple[str, int | None]:
     lines = body.rstrip("\n").split("\n")
     end, seen = len(lines), set[str]()
     while end > 0 and (field := _SHELL_FIELDS.match(lines[end - 1])) is not None and field.group() not in seen:
+        if field.group() == "Error: " and lines[end - 1] != "Error: (none)":
+            break  # newer versions write Error only when set (rarely): ``Error: No such keg`` is output
         seen.add(field.group())  # the fields after the output, each once: an ``Error: …`` above them is output
         end -= 1
     body = "\n".join(lines[:end]).rstrip("\n")
