@@ -760,3 +760,23 @@ def test_a_newer_gemini_result_writes_its_error_field_only_when_set() -> None:
     assert shell_output(text) == ("Error: No such keg: /opt/homebrew/Cellar/libpq", 1)
     older = "Output: a.py\nError: (none)\nExit Code: 0\nSignal: 0\nBackground PIDs: (none)\nProcess Group PGID: 7"
     assert shell_output(older) == ("a.py", 0)
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "missed", "pattern"),
+    [
+        ('for f in a.md b.md; do cat "$f" 2>/dev/null || echo "$f missing"; done', "# a\nb.md missing", 1, ["b.md"]),
+        ('for f in a.md b.md; do test -f "$f" || echo "MISSING: ${f}"; done', "MISSING: b.md", 1, ["b.md"]),
+        ('for f in a.md b.md; do [ -f "$f" ] && echo "ok $f" || echo "no $f"; done', "ok a.md\nok b.md", 0, []),
+        ('grep -rq RetryBudget src || echo "exit=$?"', "exit=1", 0, []),  # $? computed: its text is not known
+    ],
+    ids=["$f missing", "${f} in braces", "every item there", "a computed value"],
+)  # fmt: skip
+def test_a_loop_s_fallback_naming_its_item_is_one_probe_that_missed(
+    agent: Agent, command: str, output: str, missed: int, pattern: list[str]
+) -> None:
+    """Spec §3.1: in a loop of probes "each whole output line equal to TEXT is one probe that missed": a TEXT
+    holding the loop's variable is printed with each item in its place (``b.md missing``)."""
+    report = agent(command, output, 0)
+    assert (misses(report), patterns(report)) == (missed, pattern)

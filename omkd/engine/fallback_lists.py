@@ -8,6 +8,7 @@ nothing after it but printing.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from omkd.engine import shell_rules
@@ -41,9 +42,17 @@ def on_success(operator: str, text: str) -> bool:
     return operator == "&&" or (operator in _LIST_ENDS and text.lstrip().startswith("then"))
 
 
+_COMPUTED: Final = re.compile(r"\$(?![A-Za-z_]\w*|\{[A-Za-z_]\w*\})")
+"""A ``$`` that starts no plain variable (``$?``, ``$1``, ``$(…)``, ``${f%.md}``): its text is not known."""
+
+
 def echoed_text(program: str, args: list[str], text: str) -> str | None:
-    """What an ``echo``/``printf`` of a literal prints (None for anything with a variable in it)."""
-    if program not in shell_rules.SHELL_RULE.fallbacks or "$" in text or "`" in text:
+    """What an ``echo``/``printf`` of a literal prints, a plain variable kept as written (``"$f missing"``:
+    a loop's fallback, its variable standing for each item: ``loop_items.fallback_lines``); None for a
+    command substitution or an expansion that computes (``$(…)``, ``${f%.md}``, backquotes)."""
+    if program not in shell_rules.SHELL_RULE.fallbacks or "`" in text:
+        return None
+    if "$" in text and _COMPUTED.search(text):
         return None
     words = [a for a in args if not (program == "echo" and a in ("-e", "-n"))]
     return " ".join(words).replace("\\n", "").strip()

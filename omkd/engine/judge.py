@@ -15,6 +15,7 @@ import orjson
 from omkd.engine import (
     empty_reads,
     http_lookups,
+    loop_items,
     patterns,
     probe_rules,
     ripgrep_types,
@@ -209,7 +210,7 @@ def _judge_shell(call: ToolCall, result: ToolResult) -> Verdict:
     if parsed.http and http_lookups.http_missed(output, parsed.http):
         return Verdict(Outcome.MISSED, key, patterns.URL_GIVEN, rule="shell.http_not_found")
     lines = [line for line in shell_output.output_lines(output) if globbed.get(line, zsh_globs.PATH) == zsh_globs.PATH]
-    if parsed.fallbacks and not set(lines).isdisjoint(parsed.fallbacks):  # a probe's too (``pip show X || echo``)
+    if parsed.fallbacks and not set(lines).isdisjoint(loop_items.fallback_lines(parsed)):  # a probe's too
         return Verdict(Outcome.MISSED, key, NAME_OR_PATH, rule="shell.fallback")
     if not parsed.searches and not parsed.tests:  # probes and HTTP clients only: answered otherwise
         return Verdict(Outcome.FAILED if result.is_error else Outcome.OK, key, rule="shell.probe_answered")

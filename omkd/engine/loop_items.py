@@ -42,6 +42,25 @@ def told(command: str, output: str | None) -> dict[str, list[str]]:
     return {var: (missed(command, output, words) if output else None) or [] for var, words in loops.items()}
 
 
+_IN_TEXT: Final = re.compile(r"\$\{?(\w+)\}?")
+
+
+def fallback_lines(parsed: shell.ParsedCommand) -> dict[str, str]:
+    """Each line a fallback of the command prints, with the loop item it names: a fallback's text whose
+    loop variable stands for each of the loop's words (``echo "$f missing"`` of ``for f in a.md b.md``:
+    ``a.md missing`` and ``b.md missing``); a text without one, as it is ("" for no item)."""
+    loops = loop_items(parsed) if any("$" in text for text in parsed.fallbacks) else {}
+    found: dict[str, str] = {}
+    for text in parsed.fallbacks:
+        names = {match.group(1) for match in _IN_TEXT.finditer(text)}
+        if len(names) == 1 and (name := names.pop()) in loops:
+            for item in loops[name]:
+                found[_IN_TEXT.sub(lambda _: item, text)] = item  # noqa: B023 (used at once)
+        else:
+            found[text] = ""
+    return found
+
+
 def variable_of(operand: str) -> str | None:
     """The variable an operand is, whole (``$f``, ``${f}``), or None."""
     match = _VARIABLE.match(operand)
@@ -68,12 +87,14 @@ def _mentions(line: str, item: str) -> bool:
 def missed(command: str, output: str, items: list[str]) -> list[str] | None:
     """The items of a loop the output says missed, in the order it says so; None when it tells none."""
     parsed = shell.parse(command)
-    fallbacks = set(parsed.fallbacks)
+    fallbacks = fallback_lines(parsed)
     lines = shell_output.output_lines(output)
     told: list[str] = []
     for at, line in enumerate(lines):
         item = None
-        if line in fallbacks and at > 0:
+        if fallbacks.get(line) in items:  # ``b.md missing``: the fallback's text names its item
+            item = fallbacks[line]
+        elif line in fallbacks and at > 0:
             item = _named(lines[at - 1], items)
         elif shell_output.missing_path(line):
             item = _named(line, items)
