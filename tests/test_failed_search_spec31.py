@@ -781,3 +781,18 @@ def test_a_loop_s_fallback_naming_its_item_is_one_probe_that_missed(
     holding the loop's variable is printed with each item in its place (``b.md missing``)."""
     report = agent(command, output, 0)
     assert (misses(report), patterns(report)) == (missed, pattern)
+
+
+@pytest.mark.parametrize(
+    ("script", "pattern"),
+    [
+        ("from google.cloud import storage", "google.cloud"),
+        ("import google.cloud.storage as s", "google.cloud.storage"),
+    ],
+    ids=["from X import Y", "import X as Y"],
+)
+def test_a_module_probe_looks_for_the_module_it_imports_from(script: str, pattern: str) -> None:
+    """Spec §6: the pattern is what was looked for: ``from X import Y`` looks for the module X (Y is a name
+    in it, not a module of its own)."""
+    output = "Traceback (most recent call last):\nModuleNotFoundError: No module named 'google'"
+    assert patterns(claude(f'python -c "{script}"', output, 1)) == [pattern]

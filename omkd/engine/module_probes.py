@@ -12,7 +12,8 @@ from typing import Final
 
 MODULE_NEEDS: Final = frozenset({"import", "require"})
 """The module probes' ``ProbeRule.needs``: Python's imports, Node's requires."""
-_IMPORTED: Final = re.compile(r"\b(?:import|from)\s+([A-Za-z_][\w.]*)")
+_IMPORTED: Final = re.compile(r"\bfrom\s+([A-Za-z_][\w.]*)\s+import\b|\bimport\s+([A-Za-z_][\w.]*)")
+"""``import X`` or ``from X import Y``: the module is X (Y is a name in it)."""
 _REQUIRED: Final = re.compile(r"""\b(?:require(?:\.resolve)?|import)\(\s*['"`]([^'"`]+)['"`]""")
 _SIMPLE: Final = r"""(?:[\w.]+|'[^']*'|"[^"]*"|require(?:\.resolve)?\(\s*['"][^'"]+['"]\s*\)(?:\.\w+)*)"""
 """A value a probe prints: a name or attribute (``tenacity.__version__``), a string, a require's answer."""
@@ -57,4 +58,4 @@ def named(args: list[str], needs: str) -> list[str]:
     """The modules a probe's script imports (``needs == "import"``) or requires (``node -e
     "require.resolve('docx')"``: docx)."""
     found = _IMPORTED if needs == "import" else _REQUIRED
-    return [m.group(1) for arg in args for m in found.finditer(arg)]
+    return [m.group(1) or m.group(2) for arg in args for m in found.finditer(arg)]
