@@ -30,19 +30,14 @@ _RESETS = frozenset({"", ")"})
 """Operators that start a new and-or list: a fallback guards only what follows the last of them."""
 
 
-def told(command: str, output: str, normalise: Callable[[str], str]) -> list[shell.Stage] | None:
-    """The lookup stages the output says missed (searches, tests, probes, HTTP clients), in the
-    command's order; None when it tells none of them. ``normalise``: a path as patterns write it
-    (home and cwd), so that a message's full path meets the operand as the command wrote it."""
-    found = told_operands(command, output, normalise)
-    return None if found is None else found[0]
-
-
 def told_operands(
     command: str, output: str, normalise: Callable[[str], str]
 ) -> tuple[list[shell.Stage], dict[int, list[str]]] | None:
-    """``told``'s stages, with the operands each stage's not-found messages named, as the command wrote
-    them, by the stage's ``id`` (``cat a.md b.md`` printing ``cat: b.md: No such file…``: ``b.md``).
+    """The lookup stages the output says missed (searches, tests, probes, HTTP clients), in the command's
+    order, with the operands each stage's not-found messages named, as the command wrote them, by the
+    stage's ``id`` (``cat a.md b.md`` printing ``cat: b.md: No such file…``: ``b.md``); None when it tells
+    none of them. ``normalise``: a path as patterns write it (home and cwd), so that a message's full path
+    meets the operand as the command wrote it.
     A stage missed by a fallback, a probe's answer or a 404 has no entry: its messages name nothing."""
     parsed = shell.parse(command)
     lookups = parsed.searches + parsed.tests + [stage for stage, _ in parsed.probes]

@@ -180,17 +180,21 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
     parsed = shell.parse(command)
     telling = missed_stages.told_operands(command, output, lambda path: normalised(path, cwd)) if output else None
     missed, named = telling if telling is not None else (None, {})
-    if missed is None and code is not None and output is not None:
-        lines = shell_output.output_lines(output)
-        if silent_probes.probe_failed(command, parsed, code, lines):
-            missed = silent_probes.failing_probes(command, parsed) or None
-            named = silent_probes.unlisted(missed or [], lines)  # ``ls a b 2>/dev/null`` printing a: b
+    lines = shell_output.output_lines(output) if output else []
+    if (
+        missed is None
+        and code is not None
+        and output is not None
+        and silent_probes.probe_failed(command, parsed, code, lines)
+    ):
+        missed = silent_probes.failing_probes(command, parsed) or None
+        named = silent_probes.unlisted(missed or [], lines)  # ``ls a b 2>/dev/null`` printing a: b
     if missed is None and parsed.feeding:  # ``cat package.json | grep jest``: the grep found nothing
         feeding = {id(stage) for stage in parsed.feeding}
         kept = [stage for stage in parsed.searches + parsed.tests if id(stage) not in feeding]
         missed = kept + [stage for stage, _ in parsed.probes] + parsed.http
     chosen = None if missed is None else {id(stage) for stage in missed}
-    printed = set(shell_output.output_lines(output)) if output and parsed.vouched else set()
+    printed = set(lines)
     vouched = {id(stage) for text, stages in parsed.vouched.items() if text in printed for stage in stages}
     vouched -= named.keys()  # a not-found message naming it outweighs an echo (a fallback's guard does not)
     if all(id(stage) in vouched for stage in parsed.searches + parsed.tests):

@@ -4,7 +4,7 @@ the listings a grep after them reads as a name probe (``ls``, ``find``, ``rg --f
 
 from __future__ import annotations
 
-from omkd.engine import powershell, shell
+from omkd.engine import powershell, shell, shell_rules
 from omkd.engine.metacog import rules
 
 
@@ -12,7 +12,7 @@ def lists(stage: shell.Stage) -> bool:
     """The stage lists paths: a grep after it probes names (``rg --files | rg X``, ``git ls-files | grep X``)."""
     program, args = stage.program, stage.args
     return (
-        program in rules.LISTING_PROGRAMS
+        program in shell_rules.LISTINGS
         or (program == "rg" and "--files" in args)
         or (program == "git" and args[:1] == ["ls-files"])
     )

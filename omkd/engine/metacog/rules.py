@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from omkd.engine import shell_rules
-
 WINDOW_CALLS: Final = 25
 """The follow-up window ends at this many tool calls after the anchor (``metacog.window_calls``)."""
 UNCHECKED_WRITE_LOAD: Final = 2.0
@@ -53,8 +51,6 @@ STOP_WORDS: Final = frozenset(
     }
 )  # fmt: skip
 """Generic words a content search's tokens never are."""
-LISTING_PROGRAMS: Final[frozenset[str]] = shell_rules.LISTINGS
-"""A ``grep`` fed by one of these looks for names, not content (a *name probe*)."""
 GREP_PROGRAMS: Final = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "Select-String", "sls"})
 FILE_PROGRAMS: Final = frozenset(
     {"ls", "cat", "head", "tail", "sed", "test", "[", "[[", "stat", "Get-Content", "gc", "Test-Path", "nl", "less",

@@ -234,7 +234,7 @@ def _stage_target(stage: shell.Stage, previous: str, told: dict[str, list[str]] 
         globs, files = shell_forms.rg_listed_names(args), grep_args.grep_parts(program, args)[1]
         return _names(globs, files) if globs else (_listed(files) if files else None)
     kept = powershell.name_filter(program, args)
-    if kept is not None and previous in rules.LISTING_PROGRAMS:  # PowerShell's ``ls | grep X``
+    if kept is not None and previous in shell_rules.LISTINGS:  # PowerShell's ``ls | grep X``
         return _names([kept], [], probe=True)
     if program in rules.GREP_PROGRAMS:
         pattern, files, excluding = grep_args.grep_parts(program, args)
@@ -242,7 +242,7 @@ def _stage_target(stage: shell.Stage, previous: str, told: dict[str, list[str]] 
             return _listed(files)
         if excluding or pattern is None:
             return None
-        if previous in rules.LISTING_PROGRAMS and not stage.by_xargs:  # ``| xargs grep X`` reads the files
+        if previous in shell_rules.LISTINGS and not stage.by_xargs:  # ``| xargs grep X`` reads the files
             return _names([f"*{pattern}*"], [], probe=True)
         return _content(pattern, files)
     if program in ("find", "fd"):
