@@ -16,7 +16,7 @@ import pytest
 
 from omkd.engine.report.schema import Report
 from tests import test_failed_search_spec31
-from tests.transcript_builder import health_of
+from tests.transcript_builder import Transcript, health_of, report_of
 
 pytestmark = pytest.mark.engine
 
@@ -103,3 +103,46 @@ def test_a_program_the_person_named_looked_up_by_which_or_type_is_theirs(
     like (``nca`` is no file name and no identifier), so its miss is the person's (``user_given``). A
     probe that runs the program (``bun --version``) is no search of a name and stays a gap."""
     assert verdicts(agent(prompt, command, output, 1)) == expected
+
+
+GROUP = "查看群聊对话“AI之初”为什么文件没有实际发送到对话"
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("prompt", "command", "expected"),
+    [
+        (GROUP, 'rg "AI之初" logs', (0, 1)),
+        (GROUP, "grep -rn 'ai之初' server/", (0, 1)),  # a case-blind search of the quoted name
+        ("why did 「月次レポート」 not arrive?", 'rg "月次レポート" src', (0, 1)),
+        ('find the "retry budget" setting', 'rg "retry budget" src', (0, 1)),
+        ("lies „Kundendaten“ aus", "grep -rl Kundendaten .", (0, 1)),
+        ("查看群聊对话AI之初为什么文件没有实际发送", 'rg "AI之初" logs', (1, 0)),  # not quoted
+        (GROUP, 'rg "AI之" logs', (1, 0)),  # a part of the quoted name
+        (GROUP, 'rg "AI之初|群聊" logs', (1, 0)),  # alternatives: not the phrase
+        ('find the "retry budget" setting', 'rg "retry" src', (1, 0)),  # one word of it
+    ],
+    ids=["cjk quotes", "case-blind", "corner brackets", "ascii quotes", "german quotes",
+         "not quoted", "part of it", "alternatives", "one word"],  # fmt: skip
+)
+def test_a_phrase_the_person_quoted_is_a_name_they_typed(
+    agent: Agent, prompt: str, command: str, expected: tuple[int, int]
+) -> None:
+    """§3.1: a search "whose target is a name the person typed" is ``user_given``. A phrase the person
+    put in quotation marks is a thing they named, in any language and whatever it reads like: a group
+    chat ``“AI之初”`` is no file name and no identifier, and a Chinese sentence has no spaces to mark it.
+    The search must look for the quoted phrase whole: a part of it, one word of it, or a list of
+    alternatives holding it is the agent's own search."""
+    assert verdicts(agent(prompt, command, "", 1)) == expected
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [("AI之初", (0, 1)), ("AI之初.*文件", (1, 0)), ("群聊", (1, 0))],
+    ids=["the quoted name", "a regex around it", "another word"],
+)
+def test_a_grep_of_a_phrase_the_person_quoted_is_theirs(pattern: str, expected: tuple[int, int]) -> None:
+    t = Transcript()
+    t.prompt(GROUP)
+    t.grep_miss(pattern)
+    assert verdicts(report_of(t)) == expected

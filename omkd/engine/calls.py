@@ -198,6 +198,8 @@ class CallTracker:
         typed = self._typed_text()
         if any(_mentions(typed, name) for name in given.search_targets(call)):
             return True
+        if any(_quoted(typed, phrase) for phrase in given.search_phrases(call)):
+            return True
         shape = given.search_shape(call)
         if shape is not None and given.names_a_typed_name(shape, typed):
             return True
@@ -267,6 +269,26 @@ def _remember_removals(segment: Segment, call: ToolCall) -> None:
         segment.removed_texts = (segment.removed_texts + texts)[-removals.KEPT_EDITS :]
     if paths:
         segment.removed_paths = (segment.removed_paths + paths)[-2 * removals.KEPT_EDITS :]
+
+
+_QUOTATION_MARKS: Final = ('"', "'", "`", "“”", "‘’", "「」", "『』", "《》", "«»", "„“", "‚‘")
+"""Pairs of marks a person puts around a name (one mark is its own pair): ASCII, typographic, CJK
+corner brackets and title marks, guillemets, German low-high quotes."""
+
+
+def _quoted(prompt: str, phrase: str) -> bool:
+    """The person put ``phrase`` in quotation marks in a typed prompt (case as typed, or folded: a
+    search is often case-blind)."""
+    folded = None
+    for marks in _QUOTATION_MARKS:
+        quoted = f"{marks[0]}{phrase}{marks[-1]}"
+        if quoted in prompt:
+            return True
+        if folded is None:
+            folded = prompt.casefold()
+        if quoted.casefold() in folded:
+            return True
+    return False
 
 
 def _mentions(prompt: str, name: str) -> bool:

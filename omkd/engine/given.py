@@ -33,6 +33,33 @@ def search_targets(call: ToolCall) -> list[str]:
     return []
 
 
+def search_phrases(call: ToolCall) -> list[str]:
+    """What a search looked for, whole, when it holds no wildcard or regex syntax: a Grep's or a shell
+    grep's pattern, a Glob's file name, ``find -name X``. Unlike ``search_targets`` it need not read as
+    a name: a phrase the person put in quotation marks (``“AI之初”``, ``"retry budget"``) is a thing
+    they named, in any language (``calls.py`` looks for it quoted in the typed prompts)."""
+    tool = judge.unwrapped(call.tool)
+    if tool == "Glob":
+        found = [_glob_name(call)]
+    elif tool == "Grep":
+        found = [judge.first_input(call, ("pattern",))]
+    elif tool in shell_rules.SHELL_TOOLS and isinstance(command := call.input.get("command"), str):
+        found = []
+        for stage in shell.parse(command).searches:
+            if stage.program in shell_rules.CONTENT_SEARCHES or (stage.program == "git" and stage.args[:1] == ["grep"]):
+                found.append(search_pattern.stage_pattern(stage, None) or "")
+            elif stage.program not in shell_rules.FILE_READERS and not shell.probes_a_command(stage):
+                found += shell.targets_of(stage)
+    else:
+        return []
+    phrases = (phrase.strip().strip("'\"") for phrase in found)
+    return [phrase for phrase in phrases if len(phrase) >= 2 and not any(c in phrase for c in _NOT_A_PHRASE)]
+
+
+_NOT_A_PHRASE: Final = "*?[]{}()|^$\\+\n"
+"""Wildcards and regex syntax: a pattern holding one is no phrase the person typed."""
+
+
 def _shell_names(command: str) -> list[str]:
     """The names a shell command's searches and probes looked for; a reader's file is not one (a bare file
     name the person typed, read in a directory the agent guessed, is a gap: ``probed_paths`` has its path)."""
