@@ -122,8 +122,17 @@ GROUP = "查看群聊对话“AI之初”为什么文件没有实际发送到对
         (GROUP, 'rg "AI之初|群聊" logs', (1, 0)),  # alternatives: not the phrase
         ('find the "retry budget" setting', 'rg "retry" src', (1, 0)),  # one word of it
     ],
-    ids=["cjk quotes", "case-blind", "corner brackets", "ascii quotes", "german quotes",
-         "not quoted", "part of it", "alternatives", "one word"],  # fmt: skip
+    ids=[
+        "cjk quotes",
+        "case-blind",
+        "corner brackets",
+        "ascii quotes",
+        "german quotes",
+        "not quoted",
+        "part of it",
+        "alternatives",
+        "one word",
+    ],
 )
 def test_a_phrase_the_person_quoted_is_a_name_they_typed(
     agent: Agent, prompt: str, command: str, expected: tuple[int, int]
