@@ -198,7 +198,8 @@ class CallTracker:
         typed = self._typed_text()
         if any(_mentions(typed, name) for name in given.search_targets(call)):
             return True
-        if any(_quoted(typed, phrase) for phrase in given.search_phrases(call)):
+        quotes = any(marks[0] in typed for marks in _QUOTATION_MARKS)  # else no phrase to read (a flood of stages)
+        if quotes and any(_quoted(typed, phrase) for phrase in given.search_phrases(call)):
             return True
         shape = given.search_shape(call)
         if shape is not None and given.names_a_typed_name(shape, typed):
@@ -224,8 +225,10 @@ class CallTracker:
     def _typed_path(self, path: str, cwd: str | None) -> bool:
         """The path as typed (absolute, or relative to the cwd); a bare file name is not enough:
         the agent guessed where it lives, and that guess failed."""
-        if not path:
-            return False
+        typed = self._typed_text()
+        last = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+        if not path or (last not in ("", ".", "..", "~") and last not in typed):
+            return False  # every form of the path ends in its last component (one look, not one per form)
         forms = {path}
         if cwd and path.startswith(cwd.rstrip("/\\") + ("\\" if _WINDOWS_PATH.match(cwd) else "/")):
             relative = path[len(cwd.rstrip("/\\")) + 1 :]
@@ -238,7 +241,6 @@ class CallTracker:
         tilde = "" if path.startswith(("~", "$")) else search_pattern.normalised(path, None).replace("\\", "/")
         if tilde.startswith("~/"):  # a path under a home directory, typed as ``~/…`` (or ``$HOME/…``)
             forms.update({tilde, "$HOME/" + tilde[2:]})
-        typed = self._typed_text()
         return any(_mentions(typed, form) for form in forms)
 
 

@@ -150,6 +150,8 @@ def _fallbacks(command: str, depth: int) -> list[tuple[str, list[shell.Stage]]]:
     """Each ``… || echo TEXT`` fallback's TEXT and the stages it guards: those of its ``||``'s left
     side, since the list began or since the fallback before it (which guards what came earlier)."""
     found: list[tuple[str, list[shell.Stage]]] = []
+    if "||" not in command:
+        return found  # no fallback, in it or in a command it carries (a flood of stages read for nothing)
     left: list[shell.Stage] = []
     for operator, text in shell_lists.parts(command):
         if operator in _RESETS or fallback_lists.ends_list(operator, text):

@@ -45,6 +45,8 @@ class Stage:
     paths: list[str] | None = field(default=None, compare=False, repr=False)
     """``shell_forms.path_operands`` of the stage, read once (``paths_of``): the judge, the pattern, the
     user-given rule and §8 all ask, and a command may hold thousands of stages."""
+    targets: list[str] | None = field(default=None, compare=False, repr=False)
+    """``targets_of`` the stage, read once for the same reason."""
 
 
 @dataclass(slots=True)
@@ -118,31 +120,12 @@ def stage_of(text: str) -> Stage:
     return Stage(powershell.canonical(program), found[1:], by_xargs)  # ``get-content`` is ``Get-Content``
 
 
-_CWD: Final = frozenset({".", "./"})
-_FIND_LOOKING: Final = frozenset({"-regex", "-iregex", "-exec", "-execdir", "-ok", "-okdir", "-newer", "-size"})
-_NARROWING: Final = frozenset({"-g", "--glob", "--iglob", "-t", "--type", "-T", "--type-not", "-e", "--extension"})
-
-
-def _lists_the_cwd(stage: Stage) -> bool:
-    """``rg --files``, ``fd``, ``find .`` (``-type f`` allowed) naming nothing: a listing of the current
-    directory, as bare ``ls`` is — not a search for something (spec §3.1's ``ls <path>``)."""
-    program, args = stage.program, stage.args
-    if program == "find":  # ``-exec grep …`` searches the files' content
-        return not any(a in find_forms.NAME_FLAGS or a in _FIND_LOOKING for a in args) and (
-            not args or args[0] in _CWD or args[0].startswith("-")
-        )
-    if (program == "rg" and "--files" in args) or program == "fd":
-        narrowed = any(a in _NARROWING or a.startswith(("--glob=", "--type=", "-g", "-t")) for a in args)
-        return not narrowed and all(a in _CWD for a in operands(args))
-    return False
-
-
 def _is_search(stage: Stage) -> bool:
     rule = shell_rules.SHELL_RULE
     if stage.args in (["--version"], ["-V"]):
         return False  # ``rg --version`` asks whether rg is there: a tool probe (``probe_rules``)
     if stage.program in rule.programs:
-        return not _lists_the_cwd(stage)
+        return not shell_forms.lists_the_cwd(stage.program, stage.args)
     if stage.args and (stage.program, stage.args[0]) in rule.subcommands:
         return True
     if stage.program not in rule.path_programs:
@@ -172,7 +155,14 @@ def paths_of(stage: Stage) -> list[str]:
 
 
 def targets_of(stage: Stage) -> list[str]:
-    """The names a search stage looked for: ``find -name X``, ``ls X``'s last component, ``which X``."""
+    """The names a search stage looked for: ``find -name X``, ``ls X``'s last component, ``which X``,
+    kept on the stage. Shared: do not change the list."""
+    if stage.targets is None:
+        stage.targets = _targets(stage)
+    return stage.targets
+
+
+def _targets(stage: Stage) -> list[str]:
     args = stage.args
     if stage.program == "find":
         return find_forms.names(args, find_forms.NAME_FLAGS)

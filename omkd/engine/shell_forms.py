@@ -219,6 +219,9 @@ def checks_a_run(program: str, args: list[str]) -> bool:
     """A stage that builds, tests, type-checks or lints (``shell_rules.CHECKERS``), directly or through a
     runner (``npx tsc``, ``pnpm exec eslint``, ``npm run lint``, ``yarn test``, ``uv run mypy``,
     ``python -m pytest``)."""
+    first = program.rsplit("/", 1)[-1]
+    if first and not first.startswith("-") and first not in _CHECK_STARTS:
+        return False  # the first name neither runs nor checks (most stages: one look, not one per word)
     names = [posixpath.basename(w) for w in (program, *args) if w and not w.startswith("-")]
     if not names:
         return False
@@ -234,6 +237,33 @@ def checks_a_run(program: str, args: list[str]) -> bool:
         return False
     name = names[at]  # a namespaced package script (``check:types``, ``test:unit``) is of its first part's kind
     return name in shell_rules.CHECKERS or (at > 0 and name.partition(":")[0] in shell_rules.CHECKING_SCRIPTS)
+
+
+_CHECK_STARTS: Final[frozenset[str]] = (
+    shell_rules.RUNNERS
+    | shell_rules.CHECKERS
+    | {"python", "python3", "py"}
+    | {pair[0] for pair in shell_rules.CHECKING_SUBCOMMANDS}
+)
+"""The first names of the stages ``checks_a_run`` reads further."""
+
+
+_CWD: Final = frozenset({".", "./"})
+_FIND_LOOKING: Final = frozenset({"-regex", "-iregex", "-exec", "-execdir", "-ok", "-okdir", "-newer", "-size"})
+_NARROWING: Final = frozenset({"-g", "--glob", "--iglob", "-t", "--type", "-T", "--type-not", "-e", "--extension"})
+
+
+def lists_the_cwd(program: str, args: list[str]) -> bool:
+    """``rg --files``, ``fd``, ``find .`` (``-type f`` allowed) naming nothing: a listing of the current
+    directory, as bare ``ls`` is — not a search for something (spec §3.1's ``ls <path>``)."""
+    if program == "find":  # ``-exec grep …`` searches the files' content
+        return not any(a in find_forms.NAME_FLAGS or a in _FIND_LOOKING for a in args) and (
+            not args or args[0] in _CWD or args[0].startswith("-")
+        )
+    if (program == "rg" and "--files" in args) or program == "fd":
+        narrowed = any(a in _NARROWING or a.startswith(("--glob=", "--type=", "-g", "-t")) for a in args)
+        return not narrowed and all(a in _CWD for a in operands(args))
+    return False
 
 
 def reads_harness_output(args: list[str]) -> bool:

@@ -77,6 +77,9 @@ def strong(token: str) -> bool:
     return len(token) >= rules.STRONG_LONG or (len(token) >= rules.MIN_TOKEN and bool(_MARKED.search(token)))
 
 
+_HOME_DIR: Final = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root)(?=/|$)")
+
+
 def normal_path(path: str) -> str:
     path = path.strip().strip("'\"")
     if path in _HOMES:
@@ -85,7 +88,8 @@ def normal_path(path: str) -> str:
         if path.startswith(prefix):
             path = "~/" + path[len(prefix) :]
             break
-    path = re.sub(r"^(?:/home/[^/]+|/Users/[^/]+|/root)(?=/|$)", "~", path)
+    if path.startswith(("/home/", "/Users/", "/root")):
+        path = _HOME_DIR.sub("~", path, count=1)
     while path.startswith(("./", ".\\")):  # PowerShell's ``.\\x`` as ``./x``
         path = path[2:]
     return path.rstrip("/") or path
