@@ -567,6 +567,10 @@ def test_a_write_out_line_reads_other_variables_as_one_word_each(write_out: str,
         ("C:\\", "C:\\", "."),
         ("C:\\\\Users\\\\dev\\\\shop\\\\docs\\\\retry.md", "C:\\Users\\dev\\shop", "docs/retry.md"),  # bash's "\\"
         ("\\\\fileserver\\share\\retry.yaml", "C:\\Users\\dev\\shop", "//fileserver/share/retry.yaml"),  # UNC
+        ("docs/retry.md", "C:\\Users\\dev\\shop", "docs/retry.md"),  # relative: as written
+        ("docs//retry.md", "C:\\Users\\dev\\shop", "docs/retry.md"),
+        ("", "/", "."),  # nothing, under the root: the cwd itself
+        ("shop/docs/retry.md", "shop", "docs/retry.md"),  # a relative cwd (no agent writes one) still removed
     ],
 )  # fmt: skip
 def test_a_windows_path_is_one_file_in_any_spelling(path: str, cwd: str | None, pattern: str) -> None:
@@ -796,3 +800,9 @@ def test_a_module_probe_looks_for_the_module_it_imports_from(script: str, patter
     in it, not a module of its own)."""
     output = "Traceback (most recent call last):\nModuleNotFoundError: No module named 'google'"
     assert patterns(claude(f'python -c "{script}"', output, 1)) == [pattern]
+
+
+def test_a_fallback_whose_bars_the_carried_command_joins_is_read() -> None:
+    """``bash -c 'cat a.md; cat b.md |''| echo missing'``: the carried command reads ``||``, so the
+    fallback printed says b.md missed (§6), though the outer command holds no ``||`` as written."""
+    assert patterns(claude("bash -c 'cat a.md; cat b.md |''| echo missing'", "# a\nmissing", 0)) == ["b.md"]

@@ -155,3 +155,62 @@ def test_a_grep_of_a_phrase_the_person_quoted_is_theirs(pattern: str, expected: 
     t.prompt(GROUP)
     t.grep_miss(pattern)
     assert verdicts(report_of(t)) == expected
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("prompt", "command", "output", "expected"),
+    [
+        (GROUP, 'rg -e "AI之初" -e "群聊" logs', "", (1, 0)),  # two patterns: alternatives
+        (GROUP, 'grep -rn -e "AI之初" logs', "", (0, 1)),  # one pattern given with -e
+        ('open the "retry budget" file', 'find . -name "retry budget" -o -name "retry_budget.md"', "", (1, 0)),
+        ('find the "retry budget" setting', 'findstr /s "retry budget" *.cfg', "", (1, 0)),  # findstr: each word
+        ('find the "retry budget" setting', 'findstr /s /c:"retry budget" *.cfg', "", (0, 1)),  # one literal
+        (
+            'find the "retry budget" setting',
+            'grep -q "retry budget" a.cfg && echo yes; grep -q max_backoff a.cfg || echo "no max_backoff"',
+            "yes\nno max_backoff",
+            (1, 0),
+        ),  # the stage that missed looked for something else
+        ("trouve le réglage « retry budget » dans la config", 'rg "retry budget" src', "", (0, 1)),
+        ("trouve le réglage «\u202fretry budget\u202f» dans la config", 'rg "retry budget" src', "", (0, 1)),
+        ("don't touch 'retry budget' yet, I'd say it's there", 'rg "retry budget" src', "", (0, 1)),
+    ],
+    ids=[
+        "two -e",
+        "one -e",
+        "find -o",
+        "findstr words",
+        "findstr /c:",
+        "another stage missed",
+        "guillemets with spaces",
+        "guillemets with narrow no-break spaces",
+        "apostrophes around",
+    ],
+)
+def test_a_quoted_phrase_excuses_only_a_search_for_it_alone(
+    agent: Agent, prompt: str, command: str, output: str, expected: tuple[int, int]
+) -> None:
+    """The phrase must be what every lookup of the call looked for: several patterns (``-e A -e B``,
+    ``find -name A -o -name B``, findstr's words without ``/C:``) are alternatives, and in a list whose
+    other lookup missed, that miss is the agent's. French puts spaces inside its guillemets; a prompt
+    full of apostrophes still quotes with them."""
+    assert verdicts(agent(prompt, command, output, 1)) == expected
+
+
+@pytest.mark.parametrize(
+    ("prompt", "command", "output"),
+    [
+        (
+            "what is in ~/ on this box?",
+            "ls /home/ubuntu/",
+            "ls: cannot access '/home/ubuntu/': No such file or directory",
+        ),
+        ("look in ./ first", "ls /home/dev/shop/", "ls: cannot access '/home/dev/shop/': No such file or directory"),
+    ],
+    ids=["a home with its slash", "the cwd with its slash"],
+)
+def test_a_path_typed_as_its_short_form_is_theirs(prompt: str, command: str, output: str) -> None:
+    """A home directory typed as ``~/`` and the cwd typed as ``./`` are the paths ``/home/ubuntu/`` and
+    ``/home/dev/shop/``: the forms the path is compared in need not end in its last component."""
+    assert verdicts(claude(prompt, command, output, 2)) == (0, 1)

@@ -81,6 +81,8 @@ class CallTracker:
         self._prompt_chars = 0
         self._typed: str | None = None
         """The kept prompts as one text, joined when a miss needs it (not saved with the state)."""
+        self._quoted: frozenset[str] | None = None
+        """What the kept prompts quote (``given.quoted_phrases``), read when a miss needs it (not saved)."""
 
     def remember_prompt(self, text: str) -> None:
         """Keep a typed prompt (the last ``MAX_PROMPT_CHARS`` of them in all). A joined text kept
@@ -98,6 +100,7 @@ class CallTracker:
             if joined is not None:
                 joined = joined[len(gone) + 1 :]  # "gone\n"
         self._typed = joined
+        self._quoted = None
 
     def add(self, segment: Segment, call: ToolCall, turn: int, line: int) -> None:
         segment.tool_calls += 1
@@ -198,8 +201,9 @@ class CallTracker:
         typed = self._typed_text()
         if any(_mentions(typed, name) for name in given.search_targets(call)):
             return True
-        quotes = any(marks[0] in typed for marks in _QUOTATION_MARKS)  # else no phrase to read (a flood of stages)
-        if quotes and any(_quoted(typed, phrase) for phrase in given.search_phrases(call)):
+        quoted = self._quoted_phrases()  # each lookup looked for a phrase the person quoted (not one of several)
+        phrases = given.search_phrases(call) if quoted else []
+        if phrases and all(phrase is not None and phrase.casefold() in quoted for phrase in phrases):
             return True
         shape = given.search_shape(call)
         if shape is not None and given.names_a_typed_name(shape, typed):
@@ -215,20 +219,29 @@ class CallTracker:
             self._typed = "\n".join(self._prompts)
         return self._typed
 
+    def _quoted_phrases(self) -> frozenset[str]:
+        """``given.quoted_phrases`` of the kept prompts, read once until a prompt is kept."""
+        if self._quoted is None:
+            self._quoted = given.quoted_phrases(self._typed_text())
+        return self._quoted
+
     def __getstate__(self) -> dict[str, object]:
-        return {key: value for key, value in attributes(self).items() if key != "_typed"}
+        return {key: value for key, value in attributes(self).items() if key not in ("_typed", "_quoted")}
 
     def __setstate__(self, state: dict[str, object]) -> None:
         set_attributes(self, state)
         self._typed = None
+        self._quoted = None
 
     def _typed_path(self, path: str, cwd: str | None) -> bool:
         """The path as typed (absolute, or relative to the cwd); a bare file name is not enough:
         the agent guessed where it lives, and that guess failed."""
+        if not path:
+            return False
         typed = self._typed_text()
-        last = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
-        if not path or (last not in ("", ".", "..", "~") and last not in typed):
-            return False  # every form of the path ends in its last component (one look, not one per form)
+        last = path.replace("\\", "/").rsplit("/", 1)[-1]  # empty when it ends in a separator
+        if last not in ("", ".", "..", "~") and last not in typed:
+            return False  # each form of a path not ending in a separator ends in it: one look, not one a form
         forms = {path}
         if cwd and path.startswith(cwd.rstrip("/\\") + ("\\" if _WINDOWS_PATH.match(cwd) else "/")):
             relative = path[len(cwd.rstrip("/\\")) + 1 :]
@@ -271,26 +284,6 @@ def _remember_removals(segment: Segment, call: ToolCall) -> None:
         segment.removed_texts = (segment.removed_texts + texts)[-removals.KEPT_EDITS :]
     if paths:
         segment.removed_paths = (segment.removed_paths + paths)[-2 * removals.KEPT_EDITS :]
-
-
-_QUOTATION_MARKS: Final = ('"', "'", "`", "“”", "‘’", "「」", "『』", "《》", "«»", "„“", "‚‘")
-"""Pairs of marks a person puts around a name (one mark is its own pair): ASCII, typographic, CJK
-corner brackets and title marks, guillemets, German low-high quotes."""
-
-
-def _quoted(prompt: str, phrase: str) -> bool:
-    """The person put ``phrase`` in quotation marks in a typed prompt (case as typed, or folded: a
-    search is often case-blind)."""
-    folded = None
-    for marks in _QUOTATION_MARKS:
-        quoted = f"{marks[0]}{phrase}{marks[-1]}"
-        if quoted in prompt:
-            return True
-        if folded is None:
-            folded = prompt.casefold()
-        if quoted.casefold() in folded:
-            return True
-    return False
 
 
 def _mentions(prompt: str, name: str) -> bool:

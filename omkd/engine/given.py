@@ -33,31 +33,75 @@ def search_targets(call: ToolCall) -> list[str]:
     return []
 
 
-def search_phrases(call: ToolCall) -> list[str]:
-    """What a search looked for, whole, when it holds no wildcard or regex syntax: a Grep's or a shell
-    grep's pattern, a Glob's file name, ``find -name X``. Unlike ``search_targets`` it need not read as
-    a name: a phrase the person put in quotation marks (``“AI之初”``, ``"retry budget"``) is a thing
-    they named, in any language (``calls.py`` looks for it quoted in the typed prompts)."""
+def search_phrases(call: ToolCall) -> list[str | None]:
+    """What each lookup of a search call looked for, whole: a Grep's or a shell grep's one pattern, a
+    Glob's file name, ``find -name X``, ``ls X``'s name; None for a lookup that looked for no single
+    phrase (wildcards or regex syntax, several patterns or names, a reader, a test, a probe). Unlike
+    ``search_targets`` a phrase need not read as a name: one the person put in quotation marks
+    (``“AI之初”``, ``"retry budget"``) is a thing they named, in any language (``quoted_phrases``)."""
     tool = judge.unwrapped(call.tool)
     if tool == "Glob":
-        found = [_glob_name(call)]
-    elif tool == "Grep":
-        found = [judge.first_input(call, ("pattern",))]
-    elif tool in shell_rules.SHELL_TOOLS and isinstance(command := call.input.get("command"), str):
-        found = []
-        for stage in shell.parse(command).searches:
-            if stage.program in shell_rules.CONTENT_SEARCHES or (stage.program == "git" and stage.args[:1] == ["grep"]):
-                found.append(search_pattern.stage_pattern(stage, None) or "")
-            elif stage.program not in shell_rules.FILE_READERS and not shell.probes_a_command(stage):
-                found += shell.targets_of(stage)
-    else:
+        return [_phrase(_glob_name(call))]
+    if tool == "Grep":
+        return [_phrase(judge.first_input(call, ("pattern",)))]
+    command = call.input.get("command")
+    if tool not in shell_rules.SHELL_TOOLS or not isinstance(command, str):
         return []
-    phrases = (phrase.strip().strip("'\"") for phrase in found)
-    return [phrase for phrase in phrases if len(phrase) >= 2 and not any(c in phrase for c in _NOT_A_PHRASE)]
+    parsed = shell.parse(command)
+    found: list[str | None] = [None] if parsed.tests or parsed.probes or parsed.http else []
+    for stage in parsed.searches:
+        if stage.program in shell_rules.CONTENT_SEARCHES or (stage.program == "git" and stage.args[:1] == ["grep"]):
+            pattern = search_pattern.stage_pattern(stage, None) if _one_pattern(stage) else None
+            found.append(_phrase(pattern or ""))
+        elif stage.program not in shell_rules.FILE_READERS and not shell.probes_a_command(stage):
+            names = shell.targets_of(stage)  # ``find -name A -o -name B``: alternatives, no one phrase
+            found.append(_phrase(names[0]) if len(names) == 1 else None)
+        else:
+            found.append(None)
+    return found
+
+
+def _one_pattern(stage: shell.Stage) -> bool:
+    """The content search reads one pattern: not several ``-e``, a ``-f`` file of them, or findstr's
+    space-separated words (each of which it looks for) without ``/C:``."""
+    args = stage.args
+    if stage.program == "findstr":
+        return any(a[:3].lower() == "/c:" for a in args) or " " not in (search_pattern.stage_pattern(stage, None) or "")
+    patterns = sum(a in ("-e", "--regexp") or a.startswith("--regexp=") for a in args)
+    return patterns <= 1 and not any(a in ("-f", "--file") or a.startswith("--file=") for a in args)
+
+
+def _phrase(text: str) -> str | None:
+    phrase = text.strip().strip("'\"").strip()
+    return phrase if len(phrase) >= 2 and not any(c in phrase for c in _NOT_A_PHRASE) else None
 
 
 _NOT_A_PHRASE: Final = "*?[]{}()|^$\\+\n"
 """Wildcards and regex syntax: a pattern holding one is no phrase the person typed."""
+QUOTATION_MARKS: Final = (
+    ('"', '"'), ("'", "'"), ("`", "`"), ("“", "”"), ("‘", "’"), ("「", "」"), ("『", "』"), ("《", "》"), ("«", "»"),
+    ("„", "“"), ("‚", "‘"),
+)  # fmt: skip
+"""Pairs of marks a person puts around a name: ASCII, typographic, CJK corner brackets and title marks,
+guillemets, German low-high quotes."""
+
+
+def quoted_phrases(typed: str) -> frozenset[str]:
+    """What the typed text holds between a pair of quotation marks on one line, spaces at its ends dropped
+    (French writes ``« retry budget »``), case folded. A mark that both opens and closes pairs with the
+    next one (``don't touch 'retry'`` holds ``t touch `` and ``retry``): one pass over the text a mark."""
+    found: set[str] = set()
+    for opening, closing in QUOTATION_MARKS:
+        at = typed.find(opening)
+        while at >= 0:
+            end = typed.find(closing, at + 1)
+            if end < 0:
+                break
+            inner = typed[at + 1 : end]
+            if "\n" not in inner and (phrase := inner.strip()):
+                found.add(phrase.casefold())
+            at = end if opening == closing else typed.find(opening, at + 1)
+    return frozenset(found)
 
 
 def _shell_names(command: str) -> list[str]:

@@ -56,12 +56,12 @@ def told_operands(
             if operand not in written:
                 written.append(operand)
     printed = set(lines)
+    fallbacks = [(text, guarded) for text, guarded in _fallbacks(command, 0) if text in printed]
     looking: dict[tuple[str, tuple[str, ...]], list[shell.Stage]] = {}  # a fallback's stages, read again
-    for stage in lookups:
+    for stage in lookups if fallbacks else ():
         looking.setdefault((stage.program, tuple(stage.args)), []).append(stage)
-    for text, guarded in _fallbacks(command, 0):
-        if text in printed:
-            missed.extend(same for stage in guarded for same in looking.get((stage.program, tuple(stage.args)), ()))
+    for _, guarded in fallbacks:
+        missed.extend(same for stage in guarded for same in looking.get((stage.program, tuple(stage.args)), ()))
     missed.extend(
         stage for stage, rule in parsed.probes if rule.not_found is not None and rule.not_found.search(output)
     )
@@ -150,8 +150,8 @@ def _fallbacks(command: str, depth: int) -> list[tuple[str, list[shell.Stage]]]:
     """Each ``… || echo TEXT`` fallback's TEXT and the stages it guards: those of its ``||``'s left
     side, since the list began or since the fallback before it (which guards what came earlier)."""
     found: list[tuple[str, list[shell.Stage]]] = []
-    if "||" not in command:
-        return found  # no fallback, in it or in a command it carries (a flood of stages read for nothing)
+    if command.count("|") < 2:
+        return found  # no ``||``, in it or in a command it carries (``|''|`` too): no fallback to read
     left: list[shell.Stage] = []
     for operator, text in shell_lists.parts(command):
         if operator in _RESETS or fallback_lists.ends_list(operator, text):

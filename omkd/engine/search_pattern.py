@@ -36,7 +36,7 @@ _GIT_BASH_DRIVE: Final = re.compile(r"^/([a-zA-Z])/")
 """Git Bash's ``/c/…`` is ``C:/…``."""
 _REPEATED_SLASHES: Final = re.compile(r"//+")
 _MAY_CHANGE: Final = frozenset("/$%.")
-"""What a path that ``normalised`` may rewrite starts with (absolute, a variable, ``./``; empty too)."""
+"""What a path that ``normalised`` may rewrite starts with (absolute, a variable, ``./``)."""
 _HOME_WORDS: Final = ("$home", "${home}", "$env:userprofile", "$env:home", "%userprofile%")
 """The home as a variable, lower-cased (``$HOME``; PowerShell's ``$env:USERPROFILE`` and ``$HOME``, any case;
 cmd's ``%USERPROFILE%``)."""
@@ -68,8 +68,15 @@ def normalised(path: str, cwd: str | None) -> str:
     """``~`` for the home directory, the cwd removed, a leading ``./`` dropped. A Windows path (or any
     path under a Windows cwd) is written with ``/`` (``C:\\Users\\me\\x`` and ``C:/Users/me/x`` are one
     file), its drive and cwd compared in any case."""
-    if path[:1] not in _MAY_CHANGE and path[1:2] != ":" and "\\" not in path and "//" not in path:
-        return path  # relative, no variable, no drive, no backslash: as written (most operands)
+    if (
+        path
+        and path[:1] not in _MAY_CHANGE
+        and path[1:2] != ":"
+        and "\\" not in path
+        and "//" not in path
+        and (not cwd or cwd[:1] in "/\\" or cwd[1:2] == ":")
+    ):
+        return path  # relative, no variable, no drive, no backslash, under an absolute cwd: as written
     if path[:1] in ("$", "%"):
         lowered = path.lower()
         for word in _HOME_WORDS:
