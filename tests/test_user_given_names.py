@@ -14,6 +14,8 @@ from collections.abc import Callable
 
 import pytest
 
+from omkd.engine import quoted_names
+from omkd.engine.calls import MAX_PROMPT_CHARS, CallTracker
 from omkd.engine.report.schema import Report
 from tests import test_failed_search_spec31
 from tests.transcript_builder import Transcript, health_of, report_of
@@ -214,3 +216,70 @@ def test_a_path_typed_as_its_short_form_is_theirs(prompt: str, command: str, out
     """A home directory typed as ``~/`` and the cwd typed as ``./`` are the paths ``/home/ubuntu/`` and
     ``/home/dev/shop/``: the forms the path is compared in need not end in its last component."""
     assert verdicts(claude(prompt, command, output, 2)) == (0, 1)
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("prompt", "command", "output"),
+    [
+        (GROUP, 'grep -rne "群聊" -e "AI之初" logs', ""),
+        (GROUP, 'rg -e"群聊" -e "AI之初" logs', ""),
+        ('look in "logs"', "grep -eAI之初 -e群聊 logs", ""),
+        ('the patterns are in "ids"', "grep -rf ids logs", ""),
+        ('find "retry budget"', 'rg -ie backoff -e "retry budget" src', ""),
+        ('find the "retry budget" setting', 'findstr /s /C:"retry budget" /C:"backoff" *.cfg', ""),
+        ('find "retry budget"', 'findstr /C:"retry budget" /G:pats.txt *.cfg', ""),
+        (
+            'summarise "meeting notes"',
+            'bat "docs/meeting notes"',
+            "[bat error]: 'docs/meeting notes': No such file or directory (os error 2)",
+        ),
+        ('find the "retry budget" setting', 'find . -name "retry budget" -exec grep -l "max_backoff" {} +', ""),
+        ('rename "alpha" and "beta"', 'grep -rn "and" src', ""),
+        ('the "config" in the "retry budget" file', 'grep -rn "in the" src', ""),
+    ],
+    ids=[
+        "-rne bunched",
+        "-e attached",
+        "-e values attached",
+        "-f bunched",
+        "-ie bunched",
+        "findstr two /C:",
+        "findstr /G:",
+        "a reader not read as a name search",
+        "find -exec grep",
+        "between two quotes",
+        "between two quotes again",
+    ],
+)
+def test_what_is_not_one_quoted_phrase_alone_stays_a_gap(agent: Agent, prompt: str, command: str, output: str) -> None:
+    """Patterns bunched with other flags or holding their values (``-rne A -e B``, ``-eA``, ``-rf file``),
+    several findstr strings, a reader, a ``find`` that runs a search on what it finds, and the words between
+    two quoted phrases are no one quoted phrase: the miss stays a gap."""
+    assert verdicts(agent(prompt, command, output, 1))[1] == 0
+
+
+def test_the_quoted_phrases_of_one_prompt() -> None:
+    assert quoted_names.quoted_phrases('rename "alpha" and "beta"') == {"alpha", "beta"}
+    assert quoted_names.quoted_phrases("don't use 'retry budget' in Bob's code") == {"retry budget"}
+    assert quoted_names.quoted_phrases("don’t touch ‘retry’ yet") == {"retry"}
+    assert quoted_names.quoted_phrases("看看“AI之初”和「月次」,'x y'") == {"ai之初", "月次", "x y"}
+    assert quoted_names.quoted_phrases("lies „Kundendaten“ und « retry budget »") == {"kundendaten", "retry budget"}
+    assert quoted_names.quoted_phrases('a "b\nc" d') == set()  # no phrase across lines
+    assert quoted_names.quoted_phrases("“" * 5000 + "x”") == {"x"}  # the nearest opening mark, once
+
+
+def test_a_phrase_leaves_with_the_prompt_that_quoted_it() -> None:
+    """The tracker counts the phrases of the kept prompts as prompts come and go: a prompt dropped past
+    MAX_PROMPT_CHARS no longer excuses a search for what it quoted."""
+    tracker = CallTracker(None, frozenset())
+    tracker.remember_prompt('look at "retry budget" first')
+    tracker.remember_prompt('and at "backoff"')
+    assert tracker._quoted_phrases() == {"retry budget": 1, "backoff": 1}
+    tracker.remember_prompt('again "backoff"')
+    assert tracker._quoted_phrases()["backoff"] == 2
+    tracker.remember_prompt("x" * (MAX_PROMPT_CHARS - 30))  # pushes the first two out
+    assert tracker._quoted_phrases() == {"backoff": 1}
+    restored = CallTracker.__new__(CallTracker)
+    restored.__setstate__(tracker.__getstate__())
+    assert restored._quoted_phrases() == {"backoff": 1}

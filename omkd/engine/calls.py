@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from omkd.engine import given, judge, patterns, removals, runs, search_pattern, shell_reads, shell_rules
+from omkd.engine import given, judge, patterns, quoted_names, removals, runs, search_pattern, shell_reads, shell_rules
 from omkd.engine.events import ToolCall, ToolResult
 from omkd.engine.native import mypyc_attr
 from omkd.engine.plain import attributes, set_attributes
@@ -81,8 +81,8 @@ class CallTracker:
         self._prompt_chars = 0
         self._typed: str | None = None
         """The kept prompts as one text, joined when a miss needs it (not saved with the state)."""
-        self._quoted: frozenset[str] | None = None
-        """What the kept prompts quote (``given.quoted_phrases``), read when a miss needs it (not saved)."""
+        self._quoted: dict[str, int] | None = None
+        """What the kept prompts quote, read when a miss first needs it (not saved with the state)."""
 
     def remember_prompt(self, text: str) -> None:
         """Keep a typed prompt (the last ``MAX_PROMPT_CHARS`` of them in all). A joined text kept
@@ -94,13 +94,17 @@ class CallTracker:
             joined = f"{joined}\n{text}" if self._prompts else text
         self._prompts.append(text)
         self._prompt_chars += len(text) + 1  # and its newline: empty prompts count too
+        quoted = self._quoted
+        if quoted is not None:
+            _count(quoted, text, 1)
         while self._prompt_chars > MAX_PROMPT_CHARS:  # never the prompt just kept: it fits alone
             gone = self._prompts.popleft()
             self._prompt_chars -= len(gone) + 1
             if joined is not None:
                 joined = joined[len(gone) + 1 :]  # "gone\n"
+            if quoted is not None:
+                _count(quoted, gone, -1)
         self._typed = joined
-        self._quoted = None
 
     def add(self, segment: Segment, call: ToolCall, turn: int, line: int) -> None:
         segment.tool_calls += 1
@@ -202,7 +206,7 @@ class CallTracker:
         if any(_mentions(typed, name) for name in given.search_targets(call)):
             return True
         quoted = self._quoted_phrases()  # each lookup looked for a phrase the person quoted (not one of several)
-        phrases = given.search_phrases(call) if quoted else []
+        phrases = quoted_names.call_phrases(call) if quoted else []
         if phrases and all(phrase is not None and phrase.casefold() in quoted for phrase in phrases):
             return True
         shape = given.search_shape(call)
@@ -219,10 +223,13 @@ class CallTracker:
             self._typed = "\n".join(self._prompts)
         return self._typed
 
-    def _quoted_phrases(self) -> frozenset[str]:
-        """``given.quoted_phrases`` of the kept prompts, read once until a prompt is kept."""
+    def _quoted_phrases(self) -> dict[str, int]:
+        """The phrases the kept prompts quote (``quoted_names.quoted_phrases``), each with the number of
+        prompts quoting it: read once when a miss first asks, then kept up as prompts come and go."""
         if self._quoted is None:
-            self._quoted = given.quoted_phrases(self._typed_text())
+            self._quoted = {}
+            for prompt in self._prompts:
+                _count(self._quoted, prompt, 1)
         return self._quoted
 
     def __getstate__(self) -> dict[str, object]:
@@ -284,6 +291,16 @@ def _remember_removals(segment: Segment, call: ToolCall) -> None:
         segment.removed_texts = (segment.removed_texts + texts)[-removals.KEPT_EDITS :]
     if paths:
         segment.removed_paths = (segment.removed_paths + paths)[-2 * removals.KEPT_EDITS :]
+
+
+def _count(quoted: dict[str, int], prompt: str, step: int) -> None:
+    """Count the phrases ``prompt`` quotes in or out of ``quoted`` (a phrase no kept prompt quotes leaves)."""
+    for phrase in quoted_names.quoted_phrases(prompt):
+        left = quoted.get(phrase, 0) + step
+        if left > 0:
+            quoted[phrase] = left
+        else:
+            quoted.pop(phrase, None)
 
 
 def _mentions(prompt: str, name: str) -> bool:

@@ -56,7 +56,8 @@ SIGNALS: Final[tuple[SignalKind, ...]] = (
          "omkd.engine.empty_reads", "omkd.engine.shell_output", "omkd.engine.shell_forms", "omkd.engine.find_forms",
          "omkd.engine.formats.codex_output", "omkd.engine.formats.codex_prompts", "omkd.engine.shell",
          "omkd.engine.search_pattern", "omkd.engine.missed_stages", "omkd.engine.removals",
-         "omkd.engine.formats.gemini", "omkd.engine.fallback_lists", "omkd.engine.module_probes", "omkd.engine.given"),
+         "omkd.engine.formats.gemini", "omkd.engine.fallback_lists", "omkd.engine.module_probes", "omkd.engine.given",
+         "omkd.engine.quoted_names"),
     ),
     SignalKind(
         "repeated_failure", 1.0, "strong", "The same kind of search failed three or more times in a row.",
