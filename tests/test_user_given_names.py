@@ -283,3 +283,52 @@ def test_a_phrase_leaves_with_the_prompt_that_quoted_it() -> None:
     restored = CallTracker.__new__(CallTracker)
     restored.__setstate__(tracker.__getstate__())
     assert restored._quoted_phrases() == {"backoff": 1}
+
+
+def powershell_call(prompt: str, command: str) -> Report:
+    t = Transcript()
+    t.prompt(prompt)
+    t.call("PowerShell", {"command": command}, "", is_error=True)
+    return report_of(t)
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ('Select-String -Pattern "retry budget" -Path *.cfg', (0, 1)),
+        ('sls -Pattern "retry budget" *.cfg', (0, 1)),
+        ('Select-String "retry budget" -Path *.cfg -SimpleMatch', (0, 1)),
+        ('Get-ChildItem -Recurse | Select-String -Pattern "retry budget"', (0, 1)),
+        ('Select-String -Pattern "retry budget","backoff" -Path *.cfg', (1, 0)),  # two patterns
+    ],
+    ids=["-Pattern", "sls", "-SimpleMatch", "piped", "two patterns"],
+)
+def test_select_string_s_parameters_are_no_grep_flags(command: str, expected: tuple[int, int]) -> None:
+    """PowerShell's ``-Pattern``, ``-SimpleMatch``, ``-Path`` are parameters, not grep's bunched flags: a
+    Select-String of one quoted phrase is the person's; of two patterns, not."""
+    assert verdicts(powershell_call('open the "retry budget" file', command)) == expected
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    "command",
+    [
+        'grep -r --regexp=foo "retry budget"',
+        'rg --regexp=max_backoff "retry budget"',
+        'grep -r --regex=foo "retry budget"',
+        'grep --fil=pats "retry budget"',
+        "rg --files -g retry -g budget",
+    ],
+    ids=["--regexp=", "rg --regexp=", "abbreviated", "--fil", "rg --files two globs"],
+)
+def test_a_pattern_given_as_an_option_s_value_is_not_read_as_the_phrase(agent: Agent, command: str) -> None:
+    """``--regexp=foo "retry budget"`` looks for foo in the person's file: the operand is no pattern. GNU
+    long options may be abbreviated. ``rg --files -g A -g B`` lists two names."""
+    assert verdicts(agent('open the "retry budget" file', command, "", 1))[1] == 0
+
+
+def test_a_prompt_cut_to_its_end_is_read_from_its_first_whole_line() -> None:
+    """A prompt kept only by its last MAX_PROMPT_CHARS starts inside a line whose marks' pairs are unknown."""
+    tracker = CallTracker(None, frozenset())
+    tracker.remember_prompt('"' + "p" * 70_000 + '" please check "retry budget" and the rest\nthen "backoff"')
+    assert tracker._quoted_phrases() == {"backoff": 1}

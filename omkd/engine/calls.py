@@ -294,7 +294,11 @@ def _remember_removals(segment: Segment, call: ToolCall) -> None:
 
 
 def _count(quoted: dict[str, int], prompt: str, step: int) -> None:
-    """Count the phrases ``prompt`` quotes in or out of ``quoted`` (a phrase no kept prompt quotes leaves)."""
+    """Count the phrases ``prompt`` quotes in or out of ``quoted`` (a phrase no kept prompt quotes leaves). A
+    prompt cut to its last ``MAX_PROMPT_CHARS`` starts inside a line: that line is not read (its marks'
+    pairs are not known)."""
+    if len(prompt) >= MAX_PROMPT_CHARS - 1:
+        prompt = prompt.partition("\n")[2]
     for phrase in quoted_names.quoted_phrases(prompt):
         left = quoted.get(phrase, 0) + step
         if left > 0:

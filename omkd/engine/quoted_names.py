@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from omkd.engine import judge, powershell, search_pattern, shell, shell_rules
+from omkd.engine import judge, powershell, search_pattern, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall
 
 _NOT_A_PHRASE: Final = "*?[]{}()|^$\\+\n"
@@ -41,7 +41,10 @@ def call_phrases(call: ToolCall) -> list[str | None]:
         program, args = stage.program, stage.args
         if program == "git" and args[:1] == ["grep"]:
             program, args = "grep", args[1:]
-        if program in shell_rules.CONTENT_SEARCHES:
+        if program == "rg" and "--files" in args:  # a listing of names: its one ``-g`` glob, as find's name
+            globs = shell_forms.rg_listed_names(args)
+            found.append(_phrase(globs[0]) if len(globs) == 1 else None)
+        elif program in shell_rules.CONTENT_SEARCHES:
             pattern = search_pattern.stage_pattern(stage, None) or ""
             found.append(_phrase(pattern) if _one_pattern(program, args, pattern) else None)
         elif (program in _NAME_LOOKUPS and _FIND_RUNS.isdisjoint(args)) or powershell.name_filter(program, args):
@@ -61,14 +64,20 @@ def _one_pattern(program: str, args: list[str], pattern: str) -> bool:
         if literals > 1 or any(arg[:3].lower() == "/g:" for arg in args):
             return False
         return literals == 1 or " " not in pattern
+    if (select := powershell.cmdlet(program)) is not None and select.name == "Select-String":
+        return "," not in pattern  # ``-Pattern a,b``: each is looked for; PowerShell's parameters are no flags
     patterns = 0
     for arg in args:
         if arg == "--":
             break
-        if arg.startswith("--"):
-            if arg == "--file" or arg.startswith("--file="):
+        if arg.startswith("--"):  # GNU long options, abbreviated too (``--regex=X``, ``--fil``)
+            name = arg[2:].partition("=")[0]
+            if len(name) >= 3 and "regexp".startswith(name):
+                if "=" in arg:
+                    return False  # its value is the pattern, which is not read here
+                patterns += 1
+            elif len(name) >= 3 and "file".startswith(name):
                 return False
-            patterns += arg == "--regexp" or arg.startswith("--regexp=")
         elif arg.startswith("-") and len(arg) > 1:
             if arg == "-e":
                 patterns += 1
