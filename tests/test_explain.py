@@ -171,3 +171,23 @@ def test_explain_says_which_candidates_the_judge_was_not_tuned_on(tmp_path: Path
     else:
         assert f"[{judge.name}, not tuned on ko]: 아마 환경 변수가" in text
         assert "1 hedging candidates in languages the judge was not tuned on (ko 1)" in text
+
+
+def test_explain_says_what_the_person_typed_of_a_user_given_miss(tmp_path: Path) -> None:
+    """A miss excused as ``user_given`` names what the person typed of it (a quoted phrase, a path), in the
+    JSON and in the terminal view, so that a reader can check the excuse."""
+    t = Transcript()
+    t.prompt("查看群聊对话“AI之初”为什么文件没有实际发送")
+    t.grep_miss("AI之初")
+    t.prompt("read /home/dev/notes/plan.md and go on")
+    t.call("Read", {"file_path": "/home/dev/notes/plan.md"}, "File does not exist.", is_error=True)
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(t.to_bytes())
+    found, _, _ = explain([Source(path, "session.jsonl")])
+    assert [(c.tool, c.typed) for c in found.calls if c.verdict == "user_given"] == [
+        ("Grep", "AI之初"),
+        ("Read", "/home/dev/notes/plan.md"),
+    ]
+    assert all(not c.typed for c in found.calls if c.verdict != "user_given")
+    shown = " ".join(omkd("explain", path).stdout.split())
+    assert "user_given (the person typed “AI之初”)" in shown

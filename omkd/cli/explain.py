@@ -83,6 +83,8 @@ def show(found: Explanation) -> None:
             line.append(call.verdict, style=VERDICT_STYLES.get(call.verdict, ""))
             if call.looked_for:
                 line.append(f": {call.looked_for}", style="bold")
+            if call.typed:
+                line.append(f" (the person typed “{call.typed}”)")
             line.append(f"  [{call.rule}]", style="dim")
             rows.append((call.line, 1, line))
         for cand in (c for c in found.candidates if c.file == file):

@@ -39,8 +39,9 @@ VERIFY_ABSENCE: Final = "verify_absence"
 
 class CallObserver(Protocol):
     def call_judged(
-        self, call: ToolCall, call_line: int, verdict: str, rule: str, line: int, segment: Segment
-    ) -> None: ...
+        self, call: ToolCall, call_line: int, verdict: str, rule: str, line: int, segment: Segment, typed: str
+    ) -> None:
+        """``typed``: for a ``user_given`` miss, what of it the person named (else empty)."""
 
 
 @dataclass(slots=True)
@@ -131,6 +132,7 @@ class CallTracker:
         outcome = verdict.outcome
         name = verdict_name(verdict)
         failed_tool: str | None = None
+        typed = ""
         if outcome is Outcome.CANCELLED:
             segment.tool_cancelled += 1
         elif outcome is Outcome.OK:
@@ -155,16 +157,16 @@ class CallTracker:
                     name = VERIFY_ABSENCE
                     if own:  # the command removed something too: a later search for it confirms that
                         _remember_removals(segment, call)
-                elif verdict.user_given and self._user_gave(call, verdict, cwd):
+                elif verdict.user_given and (named := self._user_gave(call, verdict, cwd)) is not None:
                     segment.user_given.append(verdict.search_key)
-                    name = USER_GIVEN
+                    name, typed = USER_GIVEN, named
                 else:
                     failed_tool = call.tool
                     name = self._failed_search(segment, pending, result, verdict.search_key, line, cwd)
         walked = (pending.place, pending.turn, failed_tool or "", result.timestamp, line)
         runs.answered(segment, walked, lambda place, turn: self._waiting(segment, place, turn))
         if observer is not None:
-            observer.call_judged(call, pending.line, name, verdict.rule, line, segment)
+            observer.call_judged(call, pending.line, name, verdict.rule, line, segment, typed)
         return pending, verdict, name
 
     def _waiting(self, segment: Segment, place: int, turn: int) -> bool:
@@ -194,26 +196,30 @@ class CallTracker:
         )
         return FAILED_SEARCH
 
-    def _user_gave(self, call: ToolCall, verdict: Verdict, cwd: str | None) -> bool:
-        """The person named what this miss looked for in an earlier typed prompt of the stream."""
+    def _user_gave(self, call: ToolCall, verdict: Verdict, cwd: str | None) -> str | None:
+        """What of this miss the person named in an earlier typed prompt of the stream (a path, a URL, a
+        name, a phrase they quoted), as the call wrote it; None when they named none of it."""
         if not self._prompts:
-            return False
+            return None
+        key = verdict.search_key
         if verdict.user_given == patterns.PATH_GIVEN:
-            return self._typed_path(verdict.search_key, cwd)
+            return key if self._typed_path(key, cwd) else None
         if verdict.user_given == patterns.URL_GIVEN:
-            return bool(verdict.search_key) and verdict.search_key in self._typed_text()
+            return key if key and key in self._typed_text() else None
         typed = self._typed_text()
-        if any(_mentions(typed, name) for name in given.search_targets(call)):
-            return True
+        named = next((name for name in given.search_targets(call) if _mentions(typed, name)), None)
+        if named is not None:
+            return named
         quoted = self._quoted_phrases()  # each lookup looked for a phrase the person quoted (not one of several)
         phrases = quoted_names.call_phrases(call) if quoted else []
         if phrases and all(phrase is not None and phrase.casefold() in quoted for phrase in phrases):
-            return True
+            return " | ".join(dict.fromkeys(phrase for phrase in phrases if phrase is not None))
         shape = given.search_shape(call)
-        if shape is not None and given.names_a_typed_name(shape, typed):
-            return True
+        named = given.typed_name(shape, typed) if shape is not None else None
+        if named is not None:
+            return named
         # a shell reader or probe (``cat``, ``sed -n``, ``ls``) of a path the person typed reads as Read does
-        return any(self._typed_path(path, cwd) for path in given.probed_paths(call))
+        return next((path for path in given.probed_paths(call) if self._typed_path(path, cwd)), None)
 
     def _typed_text(self) -> str:
         """The kept prompts as one text, joined by a newline (which no name holds and which stands

@@ -60,6 +60,9 @@ class CallRow(_Model):
     segment: str
     looked_for: str = ""
     """What a failed search looked for (its pattern, spec §6); empty for other verdicts."""
+    typed: str = ""
+    """What of a ``user_given`` miss the person named in a typed prompt (a path, a URL, a name, a phrase they
+    quoted), as the call wrote it; empty for other verdicts."""
 
 
 class CandidateRow(_Model):
@@ -164,7 +167,7 @@ class StreamExplainer:
 
     file: str
     segments: list[_Seen] = field(default_factory=list)
-    calls: list[tuple[ToolCall, int, str, str, int, Segment]] = field(default_factory=list)
+    calls: list[tuple[ToolCall, int, str, str, int, Segment, str]] = field(default_factory=list)
     candidates: list[CandidateRow] = field(default_factory=list)
     uncovered: list[UncoveredRow] = field(default_factory=list)
     records: dict[int, Segment] = field(default_factory=dict)
@@ -191,8 +194,10 @@ class StreamExplainer:
             if holder is segment:
                 self.records[at] = into
 
-    def call_judged(self, call: ToolCall, call_line: int, verdict: str, rule: str, line: int, segment: Segment) -> None:
-        self.calls.append((call, call_line, verdict, rule, line, segment))
+    def call_judged(
+        self, call: ToolCall, call_line: int, verdict: str, rule: str, line: int, segment: Segment, typed: str
+    ) -> None:
+        self.calls.append((call, call_line, verdict, rule, line, segment, typed))
 
     def uncovered_text(self, language: str, line: int, thinking: bool) -> None:
         self.uncovered.append(UncoveredRow(file=self.file, line=line, language=language, thinking=thinking))
@@ -249,7 +254,7 @@ def explanation(streams: list[tuple[StreamExplainer, str]], fold: Fold) -> Expla
                     counted=segment.counts,
                 )
             )
-        for call, call_line, verdict, rule, line, owner in explainer.calls:
+        for call, call_line, verdict, rule, line, owner, typed in explainer.calls:
             looked_for = next(
                 (
                     str(g.evidence.get("pattern", ""))
@@ -261,6 +266,7 @@ def explanation(streams: list[tuple[StreamExplainer, str]], fold: Fold) -> Expla
             calls.append(
                 CallRow(
                     looked_for=looked_for,
+                    typed=typed,
                     call_id=call.call_id,
                     tool=call.tool,
                     verdict=verdict,

@@ -96,9 +96,10 @@ def _shape(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z0-9_.\-]){''.join(body)}(?![A-Za-z0-9_\-])")
 
 
-def names_a_typed_name(shape: re.Pattern[str], typed: str) -> bool:
-    """``shape`` matches a name in ``typed`` that reads as a name (a file name, an identifier)."""
-    return any(_NAME_LIKE.search(found.group()) for found in shape.finditer(typed))
+def typed_name(shape: re.Pattern[str], typed: str) -> str | None:
+    """The first name in ``typed`` that ``shape`` matches and that reads as a name (a file name, an
+    identifier); None without one."""
+    return next((found.group() for found in shape.finditer(typed) if _NAME_LIKE.search(found.group())), None)
 
 
 def _literal(name: str) -> list[str]:
