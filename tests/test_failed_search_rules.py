@@ -165,8 +165,10 @@ def test_a_wrapped_tool_is_judged_as_the_tool_it_wraps(
         ("Request failed with status code 403", 0),
         ("Request failed with status code 503", 0),
         ("Unable to verify if domain docs.example.com is safe to fetch. This may be due to network restrictions.", 0),
+        ("The server returned HTTP 404 Not Found.\n\nThe response body was not retrieved.", 1),
+        ("The server returned HTTP 403 Forbidden.\n\nThe response body was not retrieved.", 0),
     ],
-    ids=["404", "410", "403", "503", "unable to verify"],
+    ids=["404", "410", "403", "503", "unable to verify", "newer 404 flagged", "newer 403 flagged"],
 )
 def test_webfetch_of_a_guessed_url_that_is_not_there_is_a_miss(content: str, misses: int) -> None:
     """A 404/410 means the agent guessed where the documentation lives; 403, 5xx and checks are tool faults."""

@@ -165,8 +165,8 @@ SEARCH_RULES: Final[dict[str, SearchRule]] = {
     ),
     "WebFetch": SearchRule(
         input_keys=("url",),
-        miss_errors=("status code 404", "status code 410"),
-        # newer Claude Code answers a 404 as a plain result, not an error
+        miss_errors=("status code 404", "status code 410", "server returned HTTP 404", "server returned HTTP 410"),
+        # newer Claude Code answers a 404 as a plain result, not an error (and in its own words either way)
         empty_prefixes=("The server returned HTTP 404", "The server returned HTTP 410"),
         user_given=URL_GIVEN,
     ),
