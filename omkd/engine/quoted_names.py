@@ -17,7 +17,7 @@ from omkd.engine.events import ToolCall
 
 _NOT_A_PHRASE: Final = "*?[]{}()|^$\\+\n"
 """Wildcards and regex syntax: a pattern holding one is no phrase the person typed."""
-_NAME_LOOKUPS: Final = frozenset({"find", "fd", "ls", "dir", "gci", "Get-ChildItem"})
+_NAME_LOOKUPS: Final[frozenset[str]] = shell_rules.LISTINGS - {"tree"}
 """Programs whose stage looks for a name (``find -name X``, ``ls X``, ``Get-ChildItem -Filter X``)."""
 _FIND_RUNS: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete"})
 """A ``find`` that runs something on what it finds looked for more than the name (``-exec grep -l Y``)."""

@@ -205,7 +205,7 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
         kept = [stage for stage in parsed.searches + parsed.tests if id(stage) not in feeding]
         missed = kept + [stage for stage, _ in parsed.probes] + parsed.http
     chosen = None if missed is None else {id(stage) for stage in missed}
-    printed = set(lines)
+    printed = set(lines) if parsed.vouched else set()
     vouched = {id(stage) for text, stages in parsed.vouched.items() if text in printed for stage in stages}
     vouched -= named.keys()  # a not-found message naming it outweighs an echo (a fallback's guard does not)
     if all(id(stage) in vouched for stage in parsed.searches + parsed.tests):
