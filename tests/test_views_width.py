@@ -124,3 +124,38 @@ def test_omkd_impact_at_80_columns_is_rendered_not_raw_markdown(tmp_path: Path) 
     row = next(line for line in lines if line.lstrip().startswith("gap rate"))
     assert ("80.0 % (16/20)" in row, "5.0 % (1/20)" in row, "improved" in row) == (True, True, True), text
     assert "a difference can come from the work done" in " ".join(" ".join(lines).split())
+
+
+def test_omkd_explain_at_80_columns_wraps_each_row_under_its_line(tmp_path: Path) -> None:
+    """``omkd explain`` on a terminal: the file said once, each row starting with its ``:line`` and
+    wrapping under itself, no line wider than 80 columns (rows were 200-400 characters wide, the file
+    name and the call's id repeated on each); piped, one row a line that starts with ``file:line``."""
+    long_name = "payments/" + "gateway/" * 6 + "PAYMENT_GATEWAY_TIMEOUT_SETTINGS.md"
+    records = [
+        cl.user("where is the timeout documented?"),
+        cl.tool_use("toolu_0123456789abcdefghijklmn", "Bash", {"command": f"cat {long_name}"}, "msg_1"),
+        cl.tool_result("toolu_0123456789abcdefghijklmn", f"cat: {long_name}: No such file or directory",
+                       {"stdout": "", "stderr": f"cat: {long_name}: No such file or directory"}),
+        cl.tool_use("toolu_1123456789abcdefghijklmn", "Bash", {"command": "git ls-files | grep -i timeout"}, "msg_2"),
+        cl.tool_result("toolu_1123456789abcdefghijklmn", "docs/payments/PAYMENT_GATEWAY_TIMEOUT_SETTINGS.md",
+                       {"stdout": "docs/payments/PAYMENT_GATEWAY_TIMEOUT_SETTINGS.md", "stderr": ""}),
+    ]  # fmt: skip
+    path = tmp_path / "projects" / "-home-dev-shop" / f"{cl.SESSION}.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(cl.jsonl(records))
+    lines = on_terminal(80, "explain", path)
+    text = "\n".join(lines)
+    assert max(len(line) for line in lines) <= 80, text
+    assert lines[0].strip() == path.name, text
+    miss = next(i for i, line in enumerate(lines) if "→ failed_search" in line)
+    assert re.match(r"    :2 +Bash → failed_search:", lines[miss]), text
+    column = lines[miss].index("Bash")
+    assert lines[miss + 1][:column].strip() == "", text  # the pattern goes on under the row, not under :2
+    assert "PAYMENT_GATEWAY_TIMEOUT_SETTINGS.md" in "".join(line[column:].strip() for line in lines[miss : miss + 3])
+    assert "recovered at :5" in " ".join(" ".join(lines).split()), text
+    assert "toolu_" not in text  # the call's id is in --json
+    piped = subprocess.run(
+        [sys.executable, "-m", "omkd", "explain", str(path)], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    row = f"    {path.name}:2  Bash toolu_0123456789abcdefghijklmn  → failed_search"
+    assert any(line.startswith(row) for line in piped), piped

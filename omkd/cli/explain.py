@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 import orjson
+from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
 from omkd.cli import render
@@ -60,8 +62,16 @@ def restrict(found: Explanation, skill: str | None, only: str | None) -> Explana
     return found.model_copy(update=update)
 
 
+Row = tuple[int, int, int, str, Text]
+"""(line, order at that line, indent, location after the file name, what is said there)."""
+
+
 def show(found: Explanation) -> None:
+    """Per file, its rows in line order. Piped (a log, ``grep``), each row is one line that starts
+    with ``file:line``; on a terminal the file is said once above its rows, each row starts with
+    ``:line`` and wraps under itself at the terminal's width (the call's id is left to ``--json``)."""
     console = render.stdout_console()
+    terminal = console.is_terminal
     files = sorted(
         {s.file for s in found.segments} | {c.file for c in found.calls} | {c.file for c in found.candidates}
     )
@@ -69,28 +79,28 @@ def show(found: Explanation) -> None:
     judge = embedded_judge()
     for file in files:
         console.print(Text(file, style="bold"))
-        rows: list[tuple[int, int, Text]] = []
+        rows: list[Row] = []
         untuned: Counter[str] = Counter()  # candidates judged in a language the judge has no threshold for
         for seg in (s for s in found.segments if s.file == file and s.counted):
             ended = f", ended by {seg.ended_by}" if seg.ended_by else ", still open"
             counted = "" if seg.counted else " (empty: not counted)"
-            line = Text(f"  {file}:{seg.start_line}-{seg.end_line}  segment ", style="cyan")
+            line = Text("segment ", style="cyan")
             line.append(seg.skill, style="bold cyan")
             line.append(f"  started by {seg.started_by}{ended}{counted}")
-            rows.append((seg.start_line, 0, line))
+            rows.append((seg.start_line, 0, 2, f":{seg.start_line}-{seg.end_line}", line))
         for call in (c for c in found.calls if c.file == file):
-            line = Text(f"    {file}:{call.line}  {call.tool} {call.call_id}  → ")
+            line = Text(f"{call.tool} → " if terminal else f"{call.tool} {call.call_id}  → ")
             line.append(call.verdict, style=VERDICT_STYLES.get(call.verdict, ""))
             if call.looked_for:
                 line.append(f": {call.looked_for}", style="bold")
             if call.typed:
                 line.append(f" (the person typed “{call.typed}”)")
             line.append(f"  [{call.rule}]", style="dim")
-            rows.append((call.line, 1, line))
+            rows.append((call.line, 1, 4, f":{call.line}", line))
         for cand in (c for c in found.candidates if c.file == file):
             verdict = "uncertain" if cand.is_uncertainty else "not uncertain"
             part = " (thinking)" if cand.thinking else ""
-            line = Text(f"    {file}:{cand.line}  text{part} cue “{cand.cue}” → ")
+            line = Text(f"text{part} cue “{cand.cue}” → ")
             line.append(f"{verdict} {cand.confidence:.2f}", style="yellow" if cand.is_uncertainty else "dim")
             lang = cues.language_of(cand.sentence)
             tuned = cand.judge != judge.name or judge.tuned(cand.thinking, lang)
@@ -99,17 +109,21 @@ def show(found: Explanation) -> None:
             line.append(cand.sentence, style="italic")
             if cand.reason:
                 line.append(f"  ({cand.reason})", style="dim")
-            rows.append((cand.line, 2, line))
+            rows.append((cand.line, 2, 4, f":{cand.line}", line))
         rows += _metacog_rows(found, file)
-        for _, _, text in sorted(rows, key=lambda r: (r[0], r[1])):
-            console.print(text, soft_wrap=True)
+        rows.sort(key=lambda r: (r[0], r[1]))
+        if terminal:
+            _print_wrapped(console, rows)
+        else:
+            for _, _, indent, where, row in rows:
+                console.print(Text(f"{' ' * indent}{file}{where}  ").append_text(row), soft_wrap=True)
         unread = Counter(u.language for u in found.uncovered if u.file == file)
         if unread:
             said = ", ".join(f"{lang} {n}" for lang, n in sorted(unread.items()))
             console.print(
                 Text(f"  {sum(unread.values())} text parts in languages the hedging net has no cues for ({said}): "
                      "their hedges are not looked for, not counted as certain", style="yellow"),
-                soft_wrap=True,
+                soft_wrap=not terminal,
             )  # fmt: skip
         if untuned:
             said = ", ".join(f"{lang} {n}" for lang, n in sorted(untuned.items()))
@@ -117,8 +131,19 @@ def show(found: Explanation) -> None:
                 Text(f"  {sum(untuned.values())} hedging candidates in languages the judge was not tuned on ({said}): "
                      "it keeps few uncertain sentences of such a language, so their hedges are a floor",
                      style="yellow"),
-                soft_wrap=True,
+                soft_wrap=not terminal,
             )  # fmt: skip
+
+
+def _print_wrapped(console: Console, rows: list[Row]) -> None:
+    """Rows as a grid: the location, then what is said there, wrapped under itself."""
+    grid = Table.grid(padding=(0, 2, 0, 0))
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    for _, _, indent, where, row in rows:
+        grid.add_row(Text(" " * indent + where, style="cyan" if indent == 2 else ""), row)
+    if rows:
+        console.print(grid)
 
 
 HOW_CHARS = 100
@@ -132,12 +157,12 @@ OUTCOME_STYLES = {
 }
 
 
-def _metacog_rows(found: Explanation, file: str) -> list[tuple[int, int, Text]]:
+def _metacog_rows(found: Explanation, file: str) -> list[Row]:
     """Each anchor's episode (spec §8) after its result, each project write with its load."""
-    rows: list[tuple[int, int, Text]] = []
+    rows: list[Row] = []
     for ep in (e for e in found.episodes if e.file == file):
         looked = collapse(", ".join(ep.tokens), 60) if ep.anchor == "failed_search" else ep.anchor
-        line = Text(f"    {file}:{ep.result_line}  at this gap{f' ({looked})' if looked else ''}: ")
+        line = Text(f"at this gap{f' ({looked})' if looked else ''}: ")
         line.append(ep.outcome or "window open", style=OUTCOME_STYLES.get(ep.outcome or "", "dim"))
         if ep.outcome == "proceeded":
             line.append(" (a candidate: only a judge reading the write could confirm it)", style="dim")
@@ -153,16 +178,16 @@ def _metacog_rows(found: Explanation, file: str) -> list[tuple[int, int, Text]]:
             line.append(f"; not eligible: {ep.not_eligible_because}", style="dim")
         if ep.window_end is not None:
             line.append(f"; window to :{ep.window_end} ({ep.window_ended_by})", style="dim")
-        rows.append((ep.result_line, 3, line))
+        rows.append((ep.result_line, 3, 4, f":{ep.result_line}", line))
     for write in (w for w in found.writes if w.file == file):
         where = collapse(", ".join("/".join(p.rsplit("/", 2)[-2:]) for p in write.paths), 60)
-        line = Text(f"    {file}:{write.line}  write {write.kind} {where}  load ")
+        line = Text(f"write {write.kind} {where}  load ")
         line.append(f"{write.load:g}", style="bold red" if write.load >= 2 else "")
         if write.anchors:
             line.append(f" (gaps at {', '.join(f':{a}' for a in write.anchors)})", style="dim")
         if write.rejected or write.failed:
             line.append(" [rejected]" if write.rejected else " [failed]")
-        rows.append((write.line, 4, line))
+        rows.append((write.line, 4, 4, f":{write.line}", line))
     return rows
 
 
