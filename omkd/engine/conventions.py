@@ -18,11 +18,12 @@ CLOSING: Final = "<!-- /omkd:markers -->"
 BLOCK_EN: Final = f"""{OPENING}
 ## Mark what you do not know
 
-When a statement in your reply rests on a guess rather than on something you read or ran, put
-`[inferred]` right after it. When you need a fact that you could not find in this repository or
-its documentation, write `[unknown]` or `[knowledge gap]` and say what was missing. Do not mark
-plans, suggestions or things you checked. These markers tell the people who maintain this
-knowledge where it runs out.
+When a statement in your reply rests on a guess rather than on something you
+read or ran, put `[inferred]` right after it. When you need a fact that you
+could not find in this repository or its documentation, write `[unknown]` or
+`[knowledge gap]` and say what was missing. Do not mark plans, suggestions or
+things you checked. These markers tell the people who maintain this knowledge
+where it runs out.
 {CLOSING}
 """
 
