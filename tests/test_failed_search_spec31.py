@@ -775,8 +775,12 @@ def test_a_newer_gemini_result_writes_its_error_field_only_when_set() -> None:
         ('for f in a.md b.md; do [ -f "$f" ] && echo "ok $f" || echo "no $f"; done', "ok a.md\nok b.md", 0, []),
         ('grep -rq RetryBudget src || echo "exit=$?"', "exit=1", 0, []),  # $? computed: its text is not known
         ('for f in a.md b.md; do ls "$f" 2>/dev/null || echo "$f"; done', "a.md\nb.md", 0, []),  # as ls prints
+        ('for f in a.md b.md; do ls -d "$f" 2>/dev/null || echo "$f:"; done', "a.md\nb.md:", 0, []),  # ls's header
+        ('for f in a.yaml b.yaml; do cat "$f" 2>/dev/null || echo "no $f"; done', "port: 1\nno b.yaml", 1, ["b.yaml"]),
+        ('for f in a.md b.md; do test -e "$f" && echo "✓ $f" || echo "✗ $f"; done', "✗ a.md\n✓ b.md", 1, ["a.md"]),
     ],
-    ids=["$f missing", "${f} in braces", "every item there", "a computed value", "the variable alone"],
+    ids=["$f missing", "${f} in braces", "every item there", "a computed value", "the variable alone",
+         "the variable and ls's colon", "a two-letter word", "a mark"],
 )  # fmt: skip
 def test_a_loop_s_fallback_naming_its_item_is_one_probe_that_missed(
     agent: Agent, command: str, output: str, missed: int, pattern: list[str]

@@ -53,8 +53,9 @@ def fallback_lines(parsed: shell.ParsedCommand) -> dict[str, str]:
     found: dict[str, str] = {}
     for text in parsed.fallbacks:
         names = {match.group(1) for match in _IN_TEXT.finditer(text)}
-        words = _IN_TEXT.sub("", text).strip(" :-=")  # ``echo "$f"`` alone prints what ``ls "$f"`` prints
-        if len(names) == 1 and (name := names.pop()) in loops and len(words) >= MIN_ITEM:
+        # ``echo "$f"`` alone prints what ``ls "$f"`` prints (``$f:`` and ``$f/`` too); ``no $f``, ``✗ $f`` say more
+        words = _IN_TEXT.sub("", text).strip(" :-=/.")
+        if len(names) == 1 and (name := names.pop()) in loops and words:
             for item in loops[name]:
                 found[_IN_TEXT.sub(lambda _: item, text)] = item  # noqa: B023 (used at once)
         else:
