@@ -373,7 +373,7 @@ def test_a_probe_whose_target_cannot_be_told_gives_its_program_and_first_operand
     [
         ("""node -e "console.log(require.resolve('docx'))" """, "Error: Cannot find module 'docx'", "docx"),
         ("""node -e "require('pptxgenjs'); require(\\"sharp\\"); import('react-icons/fa')" """,
-         "Error: Cannot find module 'pptxgenjs'", "pptxgenjs | sharp | react-icons/fa"),
+         "Error: Cannot find module 'pptxgenjs'", "pptxgenjs"),  # node stopped there: the others were not asked
         ("python3 -m pip list", "/usr/bin/python3: No module named pip", "pip"),
         ("python3 -m pip show httpx", "/usr/bin/python3: No module named pip", "httpx"),
         ("python3 -m pip show httpx", "WARNING: Package(s) not found: httpx", "httpx"),
@@ -384,8 +384,9 @@ def test_a_probe_whose_target_cannot_be_told_gives_its_program_and_first_operand
 )  # fmt: skip
 def test_a_module_probe_s_pattern_is_the_module(command: str, output: str, pattern: str) -> None:
     """Spec §6: what was looked for. A Node probe looked for the modules it requires or imports, not for
-    its script; ``python -m pip list`` looked for pip, not for its subcommand; ``pip show X`` run as a
-    module or by uv looked for X, as ``pip show X`` does (§3.1), whether X or pip itself is not there."""
+    its script (of several, the one its error names); ``python -m pip list`` looked for pip, not for its
+    subcommand; ``pip show X`` run as a module or by uv looked for X, as ``pip show X`` does (§3.1), whether
+    X or pip itself is not there."""
     assert patterns(claude(command, output, 1)) == [pattern]
 
 
@@ -804,6 +805,30 @@ def test_a_module_probe_looks_for_the_module_it_imports_from(script: str, patter
     in it, not a module of its own)."""
     output = "Traceback (most recent call last):\nModuleNotFoundError: No module named 'google'"
     assert patterns(claude(f'python -c "{script}"', output, 1)) == [pattern]
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "missing", "pattern"),
+    [
+        ('python3 -c "import numpy, torch"', "No module named 'torch'", ["torch"]),
+        ('python3 -c "import numpy as np, torch as t; print(np.__version__)"', "No module named 'torch'", ["torch"]),
+        ('python3 -c "import google.cloud.storage, yaml"', "No module named 'google.cloud'", ["google.cloud.storage"]),
+        ('python3 -c "import brokenmod, yaml"', "No module named 'six'", ["brokenmod | yaml"]),  # neither: both
+        ("node -e \"require('zod'); require('yaml')\"", "Error: Cannot find module 'yaml'", ["yaml"]),
+    ],
+    ids=["import a, b", "with aliases", "a dotted module's part", "names neither", "node's require"],
+)  # fmt: skip
+def test_a_module_probe_of_several_names_the_one_not_found(
+    agent: Agent, command: str, missing: str, pattern: list[str]
+) -> None:
+    """Spec §6, what missed: ``import numpy, torch`` answered ``No module named 'torch'`` looked for torch and
+    found numpy; the pattern names torch (it named numpy, the first, and ``import a, b`` read only a)."""
+    output = (
+        f'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\nModuleNotFoundError: {missing}'
+    )
+    report = agent(command, output if "node" not in command else missing, 1)
+    assert (misses(report), patterns(report)) == (1, pattern)
 
 
 def test_a_fallback_whose_bars_the_carried_command_joins_is_read() -> None:

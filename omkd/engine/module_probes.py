@@ -12,8 +12,13 @@ from typing import Final
 
 MODULE_NEEDS: Final = frozenset({"import", "require"})
 """The module probes' ``ProbeRule.needs``: Python's imports, Node's requires."""
-_IMPORTED: Final = re.compile(r"\bfrom\s+([A-Za-z_][\w.]*)\s+import\b|\bimport\s+([A-Za-z_][\w.]*)")
-"""``import X`` or ``from X import Y``: the module is X (Y is a name in it)."""
+_IMPORTED: Final = re.compile(
+    r"\bfrom\s+([A-Za-z_][\w.]*)\s+import\b|\bimport\s+([A-Za-z_][\w.]*(?:\s+as\s+\w+)?(?:\s*,\s*[A-Za-z_][\w.]*(?:\s+as\s+\w+)?)*)"
+)
+"""``import X`` (``import X, Y as Z``: X and Y) or ``from X import Y``: the module is X (Y is a name in it)."""
+_ALIAS: Final = re.compile(r"\s+as\s+\w+")
+_MISSING_MODULE: Final = re.compile(r"""No module named ['"]?([\w.]+)|Cannot find module ['"]([^'"]+)['"]""")
+"""Python's and Node's words for the module an import or require did not find."""
 _REQUIRED: Final = re.compile(r"""\b(?:require(?:\.resolve)?|import)\(\s*['"`]([^'"`]+)['"`]""")
 _SIMPLE: Final = r"""(?:[\w.]+|'[^']*'|"[^"]*"|require(?:\.resolve)?\(\s*['"][^'"]+['"]\s*\)(?:\.\w+)*)"""
 """A value a probe prints: a name or attribute (``tenacity.__version__``), a string, a require's answer."""
@@ -57,5 +62,20 @@ def at_work(stage_args: list[str], needs: str) -> bool:
 def named(args: list[str], needs: str) -> list[str]:
     """The modules a probe's script imports (``needs == "import"``) or requires (``node -e
     "require.resolve('docx')"``: docx)."""
-    found = _IMPORTED if needs == "import" else _REQUIRED
-    return [m.group(1) or m.group(2) for arg in args for m in found.finditer(arg)]
+    if needs != "import":
+        return [m.group(1) for arg in args for m in _REQUIRED.finditer(arg)]
+    return [
+        module.strip()
+        for arg in args
+        for m in _IMPORTED.finditer(arg)
+        for module in (m.group(1) or _ALIAS.sub("", m.group(2))).split(",")
+    ]
+
+
+def not_found(modules: list[str], output: str) -> list[str]:
+    """The modules of a probe that its output says were not found (``import numpy, torch`` answered ``No
+    module named 'torch'``: torch; ``import google.cloud.storage`` answered ``… 'google.cloud'``: the
+    module whose part that is); all of them when the output names none of them."""
+    named = {m.group(1) or m.group(2) for m in _MISSING_MODULE.finditer(output)}
+    missed = [m for m in modules if any(m == n or m.startswith((n + ".", n + "/")) for n in named)]
+    return missed or modules

@@ -18,6 +18,7 @@ from omkd.engine import (
     find_forms,
     loop_items,
     missed_stages,
+    module_probes,
     powershell,
     probe_rules,
     shell,
@@ -227,9 +228,12 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
         if target and not told and variable is None:  # a variable is not told
             found[target] = None
     for stage, probe in parsed.probes:
-        for probed in (
-            probe_rules.probed(stage.program, stage.args, probe) if chosen is None or id(stage) in chosen else ()
-        ):
+        probed_here = (
+            probe_rules.probed(stage.program, stage.args, probe) if chosen is None or id(stage) in chosen else []
+        )
+        if probe.needs in module_probes.MODULE_NEEDS:  # ``import numpy, torch``: the one its error names
+            probed_here = module_probes.not_found(probed_here, output or "")
+        for probed in probed_here:
             found[normalised(probed, cwd) if probe.paths else probed] = None
     for stage in parsed.http:
         url = next((a for a in stage.args if "://" in a), None)
