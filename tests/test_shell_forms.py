@@ -900,10 +900,25 @@ def test_a_grep_of_a_build_or_test_run_is_a_check_not_a_search(command: str, sig
         ('ps aux | grep -i litellm | grep -v "grep"', MISS),
         ("curl -s localhost:8080/status | grep -v 200", {}),  # only filters out: nothing left is no miss
         ('find . -name "*.cfg" | grep -v test', {}),
+        ("grep -v '^#' config/settings.ini | grep -i timeout", MISS),  # comments dropped, then a search
+        ("grep -rn RetryBudget src | grep -v _test", MISS),  # a search, its tests left out
+        ("git grep -n RetryBudget | grep -v vendor/", MISS),
+        ("cat access.log | grep -v ' 200 ' | grep -v ' 304 '", {}),  # filters only
     ],
-    ids=["grep -v grep", "quoted", "grep -v 200", "find | grep -v"],
+    ids=[
+        "grep -v grep",
+        "quoted",
+        "grep -v 200",
+        "find | grep -v",
+        "a filter, then a search",
+        "a search, then a filter",
+        "git grep, then a filter",
+        "two filters",
+    ],
 )
 def test_an_exclusion_of_the_pipelines_own_grep_does_not_end_the_search(command: str, signals: dict[str, int]) -> None:
+    """Spec §3.1: not a search when "the search stage only filters out"; a pipeline with a grep that looks for a
+    text is a search whatever it also filters out (``grep -v '^#' f | grep X`` looks for X)."""
     assert bash(command, "") == signals
 
 

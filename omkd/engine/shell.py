@@ -19,6 +19,7 @@ from omkd.engine import (
     http_lookups,
     powershell,
     probe_rules,
+    run_checks,
     shell_forms,
     shell_lists,
     shell_rules,
@@ -222,7 +223,7 @@ def _parse_into(parsed: ParsedCommand, command: str, depth: int) -> bool:
             probing = _parse_into(parsed, inner, depth + 1)
             fed = parsed.elements[-1][0] if len(parsed.elements) > pipelines and parsed.elements[-1] else None
             continue
-        if operator == "|" and fed is not None and shell_forms.checks_a_run(fed.program, fed.args):
+        if operator == "|" and fed is not None and run_checks.checks_a_run(fed.program, fed.args):
             continue  # it reads a build's, a test's or a checker's diagnostics
         branch = hides = False
         if operator == "|":

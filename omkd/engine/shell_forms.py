@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from omkd.engine import find_forms, powershell, shell_rules
+from omkd.engine import find_forms, powershell, run_checks, shell_rules
 from omkd.engine.shell_words import dequoted, raw_words
 
 _FILE_REDIRECT: Final = re.compile(r"""^(?:&|1)?>>?(.*)$""")
@@ -193,9 +193,18 @@ def not_looking(stages: Sequence[tuple[str, list[str]]], last_text: str) -> bool
     return (
         acts(*stages[-1], last_text)
         or any(find_forms.acts(program, args) for program, args in stages)
-        or any(filters_out(program, args) and not excludes_itself(program, args) for program, args in stages)
-        or checks_a_run(*stages[0])
+        or _filters_only(stages)
+        or run_checks.checks_a_run(*stages[0])
     )
+
+
+def _filters_only(stages: Sequence[tuple[str, list[str]]]) -> bool:
+    """A search stage only filters out (``grep -v 200``): none looks for a text (``grep -v '^#' f | grep X``
+    looks for X; ``grep -v grep`` after ``ps | grep X`` drops the grep itself, ``excludes_itself``)."""
+    greps = [("grep", a[1:]) if p == "git" else (p, a) for p, a in stages
+             if p in shell_rules.CONTENT_SEARCHES or (p == "git" and a[:1] == ["grep"])]  # fmt: skip
+    filters = [filters_out(p, a) for p, a in greps]
+    return all(filters) and any(f and not excludes_itself(*g) for f, g in zip(filters, greps, strict=True))
 
 
 def skipped(program: str, args: list[str], made: set[str]) -> bool:
@@ -213,39 +222,6 @@ def excludes_itself(program: str, args: list[str]) -> bool:
     anything that was looked for — the pipeline still searches for X (an exclusion that filters what
     was looked for, ``grep -v 200``, makes an empty answer no miss)."""
     return program in shell_rules.GREP_FAMILY and filters_out(program, args) and operands(args) == ["grep"]
-
-
-def checks_a_run(program: str, args: list[str]) -> bool:
-    """A stage that builds, tests, type-checks or lints (``shell_rules.CHECKERS``), directly or through a
-    runner (``npx tsc``, ``pnpm exec eslint``, ``npm run lint``, ``yarn test``, ``uv run mypy``,
-    ``python -m pytest``)."""
-    first = program.rsplit("/", 1)[-1]
-    if first and not first.startswith("-") and first not in _CHECK_STARTS:
-        return False  # the first name neither runs nor checks (most stages: one look, not one per word)
-    names = [posixpath.basename(w) for w in (program, *args) if w and not w.startswith("-")]
-    if not names:
-        return False
-    if names[0] in ("python", "python3", "py") and "-m" in args[:-1]:
-        module = args[args.index("-m") + 1]
-        return module in shell_rules.CHECKERS or module == "unittest"
-    if tuple(names[:2]) in shell_rules.CHECKING_SUBCOMMANDS:
-        return True
-    at = 0
-    while at < len(names) and names[at] in shell_rules.RUNNERS:
-        at += 1
-    if at == len(names):
-        return False
-    name = names[at]  # a namespaced package script (``check:types``, ``test:unit``) is of its first part's kind
-    return name in shell_rules.CHECKERS or (at > 0 and name.partition(":")[0] in shell_rules.CHECKING_SCRIPTS)
-
-
-_CHECK_STARTS: Final[frozenset[str]] = (
-    shell_rules.RUNNERS
-    | shell_rules.CHECKERS
-    | {"python", "python3", "py"}
-    | {pair[0] for pair in shell_rules.CHECKING_SUBCOMMANDS}
-)
-"""The first names of the stages ``checks_a_run`` reads further."""
 
 
 _CWD: Final = frozenset({".", "./"})
