@@ -342,8 +342,21 @@ def test_a_url_given_to_a_file_tool_is_a_fault_not_a_miss(tool: str, tool_input:
     assert overall_signals(one_call(tool, tool_input, output, is_error=True)) == {}
 
 
-def test_rg_with_pcre2_runs_look_around_so_its_empty_answer_is_a_miss() -> None:
-    assert bash("rg -P 'retry(?=Policy)' src/", "") == MISS
+@pytest.mark.parametrize(
+    ("command", "signals"),
+    [
+        ("rg -P 'retry(?=Policy)' src/", MISS),
+        ("rg -nP 'retry(?=Policy)' src/", MISS),  # bunched with other flags
+        ("rg -Pin 'retry(?=Policy)' src/", MISS),
+        ("rg --engine pcre2 -n 'retry(?=Policy)' src/", MISS),
+        ("rg -nA3 'retry(?=Policy)' src/", {}),  # A takes a value: no -P here, ripgrep cannot run it
+        ("rg -n 'retry(?=Policy)' src/", {}),
+    ],
+    ids=["-P", "-nP", "-Pin", "--engine pcre2", "-nA3: no P", "no PCRE2"],
+)
+def test_rg_with_pcre2_runs_look_around_so_its_empty_answer_is_a_miss(command: str, signals: dict[str, int]) -> None:
+    """Spec §3.1: ripgrep has no look-around "without PCRE2"; with it (``-P``, bunched or not) the pattern ran."""
+    assert bash(command, "") == signals
 
 
 @pytest.mark.parametrize(

@@ -275,7 +275,7 @@ def _unrunnable(pattern: str) -> bool:
 
 def _stage_unrunnable(stage: shell.Stage) -> bool:
     """An ``rg`` stage without a PCRE2 engine whose pattern it cannot run."""
-    if stage.program != "rg" or any(a in patterns.PCRE_FLAGS or a.startswith("--engine=pcre") for a in stage.args):
+    if stage.program != "rg" or ripgrep_types.uses_pcre2(stage.args):
         return False
     return any(_unrunnable(a) for a in stage.args if not a.startswith("-"))
 

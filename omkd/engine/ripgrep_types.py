@@ -14,7 +14,10 @@ ripgrep is never second-guessed; a name neither knows was refused by both.
 
 from __future__ import annotations
 
+import re
 from typing import Final
+
+from omkd.engine import patterns
 
 _NAMES: Final = """
 ada agda aidl alire all amake asciidoc asm asp ats avro awk bat batch bazel bitbake boxlang brotli
@@ -32,3 +35,18 @@ typescript typoscript typst usd v vala vb vcl verilog vhdl vim vimscript vue web
 xz yacc yaml yang z zig zsh zstd
 """
 KNOWN: Final = frozenset(_NAMES.split())
+
+
+_VALUE_LETTERS: Final = re.compile(r"[ABCdEefgjMmrtT]")
+"""ripgrep's short options that take a value: in a bunch (``-nA3``) the rest is that value."""
+
+
+def uses_pcre2(args: list[str]) -> bool:
+    """ripgrep runs the pattern with PCRE2, which has look-around and back-references: ``-P`` (alone or
+    bunched, ``-nP``), ``--pcre2``, ``--engine=pcre2`` (``--engine pcre2``, ``--perl-regexp``)."""
+    for arg in args:
+        if arg in patterns.PCRE_FLAGS or arg.startswith("--engine=pcre"):
+            return True
+        if arg[:1] == "-" and arg[1:2] not in ("-", "") and "P" in _VALUE_LETTERS.split(arg[1:], maxsplit=1)[0]:
+            return True
+    return False
