@@ -525,6 +525,29 @@ def test_a_find_that_printed_only_its_own_start_found_nothing_below_it(
     assert misses(agent(command, output, 0)) == missed
 
 
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "pattern"),
+    [
+        ('for u in docs/a.html docs/api.html; do curl -s -o /dev/null -w "%{http_code} $u\\n" https://x.dev/$u; done',
+         "200 docs/a.html\n404 docs/api.html", ["https://x.dev/docs/api.html"]),
+        ('for p in llms.txt docs/llms.txt; do curl -so /dev/null -w "${p}: %{http_code}\\n" "https://x.dev/$p"; done',
+         "llms.txt: 410\ndocs/llms.txt: 200", ["https://x.dev/llms.txt"]),  # an item is a word, not a part of one
+        ('for p in a.md b.md; do curl -s -o /dev/null -w "%{http_code}\\n" "https://x.dev/$p"; done',
+         "200\n404", ["https://x.dev/$p"]),  # no line names its item: not told which
+    ],
+    ids=["the item after the code", "the item before it", "no item printed"],
+)  # fmt: skip
+def test_a_loop_s_write_out_naming_its_item_says_which_request_missed(
+    agent: Agent, command: str, output: str, pattern: list[str]
+) -> None:
+    """Spec §3.1: a 404 or 410 printed by ``-w`` is a failed lookup, whatever the other rounds of a loop got; a
+    shell variable in the format prints one word (``%{http_code} $u``), and §6 names the URL of the item
+    the 404 line names."""
+    report = agent(command, output, 0)
+    assert (misses(report), patterns(report)) == (1, pattern)
+
+
 @pytest.mark.parametrize(
     ("write_out", "line", "code"),
     [

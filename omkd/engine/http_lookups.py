@@ -41,7 +41,8 @@ WRITE_OUT_FLAGS: Final = frozenset({"-w", "--write-out"})
 """curl's option printing a format after the transfer (``%{http_code}`` is the status it got)."""
 CODE_VARIABLES: Final = re.compile(r"%\{(?:http_code|response_code)\}")
 """The write-out variables that print the response's status code."""
-OTHER_VARIABLE: Final = re.compile(r"%\{[^}]*\}")
+OTHER_VARIABLE: Final = re.compile(r"%\{[^}]*\}|\$\{?\w+\}?")
+"""Another write-out variable, or a shell variable in the format (``-w "%{http_code} $u\\n"`` in a loop)."""
 FORMAT_BREAK: Final = re.compile(r"\\[nr]")
 """A new line written in a format (``\\n``, ``\\r``): each line of the format is matched alone."""
 MISSING_CODES: Final = frozenset({"404", "410"})

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from omkd.engine import shell, shell_output
+from omkd.engine import http_lookups, shell, shell_output
 
 _VARIABLE: Final = re.compile(r"^\$\{?(\w+)\}?$")
 _NOT_LITERAL: Final = re.compile(r"[$`*?\[\]{}]")
@@ -105,3 +105,13 @@ def missed(command: str, output: str, items: list[str]) -> list[str] | None:
     if not told and sum(line in fallbacks for line in lines) == len(items):
         return list(items)  # a fallback line for every item: each missed
     return told or None
+
+
+def urls_missed(parsed: shell.ParsedCommand, stage: shell.Stage, url: str, lines: list[str]) -> list[str]:
+    """A loop's URL (``https://x.dev/$u``) for each item a line of the client's write-out says got 404 or
+    410 (``404 docs/api.html``): ``https://x.dev/docs/api.html``; none when no such line names an item."""
+    names = {match.group(1) for match in _IN_TEXT.finditer(url)}
+    words = loop_items(parsed).get(names.pop(), []) if len(names) == 1 else []
+    said = [line for line in lines if http_lookups.written_missing(line, [stage])]
+    printed = {word.strip(":,;()[]'\"") for line in said for word in line.split()}  # an item is a word of its line
+    return [_IN_TEXT.sub(lambda _: item, url) for item in words if item in printed]  # noqa: B023

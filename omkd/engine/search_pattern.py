@@ -238,7 +238,8 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
     for stage in parsed.http:
         url = next((a for a in stage.args if "://" in a), None)
         if url and (chosen is None or id(stage) in chosen):
-            found[url.split("?", 1)[0]] = None
+            for each in loop_items.urls_missed(parsed, stage, url, lines) or [url]:
+                found[each.split("?", 1)[0]] = None
     if found:
         return " | ".join(found)
     # the target cannot be told: the first search program and its first operand, never the command line
