@@ -41,9 +41,12 @@ AGENTS = pytest.mark.parametrize("agent", [claude, codex_exec, gemini], ids=["cl
         ("which node retryctl", "which: no retryctl in (/usr/local/bin:/usr/bin)", "retryctl"),
         ("test -d docs && which retryctl", "which: no retryctl in (/usr/local/bin:/usr/bin)", "retryctl"),
         ("test -d docs && which retryctl", "/usr/bin/which: no retryctl in (/usr/local/bin:/usr/bin)", "retryctl"),
+        ("which fd fdfind", "", "fd | fdfind"),  # Debian's which says nothing of a missing name: neither found
+        ("command -v fd fdfind", "", "fd | fdfind"),
     ],
     ids=["cat", "grep -q then cat", "ls", "find", "grep", "rg", "cat of two", "cat of two, the second missing",
-         "ls of two, the second missing", "which of two, the second missing", "which", "which by its path"],
+         "ls of two, the second missing", "which of two, the second missing", "which", "which by its path",
+         "which of two, silent", "command -v of two, silent"],
 )  # fmt: skip
 def test_a_not_found_line_names_the_stage_that_missed(agent: Agent, command: str, output: str, pattern: str) -> None:
     """Spec §6: "the target of the search stage that missed": the stage whose path the not-found line

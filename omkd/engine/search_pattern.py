@@ -217,6 +217,8 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
         if id(stage) in vouched:  # ``test -f a.md && echo found-a`` printed found-a: a.md was there
             continue
         paths = named.get(id(stage)) if stage.program in _PATH_PATTERNS else None
+        if not paths and not lines and shell.probes_a_command(stage) and (chosen is None or id(stage) in chosen):
+            paths = shell.targets_of(stage)  # ``which fd fdfind`` printing nothing: neither was found
         if paths:  # ``cat a.md b.md``: the paths its messages named, not its first
             found.update((normalised(path, cwd), None) for path in paths)
             continue
