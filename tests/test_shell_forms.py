@@ -917,6 +917,8 @@ def test_a_grep_of_a_build_or_test_run_is_a_check_not_a_search(command: str, sig
         ("grep -rn RetryBudget src | grep -v _test", MISS),  # a search, its tests left out
         ("git grep -n RetryBudget | grep -v vendor/", MISS),
         ("cat access.log | grep -v ' 200 ' | grep -v ' 304 '", {}),  # filters only
+        ("rg --files src | rg -v '[.]py$'", {}),  # a listing filtered: rg --files looks for no text
+        ("rg --files -g '*retry*' | rg -v test", MISS),  # a name search, then a filter
     ],
     ids=[
         "grep -v grep",
@@ -927,6 +929,8 @@ def test_a_grep_of_a_build_or_test_run_is_a_check_not_a_search(command: str, sig
         "a search, then a filter",
         "git grep, then a filter",
         "two filters",
+        "rg --files, then a filter",
+        "rg --files -g, then a filter",
     ],
 )
 def test_an_exclusion_of_the_pipelines_own_grep_does_not_end_the_search(command: str, signals: dict[str, int]) -> None:

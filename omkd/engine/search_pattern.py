@@ -216,6 +216,8 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
     for stage in parsed.searches + parsed.tests:
         if id(stage) in vouched:  # ``test -f a.md && echo found-a`` printed found-a: a.md was there
             continue
+        if shell_forms.filters_out(stage.program, stage.args):  # ``| grep -v '^tests/'``: an exclusion, no target
+            continue
         paths = named.get(id(stage)) if stage.program in _PATH_PATTERNS else None
         if not paths and not lines and shell.probes_a_command(stage) and (chosen is None or id(stage) in chosen):
             paths = shell.targets_of(stage)  # ``which fd fdfind`` printing nothing: neither was found

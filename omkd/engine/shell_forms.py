@@ -201,10 +201,17 @@ def not_looking(stages: Sequence[tuple[str, list[str]]], last_text: str) -> bool
 def _filters_only(stages: Sequence[tuple[str, list[str]]]) -> bool:
     """A search stage only filters out (``grep -v 200``): none looks for a text (``grep -v '^#' f | grep X``
     looks for X; ``grep -v grep`` after ``ps | grep X`` drops the grep itself, ``excludes_itself``)."""
-    greps = [("grep", a[1:]) if p == "git" else (p, a) for p, a in stages
-             if p in shell_rules.CONTENT_SEARCHES or (p == "git" and a[:1] == ["grep"])]  # fmt: skip
+    greps = [("grep", a[1:]) if p == "git" else (p, a) for p, a in stages if _greps(p, a)]
     filters = [filters_out(p, a) for p, a in greps]
     return all(filters) and any(f and not excludes_itself(*g) for f, g in zip(filters, greps, strict=True))
+
+
+def _greps(program: str, args: list[str]) -> bool:
+    """A search of a pattern (``git grep`` too, ``rg --files -g X`` of names); ``rg --files`` alone lists."""
+    if program == "git":
+        return args[:1] == ["grep"]
+    listing = program == "rg" and "--files" in args and not rg_listed_names(args)
+    return program in shell_rules.CONTENT_SEARCHES and not listing
 
 
 def skipped(program: str, args: list[str], made: set[str]) -> bool:
