@@ -914,11 +914,13 @@ def test_a_grep_of_a_build_or_test_run_is_a_check_not_a_search(command: str, sig
         ("curl -s localhost:8080/status | grep -v 200", {}),  # only filters out: nothing left is no miss
         ('find . -name "*.cfg" | grep -v test', {}),
         ("grep -v '^#' config/settings.ini | grep -i timeout", MISS),  # comments dropped, then a search
-        ("grep -rn RetryBudget src | grep -v _test", MISS),  # a search, its tests left out
-        ("git grep -n RetryBudget | grep -v vendor/", MISS),
+        ("grep -rn RetryBudget src | grep -v _test", {}),  # the last search filters: what is left, not X
+        ("git grep -n RetryBudget | grep -v vendor/", {}),
+        ('grep -n GET logs/app.log | grep -v " 200"', {}),  # "nothing left that is not 200"
+        ("ps aux | grep -v grep | grep litellm", MISS),
         ("cat access.log | grep -v ' 200 ' | grep -v ' 304 '", {}),  # filters only
         ("rg --files src | rg -v '[.]py$'", {}),  # a listing filtered: rg --files looks for no text
-        ("rg --files -g '*retry*' | rg -v test", MISS),  # a name search, then a filter
+        ("rg --files -g '*retry*' | rg -v test", {}),  # a name search, then a filter: what is left
     ],
     ids=[
         "grep -v grep",
@@ -928,14 +930,17 @@ def test_a_grep_of_a_build_or_test_run_is_a_check_not_a_search(command: str, sig
         "a filter, then a search",
         "a search, then a filter",
         "git grep, then a filter",
+        "GET lines not 200",
+        "grep -v grep first",
         "two filters",
         "rg --files, then a filter",
         "rg --files -g, then a filter",
     ],
 )
 def test_an_exclusion_of_the_pipelines_own_grep_does_not_end_the_search(command: str, signals: dict[str, int]) -> None:
-    """Spec §3.1: not a search when "the search stage only filters out"; a pipeline with a grep that looks for a
-    text is a search whatever it also filters out (``grep -v '^#' f | grep X`` looks for X)."""
+    """Spec §3.1: not a search when "the search stage only filters out" ("nothing left that is not 200"): a
+    pipeline whose last search filters out asks what is left; a search after a filter looks for its text
+    (``grep -v '^#' f | grep X`` looks for X)."""
     assert bash(command, "") == signals
 
 

@@ -199,11 +199,11 @@ def not_looking(stages: Sequence[tuple[str, list[str]]], last_text: str) -> bool
 
 
 def _filters_only(stages: Sequence[tuple[str, list[str]]]) -> bool:
-    """A search stage only filters out (``grep -v 200``): none looks for a text (``grep -v '^#' f | grep X``
-    looks for X; ``grep -v grep`` after ``ps | grep X`` drops the grep itself, ``excludes_itself``)."""
-    greps = [("grep", a[1:]) if p == "git" else (p, a) for p, a in stages if _greps(p, a)]
-    filters = [filters_out(p, a) for p, a in greps]
-    return all(filters) and any(f and not excludes_itself(*g) for f, g in zip(filters, greps, strict=True))
+    """The pipeline's last search only filters out: it asks what is left (``grep GET log | grep -v 200``:
+    "nothing left that is not 200"). A search after a filter looks for its text (``grep -v '^#' f | grep
+    X`` looks for X); ``grep -v grep`` after ``ps | grep X`` drops the grep itself (``excludes_itself``)."""
+    greps = [(p, a) for p, a in stages if _greps(p, a) and not excludes_itself(p, a)]
+    return bool(greps) and filters_out(*greps[-1])
 
 
 def _greps(program: str, args: list[str]) -> bool:
