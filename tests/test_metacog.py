@@ -357,6 +357,13 @@ def test_a_call_of_the_same_message_before_the_result_is_not_in_the_window() -> 
     assert only(episodes(data)).outcome == "dropped"
 
 
+def test_a_created_file_of_the_missed_name_elsewhere_is_created() -> None:
+    """§8.2.1: a Read's path is a file target and "its last component is a name"; §8.5.2: "a created path
+    whose last component matches one of the miss's specific names" (helpers.py written in lib/)."""
+    data = run(read_miss("r1", f"{ROOT}/src/utils/helpers.py", "m1"), write("w1", f"{ROOT}/lib/helpers.py", "m2"))
+    assert only(episodes(data)).outcome == "created"
+
+
 # --- §8.6 M4 load and checkpoints -------------------------------------------------------------------
 
 

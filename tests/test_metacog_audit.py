@@ -39,7 +39,7 @@ def _claude(call: dict[str, Any], answer: str, is_error: bool) -> bytes:
 
 
 EDIT = {"tool": "Edit", "input": {"file_path": f"{ROOT}/src/app.py", "old_string": "a = 1", "new_string": "a = 2"}}
-COPY = {"tool": "Bash", "input": {"command": "cp config/base.yaml config/settings.yaml"}}
+COPY = {"tool": "Bash", "input": {"command": "cp config/base.yaml config/app.yaml"}}  # not the missed settings.yaml
 
 
 @pytest.mark.parametrize(
@@ -55,6 +55,14 @@ def test_a_failed_claude_write_still_proceeds_and_is_kept_as_failed(call: dict[s
     episode = only(episodes(data))
     assert (episode.outcome, episode.failed, episode.rejected) == ("proceeded", True, False)
     assert tallies(data)["writing_segments"] == 1
+
+
+def test_a_failed_copy_to_the_missed_file_still_creates_it_and_is_kept_as_failed() -> None:
+    """§8.3.3: a write counts whatever came of it; ``cp`` to the missed ``settings.yaml`` is what the miss
+    looked for (§8.5.2: the created path's last component is the missed file's name)."""
+    copy = {"tool": "Bash", "input": {"command": "cp config/base.yaml config/settings.yaml"}}
+    episode = only(episodes(_claude(copy, "Exit code 1\ncp: cannot stat 'config/base.yaml': No such file", True)))
+    assert (episode.outcome, episode.failed, episode.rejected) == ("created", True, False)
 
 
 def test_a_write_that_succeeded_is_not_failed() -> None:

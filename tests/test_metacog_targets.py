@@ -20,8 +20,8 @@ def _call(tool: str, tool_input: dict[str, Any]) -> ToolCall:
 @pytest.mark.parametrize(
     ("tool", "tool_input", "paths", "names_"),
     [
-        ("Read", {"file_path": "/home/dev/p/README.md"}, ("~/p/README.md",), ()),
-        ("list_directory", {"path": "./docs"}, ("docs",), ()),
+        ("Read", {"file_path": "/home/dev/p/README.md"}, ("~/p/README.md",), ("README.md",)),  # its last component
+        ("list_directory", {"path": "./docs"}, ("docs",), ("docs",)),
         ("Glob", {"pattern": "src/**/spotter*.css"}, (), ("spotter*.css",)),
         ("Glob", {"pattern": "**/deploy.yaml", "path": "/srv/ops"}, ("/srv/ops",), ("deploy.yaml",)),
     ],

@@ -143,10 +143,10 @@ def _content(pattern: str, paths: list[str]) -> Target:
 def _file(path: str) -> Target:
     path = normal_path(path)
     last = _last(path)
-    return Target(
-        False, (path,), (), tuple(tokens_of(last)) or ((last,) if len(last) >= rules.MIN_TOKEN else ()),
-        specific=bool(path), why="" if path else "no path",
-    )  # fmt: skip
+    tokens = tuple(tokens_of(last)) or ((last,) if len(last) >= rules.MIN_TOKEN else ())
+    return Target(  # a file target: its last component is a name (§8.2.1)
+        False, (path,), (last,) if last else (), tokens, specific=bool(path), why="" if path else "no path"
+    )
 
 
 def _names(names: list[str], paths: list[str], probe: bool = False) -> Target:
@@ -269,8 +269,8 @@ def _stage_target(stage: shell.Stage, previous: str, told: dict[str, list[str]] 
         lasts = [_last(o) for o in operands]
         specific = any(len(x) >= rules.MIN_PROBE_NAME and not _WILDCARDS.search(x) for x in lasts)
         tokens = tuple(t for x in lasts for t in (tokens_of(x) or ([x] if len(x) >= rules.MIN_TOKEN else [])))
-        return Target(
-            False, tuple(normal_path(o) for o in operands), (), tokens, specific=specific,
+        return Target(  # file targets: their last components are names (§8.2.1)
+            False, tuple(normal_path(o) for o in operands), tuple(x for x in lasts if x), tokens, specific=specific,
             why="" if specific else "a probe of a path whose last component is under 3 characters",
         )  # fmt: skip
     return None
