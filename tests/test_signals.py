@@ -320,6 +320,26 @@ def test_a_shell_read_of_a_path_the_person_gave_is_user_given(prompt: str, comma
 
 
 @pytest.mark.parametrize(
+    ("prompt", "given"),
+    [
+        ("fix the typo in docs/setup.md.", True),  # a full stop ends the path
+        ("fix docs/setup.md, then run it", True),
+        ("fix the typo in docs/setup.md.bak", False),  # another file, whose name holds the path
+        ("see docs/setup.md.orig and docs/setup.md.", True),  # typed whole once
+        ("open docs/setup.mdx", False),
+    ],
+    ids=["full stop", "comma", "a longer name", "both", "a longer extension"],
+)
+def test_a_typed_path_is_a_whole_path_not_the_start_of_a_longer_name(prompt: str, given: bool) -> None:
+    """Spec §3.1: a path the person typed is theirs; ``docs/setup.md.bak`` typed is another file, so a Read
+    of ``docs/setup.md`` that finds nothing guessed it (a name goes on after a dot followed by a letter)."""
+    t = Transcript()
+    t.prompt(prompt)
+    t.read_missing("docs/setup.md")
+    assert signal_counts(report_of(t).overall) == ({} if given else {"failed_search": 1})
+
+
+@pytest.mark.parametrize(
     ("prompt", "path", "given"),
     [
         ("tune ~/.claude/litellm_config.yaml", "/home/dev/.claude/litellm_config.yaml", True),

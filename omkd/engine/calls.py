@@ -267,7 +267,7 @@ class CallTracker:
         tilde = "" if path.startswith(("~", "$")) else search_pattern.normalised(path, None).replace("\\", "/")
         if tilde.startswith("~/"):  # a path under a home directory, typed as ``~/…`` (or ``$HOME/…``)
             forms.update({tilde, "$HOME/" + tilde[2:]})
-        return any(_mentions(typed, form) for form in forms)
+        return any(_mentions(typed, form, path=True) for form in forms)
 
 
 _ASCII_WORD: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
@@ -313,15 +313,18 @@ def _count(quoted: dict[str, int], prompt: str, step: int) -> None:
             quoted.pop(phrase, None)
 
 
-def _mentions(prompt: str, name: str) -> bool:
+def _mentions(prompt: str, name: str, path: bool = False) -> bool:
     """``name`` stands in ``prompt`` as a whole (not as the tail of a longer path or word). Only ASCII
-    letters and digits join a name: in ``可以用launch_swu.sh`` the name stands alone. (Found with
-    ``str.find`` and a look at each side: a regular expression per name cost a compile per miss.)"""
+    letters and digits join a name: in ``可以用launch_swu.sh`` the name stands alone (and ``launch_swu``,
+    a search's stem, is named by it). A ``path`` goes on after a dot and a letter: ``docs/setup.md.bak``
+    typed is another file than ``docs/setup.md``. (Found with ``str.find`` and a look at each side: a
+    regular expression per name cost a compile per miss.)"""
     start = prompt.find(name)
     while start >= 0:
         end = start + len(name)
+        after = prompt[end : end + 2]
         if (start == 0 or prompt[start - 1] not in _JOINS_BEFORE) and (
-            end == len(prompt) or prompt[end] not in _ASCII_WORD
+            not after or (after[0] not in _ASCII_WORD and not (path and after[0] == "." and after[1:] in _ASCII_WORD))
         ):
             return True
         start = prompt.find(name, start + 1)
