@@ -300,6 +300,26 @@ def test_a_deleted_file_looked_for_again_is_not_a_gap() -> None:
 
 
 @pytest.mark.parametrize(
+    ("command", "output", "signals"),
+    [
+        ("test -e config/retry_old.yaml && echo present || echo gone", "gone", {}),
+        ("[ -f config/retry_old.yaml ] || echo gone", "gone", {}),
+        ("test -e config/retry_new.yaml || echo missing", "missing", MISS),  # another file
+    ],
+    ids=["test -e", "[ -f ]", "another file"],
+)
+def test_a_test_for_a_moved_file_confirms_the_move(command: str, output: str, signals: dict[str, int]) -> None:
+    """Spec §3.1 ``verify_absence``: "the agent deleted or moved a file the search targets"; ``test -e``
+    of the path it moved away targets that file, as ``ls`` of it does."""
+    t = Transcript()
+    t.prompt("archive the old config")
+    t.skill("http-client")
+    t.call("Bash", {"command": "git mv config/retry_old.yaml archive/retry_old.yaml"}, "", detail=bash_detail())
+    t.call("Bash", {"command": command}, output, detail=bash_detail(stdout=output))
+    assert overall_signals(t) == signals
+
+
+@pytest.mark.parametrize(
     ("tool", "tool_input", "output"),
     [
         ("Grep", {"pattern": "retry(?!_count)"}, "No matches found"),

@@ -216,6 +216,8 @@ def search_literals(call: ToolCall) -> list[Target]:
             pattern = pattern or next(iter(_scripts(args)), None)
             found.extend(pattern_targets(pattern) if pattern else [])
     found.extend((t.strip("*"),) for t in parsed.targets if len(t.strip("*")) >= MIN_TARGET)
+    for stage in parsed.tests:  # ``test -e docs/OLD.md || echo gone`` after ``git mv docs/OLD.md …``
+        found.extend((name,) for path in shell.paths_of(stage) if len(name := posixpath.basename(path)) >= MIN_TARGET)
     return found
 
 
