@@ -289,31 +289,6 @@ def test_a_search_for_something_never_removed_is_still_a_miss() -> None:
     assert overall_signals(t) == MISS
 
 
-@pytest.mark.parametrize(
-    ("command", "signals"),
-    [
-        ("grep -rn parse_token_v1 src/", {}),  # what the edit removed: a confirmation
-        ("grep -rn parse_token_v1 src/ ; grep -rn verify_token_v1 src/", MISS),  # and something it did not remove
-        ("grep -rn 'parse_token_v1\\|verify_token_v1' src/", MISS),
-        ("find src -name '*.py' | xargs grep -l parse_token_v1", {}),  # *.py is a kind of file, no target
-    ],
-    ids=["the removed name", "and another search", "and another alternative", "in files of a kind"],
-)
-def test_a_removal_is_confirmed_only_by_a_call_that_looks_for_nothing_else(
-    command: str, signals: dict[str, int]
-) -> None:
-    """Spec §3.1 ``verify_absence``: "a search for it that finds nothing confirms the edit"; a call that also
-    looks for something the edit did not remove looked for that too, and it is not there."""
-    t = Transcript()
-    t.prompt("remove the v1 token parser")
-    t.skill("http-client")
-    edit = {"file_path": "/home/dev/shop/src/auth.py", "old_string": "def parse_token_v1(raw):\n    pass\n",
-            "new_string": ""}  # fmt: skip
-    t.call("Edit", edit, "The file has been updated.")
-    t.call("Bash", {"command": command}, "Exit code 1", is_error=True, detail="Error: Exit code 1")
-    assert overall_signals(t) == signals
-
-
 def test_a_deleted_file_looked_for_again_is_not_a_gap() -> None:
     t = Transcript()
     t.prompt("remove the old config")

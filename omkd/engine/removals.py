@@ -215,16 +215,13 @@ def search_literals(call: ToolCall) -> list[Target]:
             pattern = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-e", "--regexp")), None)
             pattern = pattern or next(iter(_scripts(args)), None)
             found.extend(pattern_targets(pattern) if pattern else [])
-    # a name's literal, not a kind of file: ``-name "*.tsx"`` looks for every .tsx file, no removed thing
-    found.extend((t.strip("*"),) for t in parsed.targets if len(t.strip("*")) >= MIN_TARGET and not _KIND.match(t))
+    found.extend((t.strip("*"),) for t in parsed.targets if len(t.strip("*")) >= MIN_TARGET)
     for stage in parsed.tests:  # ``test -e docs/OLD.md || echo gone`` after ``git mv docs/OLD.md …``
         found.extend((name,) for path in shell.paths_of(stage) if len(name := posixpath.basename(path)) >= MIN_TARGET)
     return found
 
 
 _WILDCARDS: Final = re.compile(r"[*?\[\]{}]")
-_KIND: Final = re.compile(r"^\*+\.[^.*?/]+$")
-"""A name pattern that is an extension alone (``*.tsx``): every file of a kind."""
 
 
 def targets_removed(call: ToolCall, paths: list[str]) -> bool:
@@ -287,23 +284,20 @@ def own_removal(call: ToolCall) -> bool:
 
 
 def confirms_removal(looked_for: list[Target], edits: list[tuple[str, str]], paths: list[str]) -> bool:
-    """Every target the call looked for was removed (a call that also looks for something else looked
-    for that too, and it missed): each was in an edit's old text and not in its new text, or names a
-    removed path — the path itself, its file name, or its file name without the extension (``grep
-    middleware`` after ``rm src/middleware.ts``: what imports it names it so)."""
-    return bool(looked_for) and all(_removed(target, edits, paths) for target in looked_for)
-
-
-def _removed(target: Target, edits: list[tuple[str, str]], paths: list[str]) -> bool:
-    if any(holds(old, target) and not holds(new, target) for old, new in edits):
-        return True
-    if len(target) > 1:
-        return False
-    literal = target[0]
-    name = posixpath.basename(literal.replace("\\", "/").rstrip("/"))
-    for path in paths:
-        gone = posixpath.basename(path.replace("\\", "/").rstrip("/"))
-        stem = posixpath.splitext(gone)[0]
-        if literal == path or (len(name) >= MIN_TARGET and name in (gone, stem)):
-            return True
+    """Some target was in an edit's old text and not in its new text, or names a removed path: the path
+    itself, its file name, or its file name without the extension (``grep middleware`` after ``rm
+    src/middleware.ts``: what imports it names it so)."""
+    for target in looked_for:
+        for old, new in edits:
+            if holds(old, target) and not holds(new, target):
+                return True
+        if len(target) > 1:
+            continue
+        literal = target[0]
+        name = posixpath.basename(literal.replace("\\", "/").rstrip("/"))
+        for path in paths:
+            gone = posixpath.basename(path.replace("\\", "/").rstrip("/"))
+            stem = posixpath.splitext(gone)[0]
+            if literal == path or (len(name) >= MIN_TARGET and name in (gone, stem)):
+                return True
     return False
