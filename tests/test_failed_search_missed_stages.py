@@ -221,3 +221,22 @@ def test_an_exclusion_stage_is_no_part_of_the_pattern(agent: Agent) -> None:
     """Spec §6 and §8.2: a ``grep -v`` stage excludes and gives no target; what missed is the search before it."""
     report = agent("grep -v '^#' config/settings.ini | grep -i retry_budget", "", 1)
     assert (misses(report), patterns(report)) == (1, ["retry_budget"])
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "pattern"),
+    [
+        ("grep -v '^#' .env | grep API_KEY", "grep: .env: No such file or directory", ".env"),
+        ("cat .env | grep -v '^#' | grep API_KEY", "cat: .env: No such file or directory", ".env"),
+        ("for t in fd fdfind; do which $t; done", "", "which $t"),  # a variable is not told
+    ],
+    ids=["the exclusion's missing file", "the reader's missing file", "which of a loop's variable"],
+)
+def test_what_missed_is_named_not_an_exclusion_or_a_variable(
+    agent: Agent, command: str, output: str, pattern: str
+) -> None:
+    """Spec §6: an exclusion gives no target, but the file it could not read is what missed; a loop's
+    variable alone is no target ("the first search program and its first operand")."""
+    report = agent(command, output, 2 if output.startswith("grep") else 1)
+    assert (misses(report), patterns(report)) == (1, [pattern])

@@ -569,6 +569,16 @@ def test_a_write_out_line_reads_other_variables_as_one_word_each(write_out: str,
 
 
 @pytest.mark.parametrize(
+    "write_out", ["%{http_code} $a-$b-$c end", "%{http_code} %{url_effective}/%{size_download}/$u"]
+)
+def test_a_write_out_line_of_many_separate_words_is_not_read(write_out: str) -> None:
+    """Three open-ended words apart (``$a-$b-$c``) backtrack over a long line that nearly matches (seconds a
+    line): such a line of the format is not read; two are (``%{http_code} $u``)."""
+    assert http_lookups.code_lines(("-w", write_out)) == ()
+    assert len(http_lookups.code_lines(("-w", "%{http_code} $u %{url_effective}"))) == 1
+
+
+@pytest.mark.parametrize(
     ("path", "cwd", "pattern"),
     [
         ("C:\\Users\\dev\\shop\\docs\\retry.md", "C:\\Users\\dev\\shop", "docs/retry.md"),

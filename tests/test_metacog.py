@@ -357,6 +357,16 @@ def test_a_call_of_the_same_message_before_the_result_is_not_in_the_window() -> 
     assert only(episodes(data)).outcome == "dropped"
 
 
+@pytest.mark.parametrize(
+    "command", ["cat src/app.py | grep -n retry_policy", "head -200 src/app.py | grep retry_policy"]
+)
+def test_a_file_read_into_a_grep_is_where_it_looked_not_a_name(command: str) -> None:
+    """§8.2.1: a content search's files are where it looked (as Grep's ``path``); a write of ``app.py``
+    elsewhere does not make what ``grep retry_policy`` looked for (§8.5.2: only added text holding it)."""
+    data = run(bash("b1", command, "", "m1"), write("w1", f"{ROOT}/tests/app.py", "m2"))
+    assert only(episodes(data)).outcome == "proceeded"
+
+
 def test_a_created_file_of_the_missed_name_elsewhere_is_created() -> None:
     """§8.2.1: a Read's path is a file target and "its last component is a name"; §8.5.2: "a created path
     whose last component matches one of the miss's specific names" (helpers.py written in lib/)."""

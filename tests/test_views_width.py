@@ -159,3 +159,11 @@ def test_omkd_explain_at_80_columns_wraps_each_row_under_its_line(tmp_path: Path
     ).stdout.splitlines()
     row = f"    {path.name}:2  Bash toolu_0123456789abcdefghijklmn  → failed_search"
     assert any(line.startswith(row) for line in piped), piped
+    coloured = subprocess.run(  # colour forced in a pipe (a CI log) keeps the piped form
+        [sys.executable, "-m", "omkd", "explain", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "FORCE_COLOR": "1"},
+    ).stdout
+    assert row in ANSI.sub("", coloured), coloured

@@ -71,7 +71,7 @@ def show(found: Explanation) -> None:
     with ``file:line``; on a terminal the file is said once above its rows, each row starts with
     ``:line`` and wraps under itself at the terminal's width (the call's id is left to ``--json``)."""
     console = render.stdout_console()
-    terminal = console.is_terminal
+    terminal = console.is_terminal and sys.stdout.isatty()  # FORCE_COLOR in a pipe keeps the log's form
     files = sorted(
         {s.file for s in found.segments} | {c.file for c in found.calls} | {c.file for c in found.candidates}
     )

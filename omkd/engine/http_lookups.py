@@ -46,6 +46,8 @@ OTHER_VARIABLE: Final = re.compile(r"%\{[^}]*\}|\$\{?\w+\}?")
 FORMAT_BREAK: Final = re.compile(r"\\[nr]")
 """A new line written in a format (``\\n``, ``\\r``): each line of the format is matched alone."""
 MISSING_CODES: Final = frozenset({"404", "410"})
+MAX_WORDS: Final = 2
+"""Other variables a format line may hold and still be read (each an open-ended word)."""
 ANY_WORD: Final = r"\S*"
 """What another write-out variable prints (a URL, a time, a size): one word, never a space, so that the
 expression cannot backtrack over a long line."""
@@ -145,7 +147,8 @@ def code_lines(args: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
             position = variable.end()
         pieces.append(re.escape(line[position:]))
         body = "".join(piece for piece in pieces if piece).strip()
-        if body.count("(?P<code>") == 1:
+        # a line of many words apart (``$a-$b-$c-$d``) backtracks over a long line: not read
+        if body.count("(?P<code>") == 1 and pieces.count(ANY_WORD) <= MAX_WORDS:
             shapes.append(re.compile(body.replace(r"\ ", r"\s+")))
     return tuple(shapes)
 

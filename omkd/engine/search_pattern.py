@@ -216,11 +216,13 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
     for stage in parsed.searches + parsed.tests:
         if id(stage) in vouched:  # ``test -f a.md && echo found-a`` printed found-a: a.md was there
             continue
-        if shell_forms.filters_out(stage.program, stage.args):  # ``| grep -v '^tests/'``: an exclusion, no target
+        if shell_forms.filters_out(stage.program, stage.args):  # ``| grep -v '^tests/'``: an exclusion, no target,
+            found.update((normalised(path, cwd), None) for path in named.get(id(stage), ()))  # but a file it lacked
             continue
         paths = named.get(id(stage)) if stage.program in _PATH_PATTERNS else None
         if not paths and not lines and shell.probes_a_command(stage) and (chosen is None or id(stage) in chosen):
-            paths = shell.targets_of(stage)  # ``which fd fdfind`` printing nothing: neither was found
+            names = shell.targets_of(stage)  # ``which fd fdfind`` printing nothing: neither was found
+            paths = names if len(names) > 1 and not any("$" in name for name in names) else None  # not ``$t``
         if paths:  # ``cat a.md b.md``: the paths its messages named, not its first
             found.update((normalised(path, cwd), None) for path in paths)
             continue

@@ -206,8 +206,10 @@ def shell_target(command: str, output: str | None = None) -> Target:
     for pipeline in parsed.elements:
         previous = ""
         found: list[Target] = []
-        for stage in pipeline:
-            part = _stage_target(stage, previous, told)
+        for at, stage in enumerate(pipeline):
+            # a file read into a grep is where it looked (as Grep's path), not a name it looked for
+            feeds = any(later.program in rules.GREP_PROGRAMS for later in pipeline[at + 1 :])
+            part = _stage_target(stage, previous, told, feeds)
             if part is not None:
                 found.append(part)
             previous = "ls" if grep_args.lists(stage) else stage.program
@@ -230,7 +232,9 @@ def shell_target(command: str, output: str | None = None) -> Target:
     )
 
 
-def _stage_target(stage: shell.Stage, previous: str, told: dict[str, list[str]] | None = None) -> Target | None:
+def _stage_target(
+    stage: shell.Stage, previous: str, told: dict[str, list[str]] | None = None, feeds: bool = False
+) -> Target | None:
     program, args = stage.program, stage.args
     if program == "git" and args[:1] == ["grep"]:
         program, args = "grep", args[1:]
@@ -269,8 +273,9 @@ def _stage_target(stage: shell.Stage, previous: str, told: dict[str, list[str]] 
         lasts = [_last(o) for o in operands]
         specific = any(len(x) >= rules.MIN_PROBE_NAME and not _WILDCARDS.search(x) for x in lasts)
         tokens = tuple(t for x in lasts for t in (tokens_of(x) or ([x] if len(x) >= rules.MIN_TOKEN else [])))
-        return Target(  # file targets: their last components are names (§8.2.1)
-            False, tuple(normal_path(o) for o in operands), tuple(x for x in lasts if x), tokens, specific=specific,
+        found_names: tuple[str, ...] = () if feeds else tuple(x for x in lasts if x)  # a file target: a name
+        return Target(
+            False, tuple(normal_path(o) for o in operands), found_names, tokens, specific=specific,
             why="" if specific else "a probe of a path whose last component is under 3 characters",
         )  # fmt: skip
     return None
