@@ -206,10 +206,10 @@ def shell_target(command: str, output: str | None = None) -> Target:
     for pipeline in parsed.elements:
         previous = ""
         found: list[Target] = []
+        # a file read into a grep is where it looked (as Grep's path), not a name it looked for
+        last_grep = max((at for at, stage in enumerate(pipeline) if stage.program in rules.GREP_PROGRAMS), default=-1)
         for at, stage in enumerate(pipeline):
-            # a file read into a grep is where it looked (as Grep's path), not a name it looked for
-            feeds = any(later.program in rules.GREP_PROGRAMS for later in pipeline[at + 1 :])
-            part = _stage_target(stage, previous, told, feeds)
+            part = _stage_target(stage, previous, told, at < last_grep)
             if part is not None:
                 found.append(part)
             previous = "ls" if grep_args.lists(stage) else stage.program
