@@ -289,6 +289,48 @@ def test_a_search_for_something_never_removed_is_still_a_miss() -> None:
     assert overall_signals(t) == MISS
 
 
+@pytest.mark.parametrize(
+    ("command", "signals"),
+    [
+        ("grep -rn parse_token_v1 src/", {}),  # what the edit removed: a confirmation
+        ("grep -rn parse_token_v1 src/ ; grep -rn parse_token_v1 tests/", {}),  # the same, in two places
+        ("grep -rn parse_token_v1 src/ ; grep -rn verify_token_v2 src/", MISS),  # and something never removed
+        ("grep -rn 'parse_token_v1\\|verify_token_v2' src/", {}),  # one search, either spelling
+        ("grep -rn parse_token_v1 src/ | grep -i session", {}),  # the second grep reads the first's lines
+        ("grep -rn parse_token_v1 src/ | grep -v tests/", {}),  # a filter is no target
+        ("[ -f src/auth.py ] && grep -n parse_token_v1 src/auth.py", {}),  # a guard is where it looked
+        ("cat src/auth.py | grep parse_token_v1", {}),  # a reader too
+        ("find src -name '*_test.py' | xargs grep -l parse_token_v1", {}),  # a scope too
+        ("ls src/auth.py && grep -c parse_token_v1 src/auth.py; grep -rn verify_token_v2 src", MISS),
+    ],
+    ids=[
+        "the removed name",
+        "in two places",
+        "and another search",
+        "alternatives of one pattern",
+        "grep of a grep",
+        "filtered",
+        "guarded",
+        "read into the grep",
+        "in files of a kind",
+        "a probe, the removed name and another search",
+    ],
+)
+def test_each_search_of_a_list_must_look_for_what_was_removed(command: str, signals: dict[str, int]) -> None:
+    """Spec §3.1 ``verify_absence``: "a search for it that finds nothing confirms the edit". A list of searches
+    that missed confirms it only when each of its searches looked for something removed: ``grep X; grep Y``
+    after removing X also looked for Y, which is not there. A guard, a reader, a scope or a filter is where a
+    search looked, not what it looked for."""
+    t = Transcript()
+    t.prompt("remove the v1 token parser")
+    t.skill("http-client")
+    edit = {"file_path": "/home/dev/shop/src/auth.py", "old_string": "def parse_token_v1(raw):\n    pass\n",
+            "new_string": ""}  # fmt: skip
+    t.call("Edit", edit, "The file has been updated.")
+    t.call("Bash", {"command": command}, "Exit code 1", is_error=True, detail="Error: Exit code 1")
+    assert overall_signals(t) == signals
+
+
 def test_a_deleted_file_looked_for_again_is_not_a_gap() -> None:
     t = Transcript()
     t.prompt("remove the old config")

@@ -187,38 +187,63 @@ def holds(text: str, target: Target) -> bool:
     return False
 
 
-def search_literals(call: ToolCall) -> list[Target]:
-    """What a search looked for, as literal pieces (``Target``): a Grep/grep pattern's alternatives
-    (``pattern_targets``), a Glob's or ``find -name``'s name without its wildcards, a path read or listed."""
+def search_literals(call: ToolCall) -> list[list[Target]]:
+    """What a search looked for, as groups of literal pieces (``Target``), each group a lookup that
+    missed and wants its own explanation: a Grep/grep pattern's alternatives (``pattern_targets``), a
+    Glob's or ``find -name``'s name without its wildcards, a path read or listed, a tested path's name.
+
+    A shell command's greps group by pipeline: each pipeline of the list that greps for a literal
+    looked for that (``grep X f; grep Y f``: two groups), while the greps of one pipeline read one
+    another's lines (``grep -r X . | grep Y``: X gone leaves Y nothing to read, one group). A guard, a
+    reader, a scope or a filter (``[ -f f ] &&``, ``cat f |``, ``-name '*.ts'``, ``grep -v``) is where it
+    looked, no group. A command without such a grep is one group of every target it names."""
     tool = _name(call.tool)
     data = call.input
     if tool == "Grep":
         pattern = data.get("pattern")
-        return pattern_targets(pattern) if isinstance(pattern, str) else []
+        return _grouped(pattern_targets(pattern) if isinstance(pattern, str) else [])
     if tool == "Glob":
         pattern = data.get("pattern")
         if not isinstance(pattern, str):
             return []
         name = posixpath.basename(pattern.replace("\\", "/"))
-        return [(p,) for p in re.split(r"[*?\[\]{}]+", name) if len(p) >= MIN_TARGET]
+        return _grouped([(p,) for p in re.split(r"[*?\[\]{}]+", name) if len(p) >= MIN_TARGET])
     if tool in ("Read", "list_directory", "LS"):
         path = data.get("file_path") or data.get("path") or data.get("dir_path")
-        return [(path,)] if isinstance(path, str) and path else []
+        return [[(path,)]] if isinstance(path, str) and path else []
     command = data.get("command") or data.get("cmd")
     if not isinstance(command, str):
         return []
     parsed = shell.parse(command)
-    found: list[Target] = []
-    for stage in parsed.searches:
-        if stage.program in _GREP_FAMILY:
-            args = stage.args[1:] if stage.program == "git" else stage.args
-            pattern = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-e", "--regexp")), None)
-            pattern = pattern or next(iter(_scripts(args)), None)
-            found.extend(pattern_targets(pattern) if pattern else [])
-    found.extend((t.strip("*"),) for t in parsed.targets if len(t.strip("*")) >= MIN_TARGET)
+    searching = {id(stage) for stage in parsed.searches}
+    greps = [
+        [target for stage in element if id(stage) in searching for target in _grep_targets(stage)]
+        for element in parsed.elements
+    ]
+    if any(greps):
+        return [group for group in greps if group]
+    found: list[Target] = [(t.strip("*"),) for t in parsed.targets if len(t.strip("*")) >= MIN_TARGET]
     for stage in parsed.tests:  # ``test -e docs/OLD.md || echo gone`` after ``git mv docs/OLD.md …``
         found.extend((name,) for path in shell.paths_of(stage) if len(name := posixpath.basename(path)) >= MIN_TARGET)
-    return found
+    return _grouped(found)
+
+
+def _grouped(targets: list[Target]) -> list[list[Target]]:
+    return [targets] if targets else []
+
+
+def _grep_targets(stage: shell.Stage) -> list[Target]:
+    """The literal alternatives a grep stage looked for; none for a filter (``grep -v``)."""
+    if stage.program not in _GREP_FAMILY:
+        return []
+    if stage.program == "git" and stage.args[:1] != ["grep"]:
+        return []
+    program, args = ("grep", stage.args[1:]) if stage.program == "git" else (stage.program, stage.args)
+    if shell_forms.filters_out(program, args):
+        return []
+    pattern = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-e", "--regexp")), None)
+    pattern = pattern or next(iter(_scripts(args)), None)
+    return pattern_targets(pattern) if pattern else []
 
 
 _WILDCARDS: Final = re.compile(r"[*?\[\]{}]")
@@ -283,21 +308,24 @@ def own_removal(call: ToolCall) -> bool:
     )
 
 
-def confirms_removal(looked_for: list[Target], edits: list[tuple[str, str]], paths: list[str]) -> bool:
-    """Some target was in an edit's old text and not in its new text, or names a removed path: the path
-    itself, its file name, or its file name without the extension (``grep middleware`` after ``rm
-    src/middleware.ts``: what imports it names it so)."""
-    for target in looked_for:
-        for old, new in edits:
-            if holds(old, target) and not holds(new, target):
-                return True
-        if len(target) > 1:
-            continue
-        literal = target[0]
-        name = posixpath.basename(literal.replace("\\", "/").rstrip("/"))
-        for path in paths:
-            gone = posixpath.basename(path.replace("\\", "/").rstrip("/"))
-            stem = posixpath.splitext(gone)[0]
-            if literal == path or (len(name) >= MIN_TARGET and name in (gone, stem)):
-                return True
+def confirms_removal(looked_for: list[list[Target]], edits: list[tuple[str, str]], paths: list[str]) -> bool:
+    """Each group of what a call looked for (``search_literals``) holds a removed target: one that was in
+    an edit's old text and not in its new text, or that names a removed path — the path itself, its file
+    name, or its file name without the extension (``grep middleware`` after ``rm src/middleware.ts``:
+    what imports it names it so). A group with nothing removed looked for something still there."""
+    return bool(looked_for) and all(any(_removed(t, edits, paths) for t in group) for group in looked_for)
+
+
+def _removed(target: Target, edits: list[tuple[str, str]], paths: list[str]) -> bool:
+    if any(holds(old, target) and not holds(new, target) for old, new in edits):
+        return True
+    if len(target) > 1:
+        return False
+    literal = target[0]
+    name = posixpath.basename(literal.replace("\\", "/").rstrip("/"))
+    for path in paths:
+        gone = posixpath.basename(path.replace("\\", "/").rstrip("/"))
+        stem = posixpath.splitext(gone)[0]
+        if literal == path or (len(name) >= MIN_TARGET and name in (gone, stem)):
+            return True
     return False
