@@ -3,7 +3,7 @@ the person typed and asked for is ``user_given``: the person's file is missing, 
 proper name of several words (a font, a product: ``Maple Mono``) is a name as a file name is; a plain
 lower-case phrase of the prompt is the person's wording, not a name. Decided here, with two readings
 apart (both measured on the labelled calls, bench/README.md): a pattern of several alternatives one of
-which the person typed, and a probe of a program the person mentioned (``bun --version`` after "switch to
+which the person typed (every one typed, or a typed one spelled without its spaces, is theirs), and a probe of a program the person mentioned (``bun --version`` after "switch to
 bun?"; ``python3 -m pip`` after a pasted ``pip install``), stay gaps: the prompt alone does not tell a
 thing the person asked for from a word they used. And zsh's ``which X`` answer ``X not found`` is a
 not-found message. Hand-made transcripts on Claude Code's Bash and Codex's ``exec_command``."""
@@ -51,9 +51,21 @@ def verdicts(report: Report) -> tuple[int, int]:
         (FONT, "fc-list | grep 'Maple Mono NF'", (0, 1)),
         (FONT, 'system_profiler SPFontsDataType | rg "Fira Code"', (1, 0)),  # not the person's
         ("add error handling to the upload", 'rg "error handling" src', (1, 0)),  # a plain phrase
-        (FONT, 'fc-list | rg -i "Maple Mono|MapleMono"', (1, 0)),  # alternatives: not one name
+        (FONT, 'fc-list | rg -i "Maple Mono|MapleMono|NF CN"', (0, 1)),  # the typed names and a spelling
+        (FONT, 'fc-list | rg -i "Maple Mono|Fira Code"', (1, 0)),  # one alternative is the agent's
+        (FONT, 'fc-list | rg -i "Maple Mono|mono"', (1, 0)),  # a plain word is no name
+        (FONT, 'fc-list | rg -i "Maple|MapleMono"', (1, 0)),  # a part of the name is not the name
     ],
-    ids=["rg phrase", "grep phrase", "another font", "plain phrase", "alternatives"],
+    ids=[
+        "rg phrase",
+        "grep phrase",
+        "another font",
+        "plain phrase",
+        "alternatives typed",
+        "alternatives not all typed",
+        "alternative a plain word",
+        "alternative a part",
+    ],
 )
 def test_a_proper_name_of_several_words_the_person_typed_is_theirs(
     agent: Agent, prompt: str, command: str, expected: tuple[int, int]

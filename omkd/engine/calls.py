@@ -207,13 +207,16 @@ class CallTracker:
         if verdict.user_given == patterns.URL_GIVEN:
             return key if key and key in self._typed_text() else None
         typed = self._typed_text()
-        named = next((name for name in given.search_targets(call) if _mentions(typed, name)), None)
+        named = next((name for name in given.search_targets(call) if given.mentions(typed, name)), None)
         if named is not None:
             return named
         quoted = self._quoted_phrases()  # each lookup looked for a phrase the person quoted (not one of several)
         phrases = quoted_names.call_phrases(call) if quoted else []
         if phrases and all(phrase is not None and phrase.casefold() in quoted for phrase in phrases):
             return " | ".join(dict.fromkeys(phrase for phrase in phrases if phrase is not None))
+        alternatives = given.alternative_names(call)
+        if alternatives and given.each_typed(typed, alternatives):
+            return " | ".join(alternatives)
         shape = given.search_shape(call)
         named = given.typed_name(shape, typed) if shape is not None else None
         if named is not None:
@@ -267,11 +270,9 @@ class CallTracker:
         tilde = "" if path.startswith(("~", "$")) else search_pattern.normalised(path, None).replace("\\", "/")
         if tilde.startswith("~/"):  # a path under a home directory, typed as ``~/…`` (or ``$HOME/…``)
             forms.update({tilde, "$HOME/" + tilde[2:]})
-        return any(_mentions(typed, form, path=True) for form in forms)
+        return any(given.mentions(typed, form, path=True) for form in forms)
 
 
-_ASCII_WORD: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
-_JOINS_BEFORE: Final = _ASCII_WORD | frozenset("./\\")
 """What continues a name on its left (the tail of a longer path or word) or on its right."""
 
 
@@ -311,24 +312,6 @@ def _count(quoted: dict[str, int], prompt: str, step: int) -> None:
             quoted[phrase] = left
         else:
             quoted.pop(phrase, None)
-
-
-def _mentions(prompt: str, name: str, path: bool = False) -> bool:
-    """``name`` stands in ``prompt`` as a whole (not as the tail of a longer path or word). Only ASCII
-    letters and digits join a name: in ``可以用launch_swu.sh`` the name stands alone (and ``launch_swu``,
-    a search's stem, is named by it). A ``path`` goes on after a dot and a letter: ``docs/setup.md.bak``
-    typed is another file than ``docs/setup.md``. (Found with ``str.find`` and a look at each side: a
-    regular expression per name cost a compile per miss.)"""
-    start = prompt.find(name)
-    while start >= 0:
-        end = start + len(name)
-        after = prompt[end : end + 2]
-        if (start == 0 or prompt[start - 1] not in _JOINS_BEFORE) and (
-            not after or (after[0] not in _ASCII_WORD and not (path and after[0] == "." and after[1:] in _ASCII_WORD))
-        ):
-            return True
-        start = prompt.find(name, start + 1)
-    return False
 
 
 def absolute(path: str, cwd: str | None) -> str:

@@ -130,6 +130,32 @@ def _named(pattern: str) -> list[str]:
     return [phrase] if _PROPER_NAME.fullmatch(phrase) else _literal(pattern)
 
 
+def alternative_names(call: ToolCall) -> list[str]:
+    """The alternatives of a content search's pattern when it has several and every one is a name
+    (``_named``): ``Maple Mono|MapleMono|NF CN``. The search is the person's when each is a name they typed
+    or one of those names spelled without its spaces or in another case (``calls``); one typed alternative
+    beside words of the agent's own does not make it theirs."""
+    tool = judge.unwrapped(call.tool)
+    if tool == "Grep":
+        patterns = [judge.first_input(call, ("pattern",))]
+    elif tool in shell_rules.SHELL_TOOLS and isinstance(command := call.input.get("command"), str):
+        patterns = [
+            search_pattern.stage_pattern(stage, None) or ""
+            for stage in shell.parse(command).searches
+            if stage.program in shell_rules.CONTENT_SEARCHES or (stage.program == "git" and stage.args[:1] == ["grep"])
+        ]
+    else:
+        return []
+    names: list[str] = []
+    for pattern in patterns:
+        alternatives = _ALTERNATIVES.split(pattern.strip().strip("'\""))
+        if len(alternatives) < 2 or not all(len(_named(alternative)) == 1 for alternative in alternatives):
+            return []
+        names += [alternative.strip() for alternative in alternatives]
+    return names
+
+
+_ALTERNATIVES: Final = re.compile(r"\\?\|")
 _PROPER_NAME = re.compile(r"[A-Z][A-Za-z0-9.+#\-]*(?: (?:[A-Z]|[0-9])[A-Za-z0-9.+#\-]*){1,4}")
 
 
@@ -155,3 +181,36 @@ def probed_paths(call: ToolCall) -> list[str]:
 _SHELL_ESCAPE = re.compile(r"""\\([()\[\]{}'"&;|<>*?$!#~=,@ ])""")
 """A backslash before a character the shell would read (``app/\\(admin\\)/x.ts``): the path is the
 character itself. Only these: a Windows path's backslashes separate its parts."""
+
+
+_ASCII_WORD: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_JOINS_BEFORE: Final = _ASCII_WORD | frozenset("./\\")
+
+
+def each_typed(typed: str, names: list[str]) -> bool:
+    """Each name stands in ``typed`` (``mentions``), or is one that does spelled without its spaces or in
+    another case (``MapleMono`` beside a typed ``Maple Mono``)."""
+    spelled = {_spelling(name) for name in names if mentions(typed, name)}
+    return bool(spelled) and all(_spelling(name) in spelled for name in names)
+
+
+def _spelling(name: str) -> str:
+    return name.replace(" ", "").casefold()
+
+
+def mentions(prompt: str, name: str, path: bool = False) -> bool:
+    """``name`` stands in ``prompt`` as a whole (not as the tail of a longer path or word). Only ASCII
+    letters and digits join a name: in ``可以用launch_swu.sh`` the name stands alone (and ``launch_swu``,
+    a search's stem, is named by it). A ``path`` goes on after a dot and a letter: ``docs/setup.md.bak``
+    typed is another file than ``docs/setup.md``. (Found with ``str.find`` and a look at each side: a
+    regular expression per name cost a compile per miss.)"""
+    start = prompt.find(name)
+    while start >= 0:
+        end = start + len(name)
+        after = prompt[end : end + 2]
+        if (start == 0 or prompt[start - 1] not in _JOINS_BEFORE) and (
+            not after or (after[0] not in _ASCII_WORD and not (path and after[0] == "." and after[1:] in _ASCII_WORD))
+        ):
+            return True
+        start = prompt.find(name, start + 1)
+    return False
