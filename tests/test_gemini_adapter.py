@@ -19,6 +19,7 @@ from omkd.engine.report.build import build_report
 from omkd.engine.report.schema import Report, SkillHealth
 from omkd.engine.stream import StreamProcessor
 from tests.agent_lines import GeminiChat, tool_call
+from tests.transcript_builder import gaps_of
 
 pytestmark = pytest.mark.engine
 
@@ -396,3 +397,79 @@ def test_a_gemini_mcp_search_that_found_nothing_is_a_miss_and_its_sql_write_is_a
     write = write_of(calls[0])
     assert write is not None
     assert write.kind == "data"
+
+
+@pytest.mark.parametrize(
+    ("call", "misses", "failures"),
+    [
+        pytest.param(tool_call("web_fetch", {"prompt": "summarise https://docs.example.com/retry"},
+                               "Request failed with status 404\nHeaders: {}\nResponse: Not Found"), 1, 0,
+                     id="fetch-direct-404"),
+        pytest.param(tool_call("web_fetch", {"prompt": "summarise https://docs.example.com/retry"},
+                               "Request failed with status 403\nHeaders: {}\nResponse: Forbidden"), 0, 0,
+                     id="fetch-direct-403"),
+        pytest.param(tool_call("web_fetch", {"prompt": "summarise https://docs.example.com/retry"},
+                               error="Error: All fallback fetch attempts failed: https://docs.example.com/retry: "
+                                     "Request failed with status code 404 Not Found", status="error"), 1, 1,
+                     id="fetch-fallback-404"),
+        pytest.param(tool_call("web_fetch", {"prompt": "summarise https://docs.example.com/retry"},
+                               error="Error: Error during fallback fetch for https://docs.example.com/retry: "
+                                     "Request failed with status code 503 Service Unavailable", status="error"),
+                     0, 1, id="fetch-fallback-503"),
+        pytest.param(tool_call("grep_search", {"pattern": "retry_budget", "dir_path": "/p/lib"},
+                               error="Path does not exist: /p/lib", status="error"), 1, 1, id="grep-no-path"),
+        pytest.param(tool_call("glob", {"pattern": "**/deploy.md", "dir_path": "/p/ops"},
+                               error="Search path does not exist /p/ops", status="error"), 1, 1, id="glob-no-path"),
+        pytest.param(tool_call("grep_search", {"pattern": "retry_budget", "dir_path": "/etc"},
+                               error='Path not in workspace: Attempted path "/etc" resolves outside the allowed '
+                                     "workspace directories: /p or the project temp directory: /tmp/x",
+                               status="error"), 0, 1, id="grep-outside-workspace"),
+        pytest.param(tool_call("read_file", {"file_path": "/etc/retry.conf"},
+                               error='Path not in workspace: Attempted path "/etc/retry.conf" resolves outside the '
+                                     "allowed workspace directories: /p", status="error"), 0, 1,
+                     id="read-outside-workspace"),
+        pytest.param(tool_call("read_many_files", {"include": ["docs/**/retry*.md"]},
+                               "No files matching the criteria were found or all were skipped."), 1, 0,
+                     id="read-many-none"),
+        pytest.param(tool_call("read_many_files", {"include": ["docs/**/retry*.md"]},
+                               "--- /p/docs/retry.md ---\n\n# Retry\n"), 0, 0, id="read-many-found"),
+        pytest.param(tool_call("search_file_content", {"pattern": "retry_budget"},
+                               'No matches found for pattern "retry_budget" in the workspace directory.'), 1, 0,
+                     id="grep-legacy-name"),
+    ],
+)  # fmt: skip
+def test_gemini_tools_answer_not_found_in_their_own_words(call: dict[str, object], misses: int, failures: int) -> None:
+    """Gemini CLI's tools, in the words its source gives them (``packages/core/src/tools``): ``web_fetch`` answers
+    a 404 with ``Request failed with status 404`` as a plain result (direct mode) or inside an error (the
+    fallback); ``grep_search``/``glob`` on a path that is not there error; ``Path not in workspace`` is the
+    harness refusing, no miss; ``read_many_files`` matching nothing says so as a plain result."""
+    health = row(report_of(one_call(call).data()))
+    assert (health.tools.calls, health.by_type["failed_search"], health.tools.failures) == (1, misses, failures)
+
+
+NOT_THERE_404 = "Request failed with status 404\nHeaders: {}\nResponse: Not Found"
+NOTHING_READ = "No files matching the criteria were found or all were skipped."
+
+
+@pytest.mark.parametrize(
+    ("call", "pattern"),
+    [
+        (tool_call("web_fetch", {"prompt": "Summarise https://docs.example.com/retry."}, NOT_THERE_404),
+         "https://docs.example.com/retry"),
+        (tool_call("read_many_files", {"paths": ["docs/retry.md"]}, NOTHING_READ), "docs/retry.md"),
+        (tool_call("read_many_files", {"paths": ["docs/retry.md"], "include": ["**/retry*.md"]}, NOTHING_READ),
+         "{**/retry*.md,docs/retry.md}"),
+    ],
+    ids=["web_fetch: the URL of its prompt", "read_many_files: its one path", "read_many_files: several"],
+)  # fmt: skip
+def test_what_a_gemini_miss_looked_for_is_named_as_claude_code_s(call: dict[str, object], pattern: str) -> None:
+    """Spec §6: a WebFetch's pattern is its URL (Gemini's ``web_fetch`` names it in its prompt); a Glob's, its
+    pattern (``read_many_files``' paths and globs)."""
+    assert [gap.evidence["pattern"] for gap in gaps_of(report_of(one_call(call).data()))] == [pattern]
+
+
+def test_a_page_the_person_gave_gemini_is_theirs() -> None:
+    """§3.1 ``user_given``: the URL the person typed, fetched by ``web_fetch`` and not there, is theirs."""
+    call = tool_call("web_fetch", {"prompt": "Summarise https://docs.example.com/retry"}, NOT_THERE_404)
+    health = row(report_of(one_call(call, prompt="read https://docs.example.com/retry for me").data()))
+    assert (health.by_type["failed_search"], health.user_given_misses) == (0, 1)

@@ -54,6 +54,7 @@ REFUSED_TEXTS: Final = (
     "Tool execution denied by policy",  # Gemini CLI's policy engine
     "not found in registry",  # Gemini CLI: a tool name it does not have
     "Sandbox(Denied",  # Codex CLI: the sandbox would not start the command
+    "Path not in workspace",  # Gemini CLI: a path outside the folders the person opened to it
 )
 """The harness refused to run the call: a tool fault (counted as a failure), never a gap."""
 REFUSED_ANY_CASE: Final = re.compile(r"input ?validation ?error", re.IGNORECASE)
@@ -153,7 +154,12 @@ SEARCH_RULES: Final[dict[str, SearchRule]] = {
         ),
         user_given=NAME_GIVEN,
     ),
-    "Glob": SearchRule(empty_prefixes=("No files found",), empty_counts=((None, "numFiles"),), user_given=NAME_GIVEN),
+    "Glob": SearchRule(
+        # Gemini CLI's read_many_files, judged as a Glob of its paths, says "No files matching the criteria…"
+        empty_prefixes=("No files found", "No files matching the criteria were found"),
+        empty_counts=((None, "numFiles"),),
+        user_given=NAME_GIVEN,
+    ),
     "Read": SearchRule(input_keys=PATH_KEYS, miss_errors=READ_NOT_FOUND, user_given=PATH_GIVEN),
     "WebSearch": SearchRule(
         input_keys=("query",),
@@ -167,7 +173,13 @@ SEARCH_RULES: Final[dict[str, SearchRule]] = {
         input_keys=("url",),
         miss_errors=("status code 404", "status code 410", "server returned HTTP 404", "server returned HTTP 410"),
         # newer Claude Code answers a 404 as a plain result, not an error (and in its own words either way)
-        empty_prefixes=("The server returned HTTP 404", "The server returned HTTP 410"),
+        # Gemini CLI's web_fetch fetching directly: ``Request failed with status 404``, a plain result too
+        empty_prefixes=(
+            "The server returned HTTP 404",
+            "The server returned HTTP 410",
+            "Request failed with status 404",
+            "Request failed with status 410",
+        ),
         user_given=URL_GIVEN,
     ),
     "list_directory": SearchRule(
@@ -197,6 +209,7 @@ AGENT_TOOLS: Final[dict[str, str]] = {
     "grep_search": "Grep",
     "search_file_content": "Grep",
     "glob": "Glob",
+    "read_many_files": "Glob",  # its ``include`` globs (or ``paths``), as one Glob of them
     "read_file": "Read",  # Codex CLI's too (``file_path``), as its ``grep_files`` and ``list_dir``
     "grep_files": "Grep",
     "list_dir": "list_directory",

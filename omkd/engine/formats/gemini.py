@@ -52,16 +52,19 @@ _EXIT_CODE: Final = re.compile(r"^Exit Code: (-?\d+)\s*$", re.MULTILINE)
 _SHELL_FIELDS: Final = re.compile(
     r"^(?:Command|Directory|Error|Exit Code|Signal|Background PIDs|Process Group PGID): ", re.MULTILINE
 )
-_ARGUMENT_KEYS: Final = (
-    ("absolute_path", "file_path"),
-    ("dir_path", "path"),
-    ("name", "skill"),
-)
+_ARGUMENT_KEYS: Final = (("absolute_path", "file_path"), ("dir_path", "path"), ("name", "skill"))
 """Where Gemini's tools name what omkd's rules read elsewhere (``read_file``'s ``absolute_path``
 is a ``file_path``, ``list_directory``'s ``dir_path`` a ``path``, ``activate_skill``'s ``name`` a
-``skill``); the original keys stay."""
+``skill``); the original keys stay. ``web_fetch`` names its URLs in its ``prompt`` (the first is its ``url``)."""
 
 
+def _many_files_pattern(arguments: dict[str, Any]) -> str:
+    """``read_many_files``' ``include`` globs and ``paths`` as one Glob pattern (``{docs/*.md,README.md}``)."""
+    given = [str(p) for key in ("include", "paths") if isinstance(arguments.get(key), list) for p in arguments[key]]
+    return ",".join(given).join("{}") if len(given) > 1 else "".join(given)
+
+
+_URL: Final = re.compile(r"https?://[^\s<>`]+")
 _MCP_DISPLAY: Final = re.compile(r"^(?P<tool>.+) \((?P<server>.+) MCP Server\)$")
 
 
@@ -324,6 +327,10 @@ class GeminiAdapter(AdapterBase):
         for theirs, ours in _ARGUMENT_KEYS:
             if isinstance(arguments.get(theirs), str) and ours not in arguments:
                 arguments[ours] = arguments[theirs]
+        if name == "read_many_files" and "pattern" not in arguments:
+            arguments["pattern"] = _many_files_pattern(arguments)
+        elif name == "web_fetch" and "url" not in arguments and (url := _URL.search(str(arguments.get("prompt")))):
+            arguments["url"] = url.group().rstrip(".,;:!?)]'\"")  # its prompt names the pages to fetch
         text, errored = _response_text(call)
         detail: dict[str, Any] | None = None
         if name == "run_shell_command":
