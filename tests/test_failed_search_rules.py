@@ -207,3 +207,18 @@ def test_a_count_that_the_result_text_contradicts_is_not_believed() -> None:
         detail=detail,
     )
     assert overall_signals(t) == {}
+
+
+@pytest.mark.parametrize(
+    ("content", "is_error", "misses"),
+    [
+        ("<tool_use_error>Path does not exist: /home/dev/shop/migrations</tool_use_error>", True, 1),
+        ("- /home/dev/shop/migrations/\n  - 0001_initial.py\n", ABSENT, 0),
+    ],
+    ids=["not there", "listed"],
+)
+def test_claude_code_s_ls_tool_is_a_directory_listing(content: str, is_error: object, misses: int) -> None:
+    """Claude Code's own ``LS`` tool (its first versions) lists a path as Gemini's ``list_directory`` does: a
+    path that does not exist is a miss (spec §8.1 and §8.2 count a directory-listing path as a target)."""
+    t = one_call("LS", {"path": "/home/dev/shop/migrations"}, content, is_error)
+    assert overall_signals(t) == ({"failed_search": misses} if misses else {})

@@ -3,10 +3,11 @@ the person typed and asked for is ``user_given``: the person's file is missing, 
 proper name of several words (a font, a product: ``Maple Mono``) is a name as a file name is; a plain
 lower-case phrase of the prompt is the person's wording, not a name. Decided here, with two readings
 apart (both measured on the labelled calls, bench/README.md): a pattern of several alternatives one of
-which the person typed (every one typed, or a typed one spelled without its spaces, is theirs), and a probe of a program the person mentioned (``bun --version`` after "switch to
-bun?"; ``python3 -m pip`` after a pasted ``pip install``), stay gaps: the prompt alone does not tell a
-thing the person asked for from a word they used. And zsh's ``which X`` answer ``X not found`` is a
-not-found message. Hand-made transcripts on Claude Code's Bash and Codex's ``exec_command``."""
+which the person typed (every one typed, or a typed one spelled without its spaces, is theirs), and a
+probe of a program the person mentioned (``bun --version`` after "switch to bun?"; ``python3 -m pip``
+after a pasted ``pip install``), stay gaps: the prompt alone does not tell a thing the person asked for
+from a word they used. And zsh's ``which X`` answer ``X not found`` is a not-found message. Hand-made
+transcripts on Claude Code's Bash and Codex's ``exec_command``."""
 
 from __future__ import annotations
 
@@ -344,3 +345,26 @@ def test_a_prompt_cut_to_its_end_is_read_from_its_first_whole_line() -> None:
     tracker = CallTracker(None, frozenset())
     tracker.remember_prompt('"' + "p" * 70_000 + '" please check "retry budget" and the rest\nthen "backoff"')
     assert tracker._quoted_phrases() == {"backoff": 1}
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("rg -n 'legacy_pricing\\.csv' src", (0, 1)),  # the typed name, its dot escaped
+        ("grep -rn 'legacy_pricing\\.csv' src", (0, 1)),
+        ("rg -n 'legacy_pricing.\\.csv' src", (1, 0)),  # not the name: a regex around it
+    ],
+    ids=["rg escaped dot", "grep escaped dot", "a regex"],
+)
+def test_a_name_with_its_punctuation_escaped_is_the_name(agent: Agent, command: str, expected: tuple[int, int]) -> None:
+    """§3.1 ``user_given``: ``legacy_pricing\\.csv`` looks for the name ``legacy_pricing.csv`` the person typed;
+    an escaped punctuation mark is itself."""
+    assert verdicts(agent("is legacy_pricing.csv still used anywhere?", command, "", 1)) == expected
+
+
+def test_a_grep_of_a_typed_name_with_an_escaped_dot_is_theirs() -> None:
+    t = Transcript()
+    t.prompt("is legacy_pricing.csv still used anywhere?")
+    t.call("Grep", {"pattern": "legacy_pricing\\.csv", "path": "/home/dev/shop"}, "No files found")
+    assert verdicts(report_of(t)) == (0, 1)

@@ -122,12 +122,17 @@ def _command_names(names: str) -> list[str]:
 
 
 def _named(pattern: str) -> list[str]:
-    """A content search's pattern as a name: a literal name (``_literal``), or a proper name of several
+    """A content search's pattern as a name: a literal name (``_literal``; its escaped punctuation read as
+    itself), or a proper name of several
     words (``Maple Mono``, ``Visual Studio Code``: each word capitalised or a number). A phrase of plain
     words (``error handling``) is the person's wording, not a thing they named. A pattern of several
     alternatives is not one name (one of them typed by the person does not make the search theirs)."""
     phrase = pattern.strip().strip("'\"")
-    return [phrase] if _PROPER_NAME.fullmatch(phrase) else _literal(pattern)
+    return [phrase] if _PROPER_NAME.fullmatch(phrase) else _literal(_ESCAPED.sub(r"\1", pattern))
+
+
+_ESCAPED: Final = re.compile(r"\\([^\w\s])")
+"""An escaped punctuation mark is itself: ``legacy_pricing\\.csv`` looks for ``legacy_pricing.csv``."""
 
 
 def alternative_names(call: ToolCall) -> list[str]:

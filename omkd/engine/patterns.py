@@ -213,6 +213,7 @@ AGENT_TOOLS: Final[dict[str, str]] = {
     "read_file": "Read",  # Codex CLI's too (``file_path``), as its ``grep_files`` and ``list_dir``
     "grep_files": "Grep",
     "list_dir": "list_directory",
+    "LS": "list_directory",  # Claude Code's own listing tool of its first versions (``path``)
     "google_web_search": "WebSearch",
     "web_fetch": "WebFetch",
     "activate_skill": "Skill",
