@@ -54,5 +54,5 @@ def echoed_text(program: str, args: list[str], text: str) -> str | None:
         return None
     if "$" in text and _COMPUTED.search(text):
         return None
-    words = [a for a in args if not (program == "echo" and a in ("-e", "-n"))]
+    words = [a for a in args if not (program == "echo" and a in ("-e", "-n")) and a.lower() != "-nonewline"]
     return " ".join(words).replace("\\n", "").strip()

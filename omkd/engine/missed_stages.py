@@ -65,12 +65,25 @@ def told_operands(
     missed.extend(
         stage for stage, rule in parsed.probes if rule.not_found is not None and rule.not_found.search(output)
     )
+    operands.update(_answered_false(parsed, lines))
     if parsed.http and http_lookups.http_missed(output, parsed.http):  # the clients a written code names, or all
         missed.extend(http_lookups.written_missing(output, parsed.http) or parsed.http)
     if not missed:
         return None
     chosen = {id(stage) for stage in missed}
     return [stage for stage in lookups + parsed.http if id(stage) in chosen], operands
+
+
+def _answered_false(parsed: shell.ParsedCommand, lines: list[str]) -> dict[int, list[str]]:
+    """The one path probe of several paths that prints an answer per path (``Test-Path a, b``: ``False``,
+    ``True``, in order), by its ``id``: the paths it answered ``False``. Nothing when the answers and the
+    paths do not pair one to one."""
+    probes = [stage for stage, rule in parsed.probes if rule.paths]
+    answers = [line.strip() for line in lines if line.strip() in ("True", "False")]
+    paths = powershell.paths(probes[0].program, probes[0].args) if len(probes) == 1 else None
+    if not paths or len(paths) < 2 or len(paths) != len(answers) or "False" not in answers:
+        return {}
+    return {id(probes[0]): [path for path, answer in zip(paths, answers, strict=True) if answer == "False"]}
 
 
 def _messages(output: str, lines: list[str]) -> list[tuple[list[str], bool]]:

@@ -163,7 +163,12 @@ def paths(program: str, args: list[str]) -> list[str] | None:
     """The paths a cmdlet's words name (``-Path``, ``-LiteralPath`` and their position), in order; None
     when the program is no cmdlet here."""
     found = cmdlet(program)
-    return None if found is None else bind(found, args).of(PATH)
+    return None if found is None else _items(bind(found, args).of(PATH))
+
+
+def _items(values: list[str]) -> list[str]:
+    """Each value's array items (``Test-Path .env, .env.local``: two paths bound to ``-Path`` as one array)."""
+    return [item for value in values for item in value.split(",") if item] if any("," in v for v in values) else values
 
 
 def listed(program: str, words: list[str]) -> list[str]:
@@ -182,7 +187,7 @@ def operands(program: str, args: list[str], plain: list[str]) -> list[str]:
     if found is None:
         return plain
     bound = bind(found, args)
-    return bound.of(PATH) + bound.of(FILTER) + (bound.of(NAME) if found in READERS else [])
+    return _items(bound.of(PATH)) + bound.of(FILTER) + (bound.of(NAME) if found in READERS else [])
 
 
 _NAME_PROPERTIES: Final = frozenset(

@@ -91,6 +91,11 @@ PROBES: Final[tuple[ProbeRule, ...]] = (
         ),
     ),
     ProbeRule(frozenset({"rospack"}), frozenset({"find"}), re.compile(r"not found|Error: package")),
+    # Windows' package managers and PowerShell's package and module lists
+    ProbeRule(frozenset({"winget"}), frozenset({"list"}), re.compile(r"No installed package found matching")),
+    ProbeRule(frozenset({"choco"}), frozenset({"list"}), re.compile(r"^0 packages (?:installed|found)\.", re.M)),
+    ProbeRule(frozenset({"Get-Package"}), frozenset(), re.compile(r"No package found for")),
+    ProbeRule(frozenset({"Get-Module"}), frozenset(), None, empty_is_miss=True, needs="-ListAvailable"),
     ProbeRule(frozenset(), frozenset({"--version", "-V", "version"}), COMMAND_MISSING),
 )  # fmt: skip
 """Package, module and tool probes (spec §3.1): a "not there" answer is a failed lookup."""

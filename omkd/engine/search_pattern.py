@@ -233,14 +233,7 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
             found[normalised(item, cwd)] = None
         if target and not told and variable is None:  # a variable is not told
             found[target] = None
-    for stage, probe in parsed.probes:
-        probed_here = (
-            probe_rules.probed(stage.program, stage.args, probe) if chosen is None or id(stage) in chosen else []
-        )
-        if probe.needs in module_probes.MODULE_NEEDS:  # ``import numpy, torch``: the one its error names
-            probed_here = module_probes.not_found(probed_here, output or "")
-        for probed in probed_here:
-            found[normalised(probed, cwd) if probe.paths else probed] = None
+    found.update(_probed(parsed, chosen, named, output or "", cwd))
     for stage in parsed.http:
         url = next((a for a in stage.args if "://" in a), None)
         if url and (chosen is None or id(stage) in chosen):
@@ -255,6 +248,23 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
         words = shell.paths_of(first) or shell_forms.operands(first.args)
         return " ".join([first.program, *words[:1]])
     return command.strip()[:80]
+
+
+def _probed(
+    parsed: shell.ParsedCommand, chosen: set[int] | None, named: dict[int, list[str]], output: str, cwd: str | None
+) -> dict[str, None]:
+    """What the probes that missed looked for, in order (a path probe's paths as read paths are written)."""
+    found: dict[str, None] = {}
+    for stage, probe in parsed.probes:
+        probed_here = (
+            probe_rules.probed(stage.program, stage.args, probe) if chosen is None or id(stage) in chosen else []
+        )
+        if probe.needs in module_probes.MODULE_NEEDS:  # ``import numpy, torch``: the one its error names
+            probed_here = module_probes.not_found(probed_here, output)
+        probed_here = named.get(id(stage), probed_here)  # ``Test-Path a, b`` answering False, True: a
+        for probed in probed_here:
+            found[normalised(probed, cwd) if probe.paths else probed] = None
+    return found
 
 
 def pattern_of(call: ToolCall, search_key: str, tool: str, cwd: str | None, result: ToolResult | None = None) -> str:

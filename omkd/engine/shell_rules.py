@@ -110,7 +110,7 @@ SHELL_RULE: Final = ShellRule(
     killed_above=128,
     line_selectors=frozenset({"grep", "egrep", "fgrep", "rg", "findstr"}),
     no_lines_codes=frozenset({1}),
-    fallbacks=frozenset({"echo", "printf"}),
+    fallbacks=frozenset({"echo", "printf", "Write-Output", "Write-Host", "write-output", "write-host"}),
     syntax_errors=(
         "unexpected EOF while looking for matching",
         "syntax error near unexpected token",

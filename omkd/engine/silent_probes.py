@@ -24,11 +24,17 @@ from omkd.engine import shell, shell_forms, shell_lists, shell_output, shell_rul
 
 PATH_PROBES: Final = frozenset(
     {"ls", "cat", "head", "tail", "stat", "file", "wc", "nl", "sed", "dir", "test", "[", "[["}
+    | {"get-content", "gc", "get-childitem", "gci", "get-item", "gi", "resolve-path", "rvpa"}  # PowerShell's
 )
-"""Programs that fail when the one path they were given is not there (``test`` with ``-e``/``-f``/``-d``)."""
+"""Programs that fail when the one path they were given is not there (``test`` with ``-e``/``-f``/``-d``);
+PowerShell's cmdlets in lower case (they are read in any case): the script's exit status is its last
+statement's, 1 when that wrote an error record."""
 PROBE_FAILURE_CODES: Final = frozenset({1, 2})
 """The exit codes of those programs when a path operand is not there (``ls`` 2, ``cat`` and ``test`` 1)."""
-PRINTING: Final = frozenset({"", "echo", "printf", "cd", "pwd", "true", ":", "sleep", "export", "date"})
+PRINTING: Final = frozenset(
+    {"", "echo", "printf", "cd", "pwd", "true", ":", "sleep", "export", "date"}
+    | {"write-output", "write-host", "set-location"}
+)
 """Parts that only print or set up (``""``: an assignment): they do not fail."""
 STDIN_READERS: Final = frozenset({"head", "tail", "sort", "uniq", "wc", "cut", "tr", "column"})
 """A pipeline ending in one of these, reading its input, exits 0 whatever the probe before it did."""
@@ -79,20 +85,25 @@ def probe_failed(command: str, parsed: shell.ParsedCommand, code: int | None, li
 def _cannot_fail(element: list[shell.Stage], probing: set[int]) -> bool:
     """Only printing parts, or probes piped into a reader of its input (whose status is the pipeline's):
     a pipeline that runs anything else is an action, and a probe after it checks what it made."""
-    if all(stage.program in PRINTING for stage in element):
+    if all(_named(stage.program, PRINTING) for stage in element):
         return True
     last = element[-1]
     return (
         len(element) > 1
         and last.program in STDIN_READERS
         and not shell.paths_of(last)
-        and all(id(stage) in probing or stage.program in PRINTING for stage in element[:-1])
+        and all(id(stage) in probing or _named(stage.program, PRINTING) for stage in element[:-1])
     )
+
+
+def _named(program: str, programs: frozenset[str]) -> bool:
+    """``program`` is one of ``programs``; a PowerShell cmdlet in any case (``Get-Content``, ``get-content``)."""
+    return program in programs or ("-" in program and program.lower() in programs)
 
 
 def _probe(element: list[shell.Stage], probing: set[int]) -> bool:
     """A single probe of a path (the command's parse took it as a search or a test)."""
-    return len(element) == 1 and element[0].program in PATH_PROBES and id(element[0]) in probing
+    return len(element) == 1 and _named(element[0].program, PATH_PROBES) and id(element[0]) in probing
 
 
 def failing_probes(command: str, parsed: shell.ParsedCommand) -> list[shell.Stage]:
