@@ -1132,3 +1132,68 @@ def test_the_review_of_the_silence_and_echo_rules(
     and zsh writes the home expanded; the other forms as their programs read them."""
     t = one_call(tool, {"command": command}, output, is_error=is_error)
     assert (overall_signals(t), [g.evidence["pattern"] for g in gaps_of(report_of(t))]) == (signals, patterns)
+
+
+PATCH_DELETING = """git apply <<'EOF'
+diff --git a/src/legacy/shim.ts b/src/legacy/shim.ts
+deleted file mode 100644
+--- a/src/legacy/shim.ts
++++ /dev/null
+@@ -1 +0,0 @@
+-export const shim = { version: 1 };
+EOF"""
+PATCH_EDITING = """git apply <<'EOF'
+--- a/src/net/fetch.ts
++++ b/src/net/fetch.ts
+@@ -7,3 +7,2 @@
+   for (let i = 0; i < retryCount; i++) {
+-    debugLog('attempt', i);
+     try {
+EOF"""
+
+
+@pytest.mark.parametrize(
+    ("removal", "search", "signals"),
+    [
+        ("rm src/legacy/auth.ts", ("Bash", {"command": "grep -n legacyInit src/legacy/auth.ts"},
+                                   "grep: src/legacy/auth.ts: No such file or directory"), {}),
+        ("git mv src/utils/dateFmt.ts src/lib/dateFormat.ts",
+         ("Read", {"file_path": "/home/dev/shop/src/lib/dateFmt.ts"}, "File does not exist."), MISS),
+        ("git mv src/utils/dateFmt.ts src/lib/dateFormat.ts",
+         ("Read", {"file_path": "/home/dev/shop/src/utils/dateFmt.ts"}, "File does not exist."), {}),
+        ("rm src/legacy/shim.ts", ("Bash", {"command": "ls src/legcy/shim.ts"},
+                                   "ls: cannot access 'src/legcy/shim.ts': No such file or directory"), MISS),
+        ("rm -r src/legacy", ("Bash", {"command": "cat /home/dev/shop/src/legacy/shim.ts"},
+                              "cat: /home/dev/shop/src/legacy/shim.ts: No such file or directory"), {}),
+        (PATCH_DELETING, ("Read", {"file_path": "/home/dev/shop/src/legacy/shim.ts"}, "File does not exist."), {}),
+        (PATCH_EDITING, ("Bash", {"command": "grep -rn debugLog src"}, ""), {}),
+        ("sed -i '/legacyInit(/d' src/boot.ts", ("Grep", {"pattern": "legacyInit\\("}, "No files found"), {}),
+    ],
+    ids=[
+        "grep in the deleted file",
+        "a Read of another path of the moved file's name",
+        "a Read of the moved file",
+        "ls of a mistyped path",
+        "a file in a deleted directory",
+        "a file a git apply deleted",
+        "text a git apply removed",
+        "a removed call, its parenthesis escaped",
+    ],
+)  # fmt: skip
+def test_what_a_removal_check_looked_at_is_the_removed_file(
+    removal: str, search: tuple[str, dict[str, str], str], signals: dict[str, int]
+) -> None:
+    """Spec §3.1 ``verify_absence``: "the agent deleted or moved a file the search targets". A path looked at
+    (a Read, ``ls``, ``cat``, a grep's file) is that file, not any file of its name: a Read of
+    ``src/lib/dateFmt.ts`` after moving ``src/utils/dateFmt.ts`` looked for another file. A patch applied by
+    ``git apply`` removes what an edit does. An escaped punctuation mark is a literal (``legacyInit\\(``)."""
+    t = Transcript()
+    t.prompt("retire the legacy layer")
+    t.skill("http-client")
+    t.bash(removal, "")
+    tool, tool_input, output = search
+    if tool == "Bash":
+        t.bash_error(tool_input["command"], output, 2 if output else 1)
+    else:
+        t.call(tool, tool_input, output, is_error=tool == "Read")
+    assert overall_signals(t) == signals

@@ -15,7 +15,7 @@ import posixpath
 import re
 from typing import Final
 
-from omkd.engine import find_forms, judge, powershell, shell, shell_forms, shell_rules
+from omkd.engine import find_forms, judge, patches, powershell, probe_rules, shell, shell_forms, shell_rules
 from omkd.engine.events import ToolCall
 
 MIN_TARGET: Final = 4
@@ -60,7 +60,7 @@ def removed_by(call: ToolCall) -> tuple[list[tuple[str, str]], list[str]]:
         return pairs, []
     if tool in PATCH_TOOLS:
         text = data.get("input") or data.get("patch")
-        return _patch(text) if isinstance(text, str) else ([], [])
+        return patches.envelope(text, KEPT_CHARS) if isinstance(text, str) else ([], [])
     if tool in shell_rules.SHELL_TOOLS:
         command = data.get("command") or data.get("cmd")
         if isinstance(command, list):
@@ -69,33 +69,10 @@ def removed_by(call: ToolCall) -> tuple[list[tuple[str, str]], list[str]]:
     return [], []
 
 
-def _patch(text: str) -> tuple[list[tuple[str, str]], list[str]]:
-    removed_lines: list[str] = []
-    added_lines: list[str] = []
-    paths: list[str] = []
-    updating = ""
-    for line in text.splitlines():
-        if line.startswith("*** Delete File:"):
-            paths.append(line.partition(":")[2].strip())
-        elif line.startswith("*** Update File:"):
-            updating = line.partition(":")[2].strip()
-        elif line.startswith("*** Move to:") and updating:
-            paths.append(updating)
-        elif line.startswith("-") and not line.startswith("---"):
-            removed_lines.append(line[1:])
-        elif line.startswith("+") and not line.startswith("+++"):
-            added_lines.append(line[1:])
-    pairs = [("\n".join(removed_lines)[:KEPT_CHARS], "\n".join(added_lines)[:KEPT_CHARS])] if removed_lines else []
-    if "*** Begin Patch" not in text and not pairs and not paths:
-        return [], []
-    return pairs, paths
-
-
 def _shell(command: str) -> tuple[list[tuple[str, str]], list[str]]:
     if "*** Begin Patch" in command:
-        return _patch(command)
-    pairs: list[tuple[str, str]] = []
-    paths: list[str] = []
+        return patches.envelope(command, KEPT_CHARS)
+    pairs, paths = patches.unified(command, KEPT_CHARS)  # ``git apply <<'EOF'`` of a diff it holds
     for element in shell.parse(command).elements:
         for stage in element:
             program, args = stage.program, stage.args
@@ -138,6 +115,8 @@ def _scripts(args: list[str]) -> list[str]:
     return [a for a in args if a in plain or (" " in a and not a.startswith("-"))]
 
 
+FILE: Final = "\0file"
+"""The first piece of a ``Target`` that is a path looked at (``(FILE, path)``): the same file, not a text."""
 Target = tuple[str, ...]
 """What a search looked for, as literal pieces that stand in this order on one line: one piece for a
 plain literal, several for a pattern whose pieces are joined by ``.*`` (``import.*Seat.*from 'x'``)."""
@@ -165,8 +144,11 @@ _GAP: Final = re.compile(r"\.[*+]\??")
 
 def _plain(piece: str) -> str | None:
     """A piece of a pattern as the text it matches, or None when it holds regex syntax."""
-    plain = re.sub(r"\\([^\w\s])", r"\1", piece)  # an escaped punctuation mark is itself
-    return None if _REGEX_SYNTAX.search(plain.replace(".", "")) else plain
+    unescaped = _ESCAPED.sub("", piece)  # an escaped punctuation mark is itself, no syntax
+    return None if _REGEX_SYNTAX.search(unescaped.replace(".", "")) else _ESCAPED.sub(r"\1", piece)
+
+
+_ESCAPED: Final = re.compile(r"\\([^\w\s])")
 
 
 def holds(text: str, target: Target) -> bool:
@@ -210,7 +192,7 @@ def search_literals(call: ToolCall) -> list[list[Target]]:
         return _grouped([(p,) for p in re.split(r"[*?\[\]{}]+", name) if len(p) >= MIN_TARGET])
     if tool in ("Read", "list_directory", "LS"):
         path = data.get("file_path") or data.get("path") or data.get("dir_path")
-        return [[(path,)]] if isinstance(path, str) and path else []
+        return [[(FILE, path)]] if isinstance(path, str) and path else []
     command = data.get("command") or data.get("cmd")
     if not isinstance(command, str):
         return []
@@ -222,9 +204,17 @@ def search_literals(call: ToolCall) -> list[list[Target]]:
     ]
     if any(greps):
         return [group for group in greps if group]
-    found: list[Target] = [(t.strip("*"),) for t in parsed.targets if len(t.strip("*")) >= MIN_TARGET]
-    for stage in parsed.tests:  # ``test -e docs/OLD.md || echo gone`` after ``git mv docs/OLD.md …``
-        found.extend((name,) for path in shell.paths_of(stage) if len(name := posixpath.basename(path)) >= MIN_TARGET)
+    found: list[Target] = []
+    for stage in parsed.searches:  # ``ls src/old.ts``: that file; ``find -name 'old*'``: any of that name
+        reads_paths = stage.program in shell_rules.SHELL_RULE.path_programs
+        names = [] if reads_paths else [t.strip("*") for t in shell.targets_of(stage)]
+        found += [(FILE, path) for path in shell.paths_of(stage)] if reads_paths else []
+        found += [(name,) for name in names if len(name) >= MIN_TARGET]
+    # ``test -e docs/OLD.md || echo gone``, ``Test-Path docs/OLD.md`` after ``git mv docs/OLD.md …``
+    found += [(FILE, path) for stage in parsed.tests for path in shell.paths_of(stage)]
+    for stage, probe in parsed.probes:
+        probed = probe_rules.probed(stage.program, stage.args, probe)
+        found += [(FILE, name) if probe.paths else (name,) for name in probed if len(name) >= MIN_TARGET]
     return _grouped(found)
 
 
@@ -243,7 +233,8 @@ def _grep_targets(stage: shell.Stage) -> list[Target]:
         return []
     pattern = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-e", "--regexp")), None)
     pattern = pattern or next(iter(_scripts(args)), None)
-    return pattern_targets(pattern) if pattern else []
+    files = [(FILE, path) for path in shell.paths_of(stage) if path not in (pattern, "grep")]
+    return (pattern_targets(pattern) if pattern else []) + files  # ``grep X f`` after ``rm f``: f is gone
 
 
 _WILDCARDS: Final = re.compile(r"[*?\[\]{}]")
@@ -317,6 +308,8 @@ def confirms_removal(looked_for: list[list[Target]], edits: list[tuple[str, str]
 
 
 def _removed(target: Target, edits: list[tuple[str, str]], paths: list[str]) -> bool:
+    if target[0] == FILE:  # a path looked at: that file, or one inside a removed directory
+        return any(_same_or_inside(target[1], path) for path in paths)
     if any(holds(old, target) and not holds(new, target) for old, new in edits):
         return True
     if len(target) > 1:
@@ -329,3 +322,17 @@ def _removed(target: Target, edits: list[tuple[str, str]], paths: list[str]) -> 
         if literal == path or (len(name) >= MIN_TARGET and name in (gone, stem)):
             return True
     return False
+
+
+def _same_or_inside(looked: str, gone: str) -> bool:
+    """``looked`` names the removed path ``gone`` (as written, or one absolute and one relative to the
+    cwd), or a path inside it."""
+    a, b = _path_form(looked), _path_form(gone)
+    if not a or not b:
+        return False
+    inner = "/" in b and f"/{b}/" in a  # ``…/proj/src/legacy/x.ts`` after ``rm -r src/legacy``
+    return a == b or a.endswith("/" + b) or b.endswith("/" + a) or a.startswith(b + "/") or inner
+
+
+def _path_form(path: str) -> str:
+    return path.replace("\\", "/").removeprefix("./").rstrip("/")
