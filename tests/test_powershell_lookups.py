@@ -22,9 +22,9 @@ pytestmark = pytest.mark.engine
 CWD = "C:\\Users\\dev\\shop"
 
 
-def claude(command: str, output: str, code: int) -> Report:
+def claude(command: str, output: str, code: int, prompt: str = "help me with the shop") -> Report:
     t = Transcript(cwd=CWD)
-    t.prompt("help me with the shop")
+    t.prompt(prompt)
     out = output.replace("\n", "\r\n")
     if code:
         text = f"Exit code {code}\n{out}"
@@ -35,16 +35,16 @@ def claude(command: str, output: str, code: int) -> Report:
     return report_of(t)
 
 
-def codex(command: str, output: str, code: int) -> Report:
+def codex(command: str, output: str, code: int, prompt: str = "help me with the shop") -> Report:
     r = Rollout(cwd=CWD)
-    r.prompt("help me with the shop")
+    r.prompt(prompt)
     call_id = r.call("shell_command", {"command": command, "workdir": CWD})
     r.output(call_id, f"Exit code: {code}\nWall time: 0.4 seconds\nOutput:\n" + output.replace("\n", "\r\n"))
     return test_codex_adapter.report_of(r.data())
 
 
 AGENTS = pytest.mark.parametrize("agent", [claude, codex], ids=["claude PowerShell", "codex shell_command"])
-Agent = Callable[[str, str, int], Report]
+Agent = Callable[..., Report]
 
 
 def record(cmdlet: str, path: str, command: str) -> str:
@@ -105,3 +105,13 @@ def test_powershell_lookups_read_as_their_bash_twins(
     agent: Agent, command: str, output: str, code: int, expected: list[str]
 ) -> None:
     assert patterns(agent(command, output, code)) == expected
+
+
+@AGENTS
+def test_a_path_the_person_typed_with_forward_slashes_is_theirs_on_windows(agent: Agent) -> None:
+    """§3.1 ``user_given``: on Windows ``docs\\deploy-notes.md`` is the ``docs/deploy-notes.md`` the person typed."""
+    command = "Get-Content docs\\deploy-notes.md"
+    output = record("Get-Content", "docs\\deploy-notes.md", command)
+    report = agent(command, output, 1, "summarise docs/deploy-notes.md for me")
+    assert (patterns(report), report.overall.by_type["failed_search"]) == ([], 0)
+    assert sum(skill.user_given_misses for skill in report.skills) == 1

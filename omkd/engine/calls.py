@@ -270,10 +270,9 @@ class CallTracker:
         tilde = "" if path.startswith(("~", "$")) else search_pattern.normalised(path, None).replace("\\", "/")
         if tilde.startswith("~/"):  # a path under a home directory, typed as ``~/…`` (or ``$HOME/…``)
             forms.update({tilde, "$HOME/" + tilde[2:]})
+        if "\\" in path or (cwd and _WINDOWS_PATH.match(cwd)):  # Windows: ``docs\\x.md`` typed as ``docs/x.md``
+            forms |= {form.replace("\\", "/") for form in forms} | {form.replace("/", "\\") for form in forms}
         return any(given.mentions(typed, form, path=True) for form in forms)
-
-
-"""What continues a name on its left (the tail of a longer path or word) or on its right."""
 
 
 def _evidence(call: ToolCall, pattern: str, key: str) -> dict[str, str]:

@@ -190,6 +190,7 @@ character itself. Only these: a Windows path's backslashes separate its parts.""
 
 _ASCII_WORD: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _JOINS_BEFORE: Final = _ASCII_WORD | frozenset("./\\")
+"""What continues a name on its left (the tail of a longer path or word) or on its right."""
 
 
 def each_typed(typed: str, names: list[str]) -> bool:
