@@ -115,3 +115,67 @@ def test_a_path_the_person_typed_with_forward_slashes_is_theirs_on_windows(agent
     report = agent(command, output, 1, "summarise docs/deploy-notes.md for me")
     assert (patterns(report), report.overall.by_type["failed_search"]) == ([], 0)
     assert sum(skill.user_given_misses for skill in report.skills) == 1
+
+
+TYPE_TWO = 'cmd /c "type docs\\README.md docs\\setup.md"'
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "code", "expected"),
+    [
+        (TYPE_TWO, "\ndocs\\README.md\n\n# shop\nThe system cannot find the file specified.\n"
+                   "Error occurred while processing: docs\\setup.md.", 1, ["docs/setup.md"]),
+        ('cmd /c "more docs\\setup.md"', f"Cannot access file {CWD}\\docs\\setup.md", 1, ["docs/setup.md"]),
+        ('cmd /c "dir /b src\\lib\\*.spec.ts" 2>&1',
+         'cmd : File Not Found\nAt line:1 char:1\n+ cmd /c "dir /b src\\lib\\*.spec.ts" 2>&1\n+ ~~~~~~~~~~\n'
+         "    + CategoryInfo          : NotSpecified: (File Not Found:String) [], RemoteException\n"
+         "    + FullyQualifiedErrorId : NativeCommandError", 1, ["src/lib/*.spec.ts"]),
+        ('& "C:\\Program Files\\Git\\bin\\bash.exe" -c "ls .github/workflows"',
+         "ls: cannot access '.github/workflows': No such file or directory", 2, [".github/workflows"]),
+        ("npm.cmd ls pnpm -g", "C:\\Users\\dev\\AppData\\Roaming\\npm\n`-- (empty)", 1, ["pnpm"]),
+    ],
+    ids=["cmd type of two files", "cmd more", "cmd dir under PowerShell", "the call operator", "a .cmd shim"],
+)  # fmt: skip
+def test_cmd_forms_under_powershell(agent: Agent, command: str, output: str, code: int, expected: list[str]) -> None:
+    """cmd.exe's own words (``type`` of several files naming the one it could not read, ``more``'s ``Cannot
+    access file``, ``dir``'s ``File Not Found`` wrapped by PowerShell as ``cmd : …``), PowerShell's call
+    operator ``&`` before a program's path, and Windows' ``.cmd`` shims are read as their bash twins."""
+    assert patterns(agent(command, output, code)) == expected
+
+
+def gitbash(command: str, output: str, code: int) -> Report:
+    t = Transcript(cwd=CWD)
+    t.prompt("help me with the shop")
+    t.bash_error(command, output, code)
+    return report_of(t)
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "expected"),
+    [
+        ('cmd //c "where gradle"', "INFO: Could not find files for the given pattern(s).", ["gradle"]),
+        ("cmd //c 'type docs\\deploy.md'", "The system cannot find the file specified.", ["docs/deploy.md"]),
+    ],
+    ids=["where", "type"],
+)
+def test_git_bash_s_cmd_double_slash_carries_a_command(command: str, output: str, expected: list[str]) -> None:
+    """Git Bash turns ``/c`` into a path, so agents write ``cmd //c "…"``: the command it carries is judged."""
+    assert patterns(gitbash(command, output, 1)) == expected
+
+
+@AGENTS
+def test_a_typed_absolute_windows_path_is_the_relative_one_read(agent: Agent) -> None:
+    """§3.1 ``user_given``: ``docs\\runbook.md`` read in ``C:\\Users\\dev\\shop`` is the absolute path typed."""
+    command = 'cmd /c "type docs\\runbook.md"'
+    report = agent(command, "The system cannot find the file specified.", 1, f"update {CWD}\\docs\\runbook.md")
+    assert (patterns(report), sum(skill.user_given_misses for skill in report.skills)) == ([], 1)
+
+
+def test_a_harness_output_file_under_a_windows_temp_folder_is_no_search() -> None:
+    """§3.1: reading the harness's own output (``…\\tasks\\*.output``) is not a search, whatever the separators."""
+    t = Transcript(cwd=CWD)
+    t.prompt("check the build")
+    command = 'cat "C:\\Users\\dev\\AppData\\Local\\Temp\\claude\\C--Users-dev-shop\\tasks\\bq3k9x2.output"'
+    t.call("Bash", {"command": command}, "", detail={"stdout": "", "stderr": "", "interrupted": False})
+    assert patterns(report_of(t)) == []

@@ -267,6 +267,8 @@ class CallTracker:
             forms.update({relative, "./" + relative})
             if cwd:  # or the path it resolves to
                 forms.add(absolute(path, cwd))
+                if _WINDOWS_PATH.match(cwd):  # ``docs\\x.md`` in ``C:\\shop``: ``C:\\shop\\docs\\x.md``
+                    forms.add(cwd.rstrip("\\/") + "\\" + relative)
         tilde = "" if path.startswith(("~", "$")) else search_pattern.normalised(path, None).replace("\\", "/")
         if tilde.startswith("~/"):  # a path under a home directory, typed as ``~/…`` (or ``$HOME/…``)
             forms.update({tilde, "$HOME/" + tilde[2:]})

@@ -180,6 +180,8 @@ def probed_paths(call: ToolCall) -> list[str]:
             named = powershell.paths(stage.program, stage.args)  # a filter is a name, not a path
             named = shell.paths_of(stage) if named is None else named
             paths.extend(a for a in named if not a.isdigit() and a not in ("]", "]]"))
+        elif stage.program == "type":  # cmd's and PowerShell's ``type docs\\x.md`` reads a file (bash's, a name)
+            paths.extend(a for a in shell.paths_of(stage) if "/" in a or "\\" in a)
     return [_SHELL_ESCAPE.sub(r"\1", path) if "\\" in path else path for path in paths]
 
 

@@ -90,10 +90,14 @@ def _messages(output: str, lines: list[str]) -> list[tuple[list[str], bool]]:
     """What each not-found message names (a line's candidates: its ``: ``-separated parts, the words
     around the path removed), and whether it names the path in full (PowerShell resolves it)."""
     found: list[tuple[list[str], bool]] = []
+    processing = any(line.startswith(_CMD_PROCESSING) for line in lines) if "processing: " in output else False
     for line in lines:
-        if "Cannot find path" in line:
-            continue  # PowerShell's, read from the whole output below (it wraps)
+        if "Cannot find path" in line or (processing and line == _CMD_NOT_FOUND):
+            continue  # PowerShell's, read from the whole output below (it wraps); cmd's, named on the next line
         which = shell_rules.WHICH_MISSING.match(line)
+        if which is None and line.startswith(_CMD_PROCESSING):  # cmd's ``type a b``: the file it could not read
+            found.append(([line.removeprefix(_CMD_PROCESSING).strip().removesuffix(".")], False))
+            continue
         missing = None if which else shell_output.missing_path(line)
         glob = None if which or missing else shell_output.glob_of(line)
         if which:
@@ -110,6 +114,10 @@ def _messages(output: str, lines: list[str]) -> list[tuple[list[str], bool]]:
         matches = shell_rules.POWERSHELL_MISSING_PATH.finditer(output)
         found.extend(([match.group(1).replace("\r", "").replace("\n", "")], True) for match in matches)
     return [([_bare(text) for text in names], full) for names, full in found]
+
+
+_CMD_PROCESSING = "Error occurred while processing: "
+_CMD_NOT_FOUND = "The system cannot find the file specified."
 
 
 def _bare(text: str) -> str:

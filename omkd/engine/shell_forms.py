@@ -75,9 +75,10 @@ _WINDOWS_OWN: Final = frozenset({"find.exe"})
 
 def program_name(word: str) -> str:
     """The program a command word runs: its last path component (``/usr/bin/grep``: ``grep``), a Windows
-    program without its ``.exe`` (``curl.exe``, ``C:\\tools\\rg.exe``: the same program as anywhere)."""
+    program without its ``.exe`` (``curl.exe``, ``C:\\tools\\rg.exe``: the same program as anywhere), a
+    batch shim without its ``.cmd`` or ``.bat``."""
     name = word.rpartition("/")[2]
-    if name[-4:].lower() != ".exe":
+    if name[-4:].lower() not in (".exe", ".cmd", ".bat"):  # ``npm.cmd``, ``yarn.bat``: Windows' shims
         return name
     name = name.rpartition("\\")[2]
     return name if name.lower() in _WINDOWS_OWN else name[:-4]
@@ -254,6 +255,8 @@ def reads_harness_output(args: list[str]) -> bool:
     # One search over the words joined by newlines finds what a search of each would: no match
     # can cross a newline (nor start or end differently at one).
     joined = "\n".join(args)
+    if "\\" in joined:  # a Windows path (``…\\Temp\\claude\\…\\tasks\\x.output``) read as the same file
+        joined = joined.replace("\\", "/")
     return any(key in joined for key in _HARNESS_KEYS) and shell_rules.HARNESS_OUTPUT.search(joined) is not None
 
 

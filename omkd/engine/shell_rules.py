@@ -99,7 +99,9 @@ SHELL_RULE: Final = ShellRule(
         r"|\[fd error\]: Search path '.*' is not a directory\."
         r"|INFO: Could not find files for the given pattern\(s\)\."  # where, where.exe
         # cmd's dir, under its headers (the volume, the directory it looked in)
-        r"|File Not Found|(?:.*: )?The system cannot find the (?:file|path) specified\.(?: \(os error [23]\))?"
+        r"|(?:\S+ : )?File Not Found"  # ``cmd : File Not Found``: PowerShell 5.1 wraps a native stderr line
+        r"|(?:.*: )?The system cannot find the (?:file|path) specified\.(?: \(os error [23]\))?"
+        r"|Error occurred while processing: .*\.|Cannot access file .*"  # cmd's type of several files; more
         r"|Volume in drive \S+ (?:is \S.*|has no label\.)|Volume Serial Number is \S+|Directory of \S.*"
         # ripgrep when its -g/-t filter left no file to search: nothing of that kind is there
         r"|No files were searched, which means ripgrep probably applied a filter you didn't expect\."
@@ -150,7 +152,7 @@ POWERSHELL_MISSING_PATH: Final = re.compile(r"Cannot find path '([^']+)'\s+becau
 WHICH_MISSING: Final = re.compile(r"^(?:\S*/)?which: no (\S+) in \(|^(?:Get-Command|gcm) ?: The term '([^']+)' is not")
 """The program a ``which`` (GNU's, Fedora's by its path) or PowerShell's ``Get-Command`` did not find."""
 SHELL_WRAPPERS: Final = frozenset(
-    {"sudo", "doas", "command", "time", "nice", "env", "xargs", "("}
+    {"sudo", "doas", "command", "time", "nice", "env", "xargs", "(", "&"}  # ``&``: PowerShell's call operator
     | {"do", "then", "else", "if", "elif", "while", "until", "!", "{"}  # a command inside a loop or branch
 )
 """Words before the program that run it: skipped to find the program (``command -v`` aside)."""
@@ -239,8 +241,9 @@ CARRIERS: Final[dict[str, CarrierRule]] = {
     "powershell": CarrierRule(command_flags=frozenset({"-Command", "-command", "-c", "-C"})),
     "powershell.exe": CarrierRule(command_flags=frozenset({"-Command", "-command", "-c", "-C"})),
     "pwsh": CarrierRule(command_flags=frozenset({"-Command", "-command", "-c", "-C"})),
-    "cmd": CarrierRule(command_flags=frozenset({"/c", "/C", "/k", "/K"})),
-    "cmd.exe": CarrierRule(command_flags=frozenset({"/c", "/C", "/k", "/K"})),
+    # Git Bash turns ``/c`` into a path unless written ``//c``
+    "cmd": CarrierRule(command_flags=frozenset({"/c", "/C", "/k", "/K", "//c", "//C", "//k", "//K"})),
+    "cmd.exe": CarrierRule(command_flags=frozenset({"/c", "/C", "/k", "/K", "//c", "//C", "//k", "//K"})),
     "wsl": CarrierRule(value_flags=frozenset({"-d", "--distribution", "-u", "--user", "--cd"})),
     "wsl.exe": CarrierRule(value_flags=frozenset({"-d", "--distribution", "-u", "--user", "--cd"})),
     "timeout": CarrierRule(value_flags=frozenset({"-s", "--signal", "-k", "--kill-after"}), operands_before=1),

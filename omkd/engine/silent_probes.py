@@ -23,7 +23,7 @@ from typing import Final
 from omkd.engine import shell, shell_forms, shell_lists, shell_output, shell_rules
 
 PATH_PROBES: Final = frozenset(
-    {"ls", "cat", "head", "tail", "stat", "file", "wc", "nl", "sed", "dir", "test", "[", "[["}
+    {"ls", "cat", "head", "tail", "stat", "file", "wc", "nl", "sed", "dir", "test", "[", "[[", "type", "more"}
     | {"get-content", "gc", "get-childitem", "gci", "get-item", "gi", "resolve-path", "rvpa"}  # PowerShell's
 )
 """Programs that fail when the one path they were given is not there (``test`` with ``-e``/``-f``/``-d``);
@@ -62,6 +62,9 @@ def probe_failed(command: str, parsed: shell.ParsedCommand, code: int | None, li
     lines)."""
     if code not in PROBE_FAILURE_CODES or not parsed.searches + parsed.tests:
         return False
+    inner = _local_shell(command)
+    if inner is not None:  # ``cmd /c "type a b"``, ``bash -c '…'``: its status is the command it runs
+        return probe_failed(inner, shell.parse(inner), code, lines)
     if code not in _CODES.get(failing_programs(command, parsed), PROBE_FAILURE_CODES):
         return False  # ``…; sed -E -n 's/(foo/…/p' f`` exits 1 for its script: sed's missing file is 2
     first = parsed.elements[0][0]
@@ -80,6 +83,19 @@ def probe_failed(command: str, parsed: shell.ParsedCommand, code: int | None, li
         return False
     said = any(shell_output.is_not_found_line(line) for line in lines)
     return said or bool(parsed.tests) or bool(shell_rules.HIDDEN_STDERR.search(command))  # ``test`` fails silently
+
+
+LOCAL_SHELLS: Final = frozenset({"bash", "sh", "zsh", "dash", "cmd", "cmd.exe", "powershell", "powershell.exe", "pwsh"})
+"""Carriers that run their command on this machine and exit with its status (``ssh``'s 255 is its own)."""
+
+
+def _local_shell(command: str) -> str | None:
+    """The command a command that is one local shell's run carries (``cmd /c "…"``), else None."""
+    parts = shell_lists.parts(command)
+    if len(parts) != 1:
+        return None
+    program = shell.stage_of(parts[0][1]).program
+    return shell_forms.carried_command(program, parts[0][1]) if program in LOCAL_SHELLS else None
 
 
 def _cannot_fail(element: list[shell.Stage], probing: set[int]) -> bool:
