@@ -222,3 +222,18 @@ def test_claude_code_s_ls_tool_is_a_directory_listing(content: str, is_error: ob
     path that does not exist is a miss (spec §8.1 and §8.2 count a directory-listing path as a target)."""
     t = one_call("LS", {"path": "/home/dev/shop/migrations"}, content, is_error)
     assert overall_signals(t) == ({"failed_search": misses} if misses else {})
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ("grep 'Cannot access file' logs/sync.log", "Cannot access file /mnt/share/q3.csv"),
+        ("grep 'Error occurred while processing' logs/import.log", "Error occurred while processing: batch 17."),
+        ("tail -n 1 logs/import.log", "Error occurred while processing: batch 17."),
+    ],
+    ids=["a grep that found a more.com-like line", "a grep that found a type-like line", "a tail of such a line"],
+)
+def test_cmd_s_not_found_words_found_in_a_file_are_hits(command: str, output: str) -> None:
+    """§3.1: output is a miss only when it "consists only of the search program's not-found message"; a log
+    line in cmd's words, printed by a search that found it, is a hit."""
+    assert overall_signals(one_call("Bash", {"command": command}, output, detail=bash_detail(stdout=output))) == {}

@@ -179,3 +179,18 @@ def test_a_harness_output_file_under_a_windows_temp_folder_is_no_search() -> Non
     command = 'cat "C:\\Users\\dev\\AppData\\Local\\Temp\\claude\\C--Users-dev-shop\\tasks\\bq3k9x2.output"'
     t.call("Bash", {"command": command}, "", detail={"stdout": "", "stderr": "", "interrupted": False})
     assert patterns(report_of(t)) == []
+
+
+@AGENTS
+@pytest.mark.parametrize(
+    ("command", "output", "code", "expected"),
+    [
+        ("Test-Path 'docs\\Q1, Q2 report.md'", "False", 0, ["docs/Q1, Q2 report.md"]),  # one path, quoted whole
+        ("Get-Content package.json; Get-ChildItem $env:LOCALAPPDATA -Recurse -Filter settings.json "
+         "-ErrorAction SilentlyContinue", '{\n  "name": "shop"\n}\nC:\\Users\\dev\\AppData\\Local\\x\\settings.json',
+         1, []),  # a recursive listing is a search that printed what it found, no path probe that failed
+    ],
+    ids=["a quoted path holding a comma", "a recursive listing that found"],
+)  # fmt: skip
+def test_what_powershell_reads_whole(agent: Agent, command: str, output: str, code: int, expected: list[str]) -> None:
+    assert patterns(agent(command, output, code)) == expected

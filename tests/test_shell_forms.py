@@ -1197,3 +1197,48 @@ def test_what_a_removal_check_looked_at_is_the_removed_file(
     else:
         t.call(tool, tool_input, output, is_error=tool == "Read")
     assert overall_signals(t) == signals
+
+
+@pytest.mark.parametrize(
+    ("removal", "command", "output", "signals"),
+    [
+        ("rm packages/legacy/package.json", "grep -n lodash package.json", "", MISS),  # another package.json
+        ("git rm -r legacy/tests", "grep -rn retry_on_503 tests/", "", MISS),
+        ("rm app.ts", "grep -n retry_on_503 src/app.ts", "", MISS),
+        ("rm src/legacy/shim.ts", "cat src/legacy/shim.ts | grep -n legacyInit",
+         "cat: src/legacy/shim.ts: No such file or directory", {}),
+        ("rm -r src/legacy", "ls src/legacy | grep shim", "ls: cannot access 'src/legacy': No such file or directory",
+         {}),
+        ("rm ~/.config/shop/cache.json", "cat /home/dev/.config/shop/cache.json",
+         "cat: /home/dev/.config/shop/cache.json: No such file or directory", {}),
+        ("rm $HOME/.config/shop/cache.json", "ls ~/.config/shop/cache.json",
+         "ls: cannot access '/home/dev/.config/shop/cache.json': No such file or directory", {}),
+        (PATCH_EDITING.replace("git apply", "git apply --check"), "grep -rn debugLog src", "", MISS),
+        (PATCH_EDITING.replace("git apply", "cat > fix.patch"), "grep -rn debugLog src", "", MISS),
+        (PATCH_EDITING.replace("git apply", "git apply -R"), "grep -rn debugLog src", "", MISS),
+    ],
+    ids=[
+        "a package.json elsewhere removed",
+        "a tests folder elsewhere removed",
+        "a file of that name elsewhere removed",
+        "the removed file read into a grep",
+        "the removed folder listed into a grep",
+        "home written two ways (Read side)",
+        "home written two ways (ls side)",
+        "a patch only checked",
+        "a patch only written to a file",
+        "a patch applied backwards",
+    ],
+)  # fmt: skip
+def test_a_removal_confirms_only_what_it_removed(
+    removal: str, command: str, output: str, signals: dict[str, int]
+) -> None:
+    """§3.1 ``verify_absence``: "the agent deleted or moved a file the search targets". Two relative paths are
+    the same file only as written (``package.json`` is not ``packages/legacy/package.json``); the home
+    directory is one however written; a patch removes text only when a command applies it forwards."""
+    t = Transcript()
+    t.prompt("retire the legacy layer")
+    t.skill("http-client")
+    t.bash(removal, "")
+    t.bash_error(command, output, 2 if output else 1)
+    assert overall_signals(t) == signals

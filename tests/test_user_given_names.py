@@ -19,7 +19,7 @@ from omkd.engine import quoted_names
 from omkd.engine.calls import MAX_PROMPT_CHARS, CallTracker
 from omkd.engine.report.schema import Report
 from tests import test_failed_search_spec31
-from tests.transcript_builder import Transcript, health_of, report_of
+from tests.transcript_builder import ABSENT, Transcript, bash_detail, health_of, report_of
 
 pytestmark = pytest.mark.engine
 
@@ -368,3 +368,38 @@ def test_a_grep_of_a_typed_name_with_an_escaped_dot_is_theirs() -> None:
     t.prompt("is legacy_pricing.csv still used anywhere?")
     t.call("Grep", {"pattern": "legacy_pricing\\.csv", "path": "/home/dev/shop"}, "No files found")
     assert verdicts(report_of(t)) == (0, 1)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "calls", "expected"),
+    [
+        ("compare our lint rules with ../shared/docs/style.md",
+         [("Read", {"file_path": "/home/dev/shared/docs/style.md"}, "File does not exist.", True)], (0, 1)),
+        ("is there a CODEOWNERS file?", [("Glob", {"pattern": "**/CODEOWNERS"}, "No files found", False)], (0, 1)),
+        ("the crash says SIGINT, why?", [("Grep", {"pattern": "SIGINT"}, "No files found", False)], (1, 0)),
+        ("read https://docs.acme.dev/v2/limits please", [("WebFetch", {"url": "https://docs.acme.dev/v2/limits/"},
+          "Request failed with status code 404", True)], (0, 1)),
+        ("read https://docs.acme.dev/v2/limits please", [("WebFetch", {"url": "https://docs.acme.dev/v2"},
+          "Request failed with status code 404", True)], (1, 0)),  # the agent cut the person's URL short
+        ("the numbers are at https://docs.acme.dev/v2/errors#rate-limits", [("WebFetch",
+          {"url": "https://docs.acme.dev/v2/errors"}, "Request failed with status code 404", True)], (0, 1)),
+        ("is https://cdn.acme.dev/assets/v5/manifest.json reachable?", [("Bash", {
+          "command": "curl -s -o /dev/null -w '%{http_code}' https://cdn.acme.dev/assets/v5/manifest.json"}, "404",
+          False)], (0, 1)),
+    ],
+    ids=["a path above the cwd", "a file name in capitals, globbed", "a word in capitals, grepped",
+         "a slash added", "a URL cut short", "a fragment dropped", "curl of the person's URL"],
+)  # fmt: skip
+def test_what_the_person_typed_is_theirs(prompt: str, calls: list[tuple[str, dict[str, str], str, bool]],
+                                         expected: tuple[int, int]) -> None:  # fmt: skip
+    """§3.1 ``user_given``: a path relative to the cwd (``../shared/…``), a file's name in capitals searched by
+    name, the person's URL however its end is written (a slash, a query or a fragment aside) are theirs; a
+    word of a pasted error searched in files' text, or a URL the agent shortened, stays a gap."""
+    t = Transcript()
+    t.prompt(prompt)
+    for tool, tool_input, content, error in calls:
+        if tool == "Bash":
+            t.call(tool, tool_input, content, detail=bash_detail(stdout=content))
+        else:
+            t.call(tool, tool_input, content, is_error=True if error else ABSENT)
+    assert verdicts(report_of(t)) == expected

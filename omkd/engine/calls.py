@@ -204,8 +204,9 @@ class CallTracker:
         key = verdict.search_key
         if verdict.user_given == patterns.PATH_GIVEN:
             return key if self._typed_path(key, cwd) else None
-        if verdict.user_given == patterns.URL_GIVEN:
-            return key if key and key in self._typed_text() else None
+        if verdict.user_given == patterns.URL_GIVEN:  # a WebFetch's URL, or a shell HTTP client's
+            typed = self._typed_text()
+            return next((url for url in [key, *given.http_urls(call)] if url and given.typed_url(typed, url)), None)
         typed = self._typed_text()
         named = next((name for name in given.search_targets(call) if given.mentions(typed, name)), None)
         if named is not None:
@@ -262,6 +263,8 @@ class CallTracker:
         if cwd and path.startswith(cwd.rstrip("/\\") + ("\\" if _WINDOWS_PATH.match(cwd) else "/")):
             relative = path[len(cwd.rstrip("/\\")) + 1 :]
             forms.update({relative, "./" + relative})
+        elif cwd and cwd.startswith("/") and path.startswith("/"):  # ``../shared/x.md`` typed, read absolute
+            forms.add(posixpath.relpath(path, cwd))
         elif not (path.startswith("/") or _WINDOWS_PATH.match(path)):
             relative = path.removeprefix("./")  # a relative read: the same relative path typed,
             forms.update({relative, "./" + relative})

@@ -24,7 +24,7 @@ def search_targets(call: ToolCall) -> list[str]:
     name. Patterns with wildcards in the name give none."""
     tool = judge.unwrapped(call.tool)
     if tool == "Glob":
-        return _literal(_glob_name(call))
+        return _file_name(_glob_name(call))
     if tool == "Grep":
         return _named(judge.first_input(call, ("pattern",)))
     if tool in shell_rules.SHELL_TOOLS:
@@ -41,7 +41,7 @@ def _shell_names(command: str) -> list[str]:
     for stage in parsed.searches:
         if stage.program in shell_rules.FILE_READERS:
             continue
-        literal = _command_names if shell.probes_a_command(stage) else _literal
+        literal = _command_names if shell.probes_a_command(stage) else _file_name  # ``find -name``, ``ls``
         names += [n for name in shell.targets_of(stage) for n in literal(name)]
         if stage.program in shell_rules.CONTENT_SEARCHES or (stage.program == "git" and stage.args[:1] == ["grep"]):
             names += _named(search_pattern.stage_pattern(stage, None) or "")  # a grep/rg of a name, as a Grep of it
@@ -54,6 +54,11 @@ def _shell_names(command: str) -> list[str]:
 _NOT_IN_A_NAME: Final = "*?[]{}()|^$\\+ "
 """Wildcards, regex syntax and a space: a pattern holding one is no single name the person typed."""
 _NAME_LIKE = re.compile(r"[._\-0-9]|[a-z][A-Z]")
+"""A word that reads as a name: a file name's dot, an identifier's ``_``, ``-``, digit or inner capital."""
+_FILE_NAME_LIKE = re.compile(r"[A-Z]{4,}|[A-Z][a-z]+file")
+"""A file's name without those, as a file-name search looks for it: in capitals (``CODEOWNERS``,
+``LICENSE``), a build file's (``Dockerfile``, ``Procfile``). Searched in a file's text, such a word is
+the person's wording (``ERROR``, ``SIGINT``)."""
 _GLOB_WILDCARD = re.compile(r"\*+|\?|\{[^{}]*\}")
 _NAME_CHAR = r"[A-Za-z0-9_.\-]"
 
@@ -102,14 +107,18 @@ def typed_name(shape: re.Pattern[str], typed: str) -> str | None:
     return next((found.group() for found in shape.finditer(typed) if _NAME_LIKE.search(found.group())), None)
 
 
-def _literal(name: str) -> list[str]:
-    """The name as a literal, when it reads as a name (a file name, an identifier): a plain word such
-    as ``retry`` is not something a person names as a thing to find. Wildcards at its ends are
-    dropped (``launch_swu*`` looks for ``launch_swu…``)."""
+def _literal(name: str, files: bool = False) -> list[str]:
+    """The name as a literal, when it reads as a name (a file name, an identifier; with ``files``, a file
+    name search's ``_FILE_NAME_LIKE`` too): a plain word such as ``retry`` is not something a person names
+    as a thing to find. Wildcards at its ends are dropped (``launch_swu*`` looks for ``launch_swu…``)."""
     name = name.strip().strip("'\"").strip("*")
-    if len(name) < 3 or any(c in name for c in _NOT_IN_A_NAME) or not _NAME_LIKE.search(name):
+    if len(name) < 3 or any(c in name for c in _NOT_IN_A_NAME):
         return []
-    return [name]
+    return [name] if _NAME_LIKE.search(name) or (files and _FILE_NAME_LIKE.fullmatch(name)) else []
+
+
+def _file_name(name: str) -> list[str]:
+    return _literal(name, files=True)
 
 
 def _command_names(names: str) -> list[str]:
@@ -222,3 +231,21 @@ def mentions(prompt: str, name: str, path: bool = False) -> bool:
             return True
         start = prompt.find(name, start + 1)
     return False
+
+
+def http_urls(call: ToolCall) -> list[str]:
+    """The URLs a shell command's HTTP clients asked for (``curl -s -o /dev/null -w … URL``), as written."""
+    command = call.input.get("command")
+    if not isinstance(command, str) or "://" not in command:
+        return []
+    return [a.strip("'\"") for stage in shell.parse(command).http for a in stage.args if "://" in a]
+
+
+def typed_url(typed: str, url: str) -> bool:
+    """``url`` stands whole in ``typed``, a slash at its end, a query or a fragment aside (the same page): not
+    the start of a longer path (``https://docs.x.dev`` fetched is not the ``https://docs.x.dev/v2/limits``
+    typed)."""
+    base = url.rstrip("/")
+    if not base or base not in typed:
+        return False
+    return re.search(re.escape(base) + r"/?(?![\w/\-=&%~+:@])", typed) is not None

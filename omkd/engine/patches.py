@@ -14,8 +14,11 @@ from typing import Final
 Removed = tuple[list[tuple[str, str]], list[str]]
 """(old, new) text pairs, and the paths deleted or moved away."""
 
-_APPLIERS: Final = re.compile(r"(?:^|[;&|(\s])(?:git\s+apply|patch)\b")
-"""A command that applies a patch it holds: ``git apply <<'EOF'``, ``patch -p1 <<EOF``."""
+_APPLIERS: Final = re.compile(r"(?:^|[;&|(]|\s)(?:git\s+apply|patch)(?=\s)([^\n]*)", re.MULTILINE)
+"""A command that applies a patch its heredoc holds (``git apply <<'EOF'``, ``patch -p1 <<EOF``): the rest of
+its line, which must feed it the heredoc."""
+_NOT_APPLYING: Final = re.compile(r"(?:^|\s)(?:--check|--stat|--numstat|--summary|--dry-run|-R|--reverse)\b")
+"""Flags under which nothing is applied, or the patch is applied backwards (its ``+`` lines removed)."""
 
 
 def envelope(text: str, kept: int) -> Removed:
@@ -45,7 +48,7 @@ def unified(command: str, kept: int) -> Removed:
     """A unified diff a shell command applies (``git apply``, ``patch``): the text its hunks remove, the
     files it deletes (``+++ /dev/null``) or renames (``rename from P``). Nothing when the command applies
     no patch of its own or holds no diff."""
-    if "\n+++ " not in command or "\n--- " not in command or not _APPLIERS.search(command):
+    if "\n+++ " not in command or "\n--- " not in command or not _applies(command):
         return [], []
     removed_lines: list[str] = []
     added_lines: list[str] = []
@@ -65,6 +68,12 @@ def unified(command: str, kept: int) -> Removed:
             added_lines.append(line[1:])
     pairs = [("\n".join(removed_lines)[:kept], "\n".join(added_lines)[:kept])] if removed_lines else []
     return pairs, paths
+
+
+def _applies(command: str) -> bool:
+    """A ``git apply`` or ``patch`` of the command reads its heredoc and applies it forwards (not ``--check``,
+    ``--stat``, ``--dry-run``, ``-R``; not ``cat > fix.patch <<EOF``, which only writes the file)."""
+    return any("<<" in m.group(1) and not _NOT_APPLYING.search(m.group(1)) for m in _APPLIERS.finditer(command))
 
 
 def _diff_path(word: str) -> str:

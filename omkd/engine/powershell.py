@@ -167,8 +167,11 @@ def paths(program: str, args: list[str]) -> list[str] | None:
 
 
 def _items(values: list[str]) -> list[str]:
-    """Each value's array items (``Test-Path .env, .env.local``: two paths bound to ``-Path`` as one array)."""
-    return [item for value in values for item in value.split(",") if item] if any("," in v for v in values) else values
+    """Each value's array items (``Test-Path .env, .env.local``: two paths bound to ``-Path`` as one array, its
+    words joined as ``.env,.env.local``); a value with a space was quoted whole (``'Q1, Q2 report.md'``)."""
+    if not any("," in value for value in values):
+        return values
+    return [item for value in values for item in (value.split(",") if " " not in value else [value]) if item]
 
 
 def listed(program: str, words: list[str]) -> list[str]:

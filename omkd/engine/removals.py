@@ -15,7 +15,17 @@ import posixpath
 import re
 from typing import Final
 
-from omkd.engine import find_forms, judge, patches, powershell, probe_rules, shell, shell_forms, shell_rules
+from omkd.engine import (
+    find_forms,
+    judge,
+    patches,
+    powershell,
+    probe_rules,
+    same_path,
+    shell,
+    shell_forms,
+    shell_rules,
+)
 from omkd.engine.events import ToolCall
 
 MIN_TARGET: Final = 4
@@ -198,10 +208,7 @@ def search_literals(call: ToolCall) -> list[list[Target]]:
         return []
     parsed = shell.parse(command)
     searching = {id(stage) for stage in parsed.searches}
-    greps = [
-        [target for stage in element if id(stage) in searching for target in _grep_targets(stage)]
-        for element in parsed.elements
-    ]
+    greps = [_pipeline_targets(element, searching) for element in parsed.elements]
     if any(greps):
         return [group for group in greps if group]
     found: list[Target] = []
@@ -216,6 +223,16 @@ def search_literals(call: ToolCall) -> list[list[Target]]:
         probed = probe_rules.probed(stage.program, stage.args, probe)
         found += [(FILE, name) if probe.paths else (name,) for name in probed if len(name) >= MIN_TARGET]
     return _grouped(found)
+
+
+def _pipeline_targets(element: list[shell.Stage], searching: set[int]) -> list[Target]:
+    """What a pipeline that greps looked for: its greps' literals and files, and the files its readers and
+    listings fed them (``cat src/x.ts | grep X`` after ``rm src/x.ts``: x.ts is gone); none without a grep."""
+    found = [target for stage in element if id(stage) in searching for target in _grep_targets(stage)]
+    if not found:
+        return []
+    readers = [stage for stage in element if stage.program in shell_rules.SHELL_RULE.path_programs]
+    return found + [(FILE, path) for stage in readers for path in shell.paths_of(stage)]
 
 
 def _grouped(targets: list[Target]) -> list[list[Target]]:
@@ -309,7 +326,7 @@ def confirms_removal(looked_for: list[list[Target]], edits: list[tuple[str, str]
 
 def _removed(target: Target, edits: list[tuple[str, str]], paths: list[str]) -> bool:
     if target[0] == FILE:  # a path looked at: that file, or one inside a removed directory
-        return any(_same_or_inside(target[1], path) for path in paths)
+        return any(same_path.same_or_inside(target[1], path) for path in paths)
     if any(holds(old, target) and not holds(new, target) for old, new in edits):
         return True
     if len(target) > 1:
@@ -322,17 +339,3 @@ def _removed(target: Target, edits: list[tuple[str, str]], paths: list[str]) -> 
         if literal == path or (len(name) >= MIN_TARGET and name in (gone, stem)):
             return True
     return False
-
-
-def _same_or_inside(looked: str, gone: str) -> bool:
-    """``looked`` names the removed path ``gone`` (as written, or one absolute and one relative to the
-    cwd), or a path inside it."""
-    a, b = _path_form(looked), _path_form(gone)
-    if not a or not b:
-        return False
-    inner = "/" in b and f"/{b}/" in a  # ``…/proj/src/legacy/x.ts`` after ``rm -r src/legacy``
-    return a == b or a.endswith("/" + b) or b.endswith("/" + a) or a.startswith(b + "/") or inner
-
-
-def _path_form(path: str) -> str:
-    return path.replace("\\", "/").removeprefix("./").rstrip("/")

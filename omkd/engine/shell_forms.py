@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from omkd.engine import find_forms, powershell, run_checks, shell_rules
+from omkd.engine import find_forms, http_lookups, powershell, run_checks, shell_rules
 from omkd.engine.shell_words import dequoted, raw_words
 
 _FILE_REDIRECT: Final = re.compile(r"""^(?:&|1)?>>?(.*)$""")
@@ -219,7 +219,7 @@ def skipped(program: str, args: list[str], made: set[str]) -> bool:
     """A stage of a pipeline that is no search of its own: it reads the harness's output files, looks at
     what the same command just made, or drops the pipeline's own grep from a process list."""
     return (
-        reads_harness_output(args)
+        (reads_harness_output(args) and not http_lookups.is_http_client(program))  # ``curl -o …/scratchpad/x``
         or (bool(made) and looks_at_made(program, operands(args), made))
         or excludes_itself(program, args)
     )

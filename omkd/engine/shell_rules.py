@@ -101,7 +101,7 @@ SHELL_RULE: Final = ShellRule(
         # cmd's dir, under its headers (the volume, the directory it looked in)
         r"|(?:\S+ : )?File Not Found"  # ``cmd : File Not Found``: PowerShell 5.1 wraps a native stderr line
         r"|(?:.*: )?The system cannot find the (?:file|path) specified\.(?: \(os error [23]\))?"
-        r"|Error occurred while processing: .*\.|Cannot access file .*"  # cmd's type of several files; more
+        r"|Cannot access file [A-Za-z]:\\\S.*"  # more.com, which names the file by its full Windows path
         r"|Volume in drive \S+ (?:is \S.*|has no label\.)|Volume Serial Number is \S+|Directory of \S.*"
         # ripgrep when its -g/-t filter left no file to search: nothing of that kind is there
         r"|No files were searched, which means ripgrep probably applied a filter you didn't expect\."

@@ -118,8 +118,15 @@ def _named(program: str, programs: frozenset[str]) -> bool:
 
 
 def _probe(element: list[shell.Stage], probing: set[int]) -> bool:
-    """A single probe of a path (the command's parse took it as a search or a test)."""
-    return len(element) == 1 and _named(element[0].program, PATH_PROBES) and id(element[0]) in probing
+    """A single probe of a path (the command's parse took it as a search or a test); a PowerShell listing
+    that recurses or filters (``Get-ChildItem X -Recurse -Filter f``) searches, as ``find`` does."""
+    stage = element[0]
+    if len(element) != 1 or not _named(stage.program, PATH_PROBES) or id(stage) not in probing:
+        return False
+    return stage.program.lower() not in ("get-childitem", "gci") or not any(a.lower() in _SEARCHING for a in stage.args)
+
+
+_SEARCHING: Final = frozenset({"-recurse", "-r", "-filter", "-include", "-depth", "-exclude"})
 
 
 def failing_probes(command: str, parsed: shell.ParsedCommand) -> list[shell.Stage]:

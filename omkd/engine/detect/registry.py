@@ -57,7 +57,8 @@ SIGNALS: Final[tuple[SignalKind, ...]] = (
          "omkd.engine.formats.codex_output", "omkd.engine.formats.codex_prompts", "omkd.engine.shell",
          "omkd.engine.search_pattern", "omkd.engine.missed_stages", "omkd.engine.removals",
          "omkd.engine.formats.gemini", "omkd.engine.fallback_lists", "omkd.engine.module_probes", "omkd.engine.given",
-         "omkd.engine.quoted_names", "omkd.engine.run_checks", "omkd.engine.patches"),
+         "omkd.engine.quoted_names", "omkd.engine.run_checks", "omkd.engine.patches",
+         "omkd.engine.same_path"),
     ),
     SignalKind(
         "repeated_failure", 1.0, "strong", "The same kind of search failed three or more times in a row.",
