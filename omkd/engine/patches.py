@@ -38,7 +38,7 @@ def envelope(text: str, kept: int) -> Removed:
             removed_lines.append(line[1:])
         elif line.startswith("+") and not line.startswith("+++"):
             added_lines.append(line[1:])
-    pairs = [("\n".join(removed_lines)[:kept], "\n".join(added_lines)[:kept])] if removed_lines else []
+    pairs = _pairs(removed_lines, added_lines, kept)
     if "*** Begin Patch" not in text and not pairs and not paths:
         return [], []
     return pairs, paths
@@ -66,8 +66,12 @@ def unified(command: str, kept: int) -> Removed:
             removed_lines.append(line[1:])
         elif line.startswith("+"):
             added_lines.append(line[1:])
-    pairs = [("\n".join(removed_lines)[:kept], "\n".join(added_lines)[:kept])] if removed_lines else []
-    return pairs, paths
+    return _pairs(removed_lines, added_lines, kept), paths
+
+
+def _pairs(removed: list[str], added: list[str], kept: int) -> list[tuple[str, str]]:
+    """The patch's removed and added lines as one (old, new) pair, like an edit's; none when it removed none."""
+    return [("\n".join(removed)[:kept], "\n".join(added)[:kept])] if removed else []
 
 
 def _applies(command: str) -> bool:
