@@ -473,3 +473,21 @@ def test_a_page_the_person_gave_gemini_is_theirs() -> None:
     call = tool_call("web_fetch", {"prompt": "Summarise https://docs.example.com/retry"}, NOT_THERE_404)
     health = row(report_of(one_call(call, prompt="read https://docs.example.com/retry for me").data()))
     assert (health.by_type["failed_search"], health.user_given_misses) == (0, 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "output", "code"),
+    [
+        ("Command: grep -rn retry_budget src\nDirectory: (root)\nStdout: (empty)\nStderr: (empty)\nError: (none)\n"
+         "Exit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 42", "", 1),
+        ("Command: cat a.md\nDirectory: (root)\nStdout: (empty)\nStderr: cat: a.md: No such file or directory\n\n"
+         "Error: (none)\nExit Code: 1\nSignal: (none)", "cat: a.md: No such file or directory\n", 1),
+        ("Command: ls\nDirectory: (root)\nStdout: a.py\nb.py\n\nStderr: (empty)\nError: (none)\nExit Code: 0",
+         "a.py\nb.py\n", 0),
+    ],
+    ids=["nothing on either stream", "stderr only", "stdout only"],
+)  # fmt: skip
+def test_the_first_versions_streams_are_the_output(text: str, output: str, code: int) -> None:
+    """Gemini CLI's first ``run_shell_command`` answers wrote ``Stdout:`` and ``Stderr:`` apart (its tool
+    description says so); their text is the command's output as ``Output:`` is since."""
+    assert shell_output(text) == (output, code)

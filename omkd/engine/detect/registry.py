@@ -58,7 +58,7 @@ SIGNALS: Final[tuple[SignalKind, ...]] = (
          "omkd.engine.search_pattern", "omkd.engine.missed_stages", "omkd.engine.removals",
          "omkd.engine.formats.gemini", "omkd.engine.fallback_lists", "omkd.engine.module_probes", "omkd.engine.given",
          "omkd.engine.quoted_names", "omkd.engine.run_checks", "omkd.engine.patches",
-         "omkd.engine.same_path"),
+         "omkd.engine.same_path", "omkd.engine.formats.gemini_shell"),
     ),
     SignalKind(
         "repeated_failure", 1.0, "strong", "The same kind of search failed three or more times in a row.",

@@ -39,6 +39,7 @@ from omkd.engine.formats.common import (
     parse_timestamp,
     why_unparsable,
 )
+from omkd.engine.formats.gemini_shell import shell_output
 
 FINAL_STATUSES: Final = frozenset({"success", "error", "cancelled"})
 CANCELLED_MARK: Final = "[Operation Cancelled]"
@@ -48,10 +49,6 @@ SUBAGENT_KIND: Final = "subagent"
 """The metadata ``kind`` of a sub-agent's chat (``chats/<parentSessionId>/<id>.jsonl``): its user
 messages come from the agent that launched it, not the person (spec §2)."""
 NOTICE_TYPES: Final = frozenset({"info", "error", "warning"})
-_EXIT_CODE: Final = re.compile(r"^Exit Code: (-?\d+)\s*$", re.MULTILINE)
-_SHELL_FIELDS: Final = re.compile(
-    r"^(?:Command|Directory|Error|Exit Code|Signal|Background PIDs|Process Group PGID): ", re.MULTILINE
-)
 _ARGUMENT_KEYS: Final = (("absolute_path", "file_path"), ("dir_path", "path"), ("name", "skill"))
 """Where Gemini's tools name what omkd's rules read elsewhere (``read_file``'s ``absolute_path``
 is a ``file_path``, ``list_directory``'s ``dir_path`` a ``path``, ``activate_skill``'s ``name`` a
@@ -83,25 +80,6 @@ def mcp_name(name: str, display: object) -> str:
     if name in (f"mcp_{server}_{tool}", f"{server}__{tool}", tool):
         return f"mcp__{server}__{tool}"
     return name
-
-
-def shell_output(text: str) -> tuple[str, int | None]:
-    """The command's own output and exit code of a ``run_shell_command`` result."""
-    found = _EXIT_CODE.search(text)
-    code = int(found.group(1)) if found else None
-    start = text.find("Output: ")
-    if start < 0:
-        return text, code
-    body = text[start + len("Output: ") :]
-    lines = body.rstrip("\n").split("\n")
-    end, seen = len(lines), set[str]()
-    while end > 0 and (field := _SHELL_FIELDS.match(lines[end - 1])) is not None and field.group() not in seen:
-        if field.group() == "Error: " and lines[end - 1] != "Error: (none)":
-            break  # newer versions write Error only when set (rarely): ``Error: No such keg`` is output
-        seen.add(field.group())  # the fields after the output, each once: an ``Error: …`` above them is output
-        end -= 1
-    body = "\n".join(lines[:end]).rstrip("\n")
-    return ("" if body.strip() == "(empty)" else body), code
 
 
 def _response_text(call: dict[str, Any]) -> tuple[str, bool]:
