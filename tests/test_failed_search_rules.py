@@ -237,3 +237,20 @@ def test_cmd_s_not_found_words_found_in_a_file_are_hits(command: str, output: st
     """§3.1: output is a miss only when it "consists only of the search program's not-found message"; a log
     line in cmd's words, printed by a search that found it, is a hit."""
     assert overall_signals(one_call("Bash", {"command": command}, output, detail=bash_detail(stdout=output))) == {}
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "pattern"),
+    [
+        ("find src/models -type f", "find: 'src/models': No such file or directory", "src/models"),
+        ("find ./lib -maxdepth 2 -type f", "find: ‘./lib’: No such file or directory", "lib"),
+        ("find src/models -name '*.py'", "find: 'src/models': No such file or directory", "*.py"),  # its name
+    ],
+    ids=["a listing find", "curly quotes of a UTF-8 locale", "a name under a root not there"],
+)
+def test_a_find_whose_root_is_not_there_looked_for_its_root(command: str, output: str, pattern: str) -> None:
+    """§6: "the target of the search stage that missed": a find of no name whose message says its root is not
+    there looked for its root (not ``find src/models``, the program and its first operand); one of a name
+    looked for that name."""
+    t = one_call("Bash", {"command": command}, f"Exit code 1\n{output}", True, f"Error: Exit code 1\n{output}")
+    assert [gap.evidence["pattern"] for gap in gaps_of(report_of(t))] == [pattern]

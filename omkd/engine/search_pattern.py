@@ -219,7 +219,9 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
         if shell_forms.filters_out(stage.program, stage.args):  # ``| grep -v '^tests/'``: an exclusion, no target,
             found.update((normalised(path, cwd), None) for path in named.get(id(stage), ()))  # but a file it lacked
             continue
-        paths = named.get(id(stage)) if stage.program in _PATH_PATTERNS else None
+        # a stage whose pattern is an operand, or a find of no name whose root its message says is not there
+        rooted = stage.program == "find" and not shell.targets_of(stage)
+        paths = named.get(id(stage)) if stage.program in _PATH_PATTERNS or rooted else None
         if not paths and not lines and shell.probes_a_command(stage) and (chosen is None or id(stage) in chosen):
             names = shell.targets_of(stage)  # ``which fd fdfind`` printing nothing: neither was found
             paths = names if len(names) > 1 and not any("$" in name for name in names) else None  # not ``$t``
