@@ -596,3 +596,25 @@ def test_a_text_of_many_quoted_cues_keeps_none_of_them() -> None:
     hits = Net().row_hits(text)
     assert len(hits) == 3000
     assert cues.guarded(text, hits) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "注释里写着‘这里也许有内存泄漏’，我已经改成用 `defer` 关闭文件。",
+        "설정 화면의 라벨은 '확실하지 않음'이고 백엔드에는 `2`로 저장됩니다.",
+        "Der letzte Commit heißt »vielleicht Race Condition behoben« und ändert nur `worker.py`.",
+    ],
+    ids=["Chinese between single curly quotes", "Korean between straight quotes", "German between »«"],
+)
+def test_a_hedge_quoted_between_letters_of_any_script_is_no_candidate(text: str) -> None:
+    """§3.3: the net excludes "quoted text … as in §3.2", and the judge's ``quote_code`` names "quoted text in
+    any quotation marks". A quote opening or closing beside a Chinese or Korean letter is still a quote;
+    only a Latin letter's neighbour is an apostrophe (``don't``), which stays no quote."""
+    assert cues.candidates(text, cues.Net(), False, False) == []
+
+
+def test_an_apostrophe_is_still_no_quotation() -> None:
+    assert [c.sentence for c in cues.candidates("It's probably the users' cache.", cues.Net(), False, False)] == [
+        "It's probably the users' cache."
+    ]
