@@ -618,3 +618,23 @@ def test_an_apostrophe_is_still_no_quotation() -> None:
     assert [c.sentence for c in cues.candidates("It's probably the users' cache.", cues.Net(), False, False)] == [
         "It's probably the users' cache."
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "cue"),
+    [
+        ("プロキシが `Authorization` ヘッダを落としている気がします。", "気がします"),
+        ("CI がどちらを使っているのか確認しないといけない。", "確認しないと"),
+        ("`tenant_id` カラムを誰が埋めているのか、まだ把握できていません。", "把握できていません"),
+        ("Die aktuelle Langsamkeit liegt wohl am synchronen DNS-Lookup in `init()`.", "wohl"),
+        ("Soweit ich weiß, liest das CLI `~/.toolrc` nur, wenn `--config` fehlt.", "Soweit ich weiß"),
+        ("Ich halte einen TLS-Timeout für wahrscheinlicher.", "wahrscheinlicher"),
+        ("Das betrifft sowohl den Client als auch den Server.", None),  # ``wohl`` inside a word
+    ],
+    ids=["ja 気がします", "ja 確認しないと", "ja 把握できていません", "de wohl", "de soweit ich weiß",
+         "de wahrscheinlicher", "de sowohl"],
+)  # fmt: skip
+def test_the_net_holds_japanese_and_german_hedges_of_everyday_writing(text: str, cue: str | None) -> None:
+    """§3.3: the net's cue table covers Japanese and German; these forms of a guess, a need to check and a
+    not-knowing (a battery's, written from §3.3's kinds) are candidates for the judge."""
+    assert [c.cue for c in cues.candidates(text, cues.Net(), False, False)] == ([cue] if cue else [])

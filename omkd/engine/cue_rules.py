@@ -93,8 +93,10 @@ ENGLISH: Final = _rows("en", (
 ))  # fmt: skip
 
 GERMAN: Final = _rows("de", (
-    (r"vielleicht|wahrscheinlich|vermutlich|möglicherweise|eventuell|anscheinend|offenbar|offensichtlich", WEAK,
-     "vielleicht|wahrscheinlich|vermutlich|möglicherweise|eventuell|anscheinend|offenbar|offensichtlich", ""),
+    (r"vielleicht|wahrscheinlich(?:er)?|vermutlich|möglicherweise|eventuell|anscheinend|offenbar|offensichtlich"
+     r"|wohl", WEAK,
+     "vielleicht|wahrscheinlich|vermutlich|möglicherweise|eventuell|anscheinend|offenbar|offensichtlich|wohl", ""),
+    (r"soweit ich weiß|meines wissens", WEAK, "soweit|wissens", "as far as I know"),
     (r"scheint|scheinen|sieht (?:so )?aus", WEAK, "schein|sieht", "often what the output showed"),
     (r"könnte|könnten|dürfte|dürften", WEAK, "könnte|dürfte", "a possibility"),
     (r"ich (?:glaube|denke|vermute|nehme an)", WEAK, "glaube|denke|vermute|nehme an", ""),
@@ -130,11 +132,11 @@ CHINESE: Final = [
 
 JAPANESE: Final = [
     *_literals("ja", WEAK, "かもしれ かも知れ と思い と思う と思われ はずです はずだ らしい "
-               "ようです ようだ みたい おそらく 恐らく たぶん 多分 だろう でしょう 気がする "
+               "ようです ようだ みたい おそらく 恐らく たぶん 多分 だろう でしょう 気がする 気がします "
                "と考えられ 推測 可能性"),
-    *_literals("ja", STRONG, "確認が必要 確認する必要 要確認 未確認 定かでは はっきりしない 不確か"),
+    *_literals("ja", STRONG, "確認が必要 確認する必要 確認しないと 要確認 未確認 定かでは はっきりしない 不確か"),
     *_literals("ja", STRONG, "わかりません 分かりません わからない 分からない 不明 知りません "
-               "確かではない", knowing=True),
+               "確かではない 把握できていません 把握していません", knowing=True),
 ]  # fmt: skip
 
 KOREAN: Final = [
