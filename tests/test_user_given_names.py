@@ -403,3 +403,11 @@ def test_what_the_person_typed_is_theirs(prompt: str, calls: list[tuple[str, dic
         else:
             t.call(tool, tool_input, content, is_error=True if error else ABSENT)
     assert verdicts(report_of(t)) == expected
+
+
+def test_alternatives_with_their_dots_escaped_are_the_typed_names() -> None:
+    """§3.1 ``user_given``: ``legacy_pricing\\.csv|old_rates\\.csv`` looks for the two names the person typed."""
+    t = Transcript()
+    t.prompt("are legacy_pricing.csv or old_rates.csv still used?")
+    t.call("Grep", {"pattern": "legacy_pricing\\.csv|old_rates\\.csv", "path": "/home/dev/shop"}, "No files found")
+    assert verdicts(report_of(t)) == (0, 1)

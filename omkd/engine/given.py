@@ -162,10 +162,10 @@ def alternative_names(call: ToolCall) -> list[str]:
         return []
     names: list[str] = []
     for pattern in patterns:
-        alternatives = _ALTERNATIVES.split(pattern.strip().strip("'\""))
-        if len(alternatives) < 2 or not all(len(_named(alternative)) == 1 for alternative in alternatives):
+        alternatives = [_named(alternative) for alternative in _ALTERNATIVES.split(pattern.strip().strip("'\""))]
+        if len(alternatives) < 2 or not all(len(named) == 1 for named in alternatives):
             return []
-        names += [alternative.strip() for alternative in alternatives]
+        names += [named[0].strip() for named in alternatives]  # as the person wrote it (``\.`` read as ``.``)
     return names
 
 

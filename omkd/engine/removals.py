@@ -180,15 +180,16 @@ def holds(text: str, target: Target) -> bool:
 
 
 def search_literals(call: ToolCall) -> list[list[Target]]:
-    """What a search looked for, as groups of literal pieces (``Target``), each group a lookup that
-    missed and wants its own explanation: a Grep/grep pattern's alternatives (``pattern_targets``), a
-    Glob's or ``find -name``'s name without its wildcards, a path read or listed, a tested path's name.
+    """What a search looked for, as groups of targets (``Target``), each group a lookup that missed and
+    wants its own explanation: a Grep/grep pattern's alternatives (``pattern_targets``), a Glob's or
+    ``find -name``'s name without its wildcards, a path read, listed or tested (``(FILE, path)``).
 
     A shell command's greps group by pipeline: each pipeline of the list that greps for a literal
     looked for that (``grep X f; grep Y f``: two groups), while the greps of one pipeline read one
-    another's lines (``grep -r X . | grep Y``: X gone leaves Y nothing to read, one group). A guard, a
-    reader, a scope or a filter (``[ -f f ] &&``, ``cat f |``, ``-name '*.ts'``, ``grep -v``) is where it
-    looked, no group. A command without such a grep is one group of every target it names."""
+    another's lines (``grep -r X . | grep Y``: X gone leaves Y nothing to read, one group), and a file a
+    grep or a reader before it read is in its group (``cat f | grep X`` after ``rm f``). A guard, a scope
+    or a filter (``[ -f f ] &&``, ``-name '*.ts'``, ``grep -v``) is where it looked, no group. A command
+    without such a grep is one group of every target it names."""
     tool = _name(call.tool)
     data = call.input
     if tool == "Grep":
