@@ -792,7 +792,7 @@ def test_the_second_review_of_the_session(
 
 
 def test_a_newer_gemini_result_writes_its_error_field_only_when_set() -> None:
-    from omkd.engine.formats.gemini import shell_output
+    from omkd.engine.formats.gemini_shell import shell_output
 
     text = "Output: Error: No such keg: /opt/homebrew/Cellar/libpq\nExit Code: 1\nProcess Group PGID: 4242"
     assert shell_output(text) == ("Error: No such keg: /opt/homebrew/Cellar/libpq", 1)

@@ -13,7 +13,8 @@ import pytest
 from omkd.engine import formats
 from omkd.engine.events import ToolCall
 from omkd.engine.fold import Fold
-from omkd.engine.formats.gemini import GeminiAdapter, mcp_name, shell_output
+from omkd.engine.formats.gemini import GeminiAdapter, mcp_name
+from omkd.engine.formats.gemini_shell import shell_output
 from omkd.engine.metacog.writes import write_of
 from omkd.engine.report.build import build_report
 from omkd.engine.report.schema import Report, SkillHealth
