@@ -254,3 +254,17 @@ def test_a_find_whose_root_is_not_there_looked_for_its_root(command: str, output
     looked for that name."""
     t = one_call("Bash", {"command": command}, f"Exit code 1\n{output}", True, f"Error: Exit code 1\n{output}")
     assert [gap.evidence["pattern"] for gap in gaps_of(report_of(t))] == [pattern]
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "pattern"),
+    [
+        ("find src -regex '.*/models/.*\\.py'", "find: 'src': No such file or directory", ".*/models/.*\\.py"),
+        ("find . -maxdepth 1 -type f -exec diff {} ../old/ \\;", "diff: ../old/./a.py: No such file or directory",
+         "find ."),
+    ],
+    ids=["a find of a regex keeps its regex", "a file an -exec program missed is no root"],
+)  # fmt: skip
+def test_a_find_s_root_is_its_pattern_only_when_its_root_missed(command: str, output: str, pattern: str) -> None:
+    t = one_call("Bash", {"command": command}, f"Exit code 1\n{output}", True, f"Error: Exit code 1\n{output}")
+    assert [gap.evidence["pattern"] for gap in gaps_of(report_of(t))] == [pattern]

@@ -492,3 +492,14 @@ def test_the_first_versions_streams_are_the_output(text: str, output: str, code:
     """Gemini CLI's first ``run_shell_command`` answers wrote ``Stdout:`` and ``Stderr:`` apart (its tool
     description says so); their text is the command's output as ``Output:`` is since."""
     assert shell_output(text) == (output, code)
+
+
+def test_a_first_version_stderr_line_starting_error_is_output() -> None:
+    """The first versions' ``Stderr:`` runs to the ``Error:`` field, the last such line: Node's ``Error: Cannot
+    find module`` inside it is output (a module probe's answer), not the field."""
+    text = (
+        "Command: node -e \"require('left-pad')\"\nDirectory: (root)\nStdout: (empty)\nStderr: node:internal/x\n"
+        "  throw err;\n  ^\n\nError: Cannot find module 'left-pad'\n\nError: (none)\nExit Code: 1\nSignal: (none)"
+    )
+    output, code = shell_output(text)
+    assert ("Cannot find module 'left-pad'" in output, code) == (True, 1)

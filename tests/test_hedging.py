@@ -638,3 +638,19 @@ def test_the_net_holds_japanese_and_german_hedges_of_everyday_writing(text: str,
     """§3.3: the net's cue table covers Japanese and German; these forms of a guess, a need to check and a
     not-knowing (a battery's, written from §3.3's kinds) are candidates for the judge."""
     assert [c.cue for c in cues.candidates(text, cues.Net(), False, False)] == ([cue] if cue else [])
+
+
+@pytest.mark.parametrize(
+    ("text", "cues_found"),
+    [
+        ("这段代码是在'24年写的，注释写着：'也许这里有内存泄漏'。", []),  # an apostrophe after a letter opens nothing
+        ("Unter Einstellungen » Netzwerk ist vielleicht der Proxy falsch gesetzt, der Schalter heisst «Proxy».",
+         ["vielleicht"]),  # a » between words is no quotation mark
+        ("Go to Settings » Network; the proxy is probably misconfigured, the toggle is labelled «Proxy».",
+         ["probably"]),
+    ],
+    ids=["a year's apostrophe after a Chinese letter", "a German breadcrumb", "an English breadcrumb"],
+)  # fmt: skip
+def test_a_stray_mark_opens_no_quotation_that_would_swallow_a_hedge(text: str, cues_found: list[str]) -> None:
+    """§3.3 excludes quoted text from the net; a mark that quotes nothing must not hide a hedge after it."""
+    assert [c.cue for c in cues.candidates(text, cues.Net(), False, False)] == cues_found

@@ -181,15 +181,17 @@ class Net:
 
 _QUOTATION: Final = re.compile(
     (
-        r'"[^"\n]{1,N}"|“[^”\n]{1,N}”|„[^“”\n]{1,N}[“”]|«[^»\n]{1,N}»|»[^«\n]{1,N}«|「[^」\n]{1,N}」|『[^』\n]{1,N}』'
-        r"|(?<![L])['‘](?=\S)(?:[^'‘’\n]|(?<=\w)['’](?=\w)){1,N}?(?<=\S)['’](?![L])"
+        r'"[^"\n]{1,N}"|“[^”\n]{1,N}”|„[^“”\n]{1,N}[“”]|«[^»\n]{1,N}»|»(?=\S)[^«»\n]{1,N}(?<=\S)«'
+        r"|「[^」\n]{1,N}」|『[^』\n]{1,N}』"
+        r"|(?:(?<!\w)'|(?<![L])‘)(?=\S)(?:[^'‘’\n]|(?<=\w)['’](?=\w)){1,N}?(?<=\S)['’](?![L])"
     )
     .replace("N", str(MAX_QUOTE))
     .replace("L", "A-Za-z0-9À-ɏ")
 )
-"""Quotation marks of any kind (German ``»…«`` too), each closed within a line; a single quote opens where
-no Latin letter is before it and closes where none follows ("don't" and "users'" hold no quotation; in
-``写着‘也许’，`` or ``라벨은 '확실하지 않음'이고`` the quote stands between Chinese or Korean letters)."""
+"""Quotation marks of any kind (German ``»…«`` too, not a ``»`` between words), each closed within a
+line. A straight single quote opens where no letter is before it, a curly one where no Latin letter is
+(``写着‘也许’，``); either closes where no Latin letter follows (``라벨은 '확실하지 않음'이고``): "don't",
+"users'" and ``在'24年`` hold no quotation."""
 _THIRD_LATIN: Final = re.compile(THIRD_PERSON["latin"])
 _THIRD_CJK: Final = re.compile(THIRD_PERSON["cjk"])
 _OWN_SUBJECT: Final = ("i ", "ich ")

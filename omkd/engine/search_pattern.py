@@ -11,6 +11,7 @@ their targets are. The full command stays in the evidence.
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Final
 
@@ -219,9 +220,7 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
         if shell_forms.filters_out(stage.program, stage.args):  # ``| grep -v '^tests/'``: an exclusion, no target,
             found.update((normalised(path, cwd), None) for path in named.get(id(stage), ()))  # but a file it lacked
             continue
-        # a stage whose pattern is an operand, or a find of no name whose root its message says is not there
-        rooted = stage.program == "find" and not shell.targets_of(stage)
-        paths = named.get(id(stage)) if stage.program in _PATH_PATTERNS or rooted else None
+        paths = named.get(id(stage)) if stage.program in _PATH_PATTERNS else _missing_roots(stage, named)
         if not paths and not lines and shell.probes_a_command(stage) and (chosen is None or id(stage) in chosen):
             names = shell.targets_of(stage)  # ``which fd fdfind`` printing nothing: neither was found
             paths = names if len(names) > 1 and not any("$" in name for name in names) else None  # not ``$t``
@@ -250,6 +249,16 @@ def shell_pattern(command: str, cwd: str | None, output: str | None = None, code
         words = shell.paths_of(first) or shell_forms.operands(first.args)
         return " ".join([first.program, *words[:1]])
     return command.strip()[:80]
+
+
+def _missing_roots(stage: shell.Stage, named: dict[int, list[str]]) -> list[str] | None:
+    """The roots of a ``find`` of no name (no ``-name``, ``-path``, ``-regex``…) that its messages say are not
+    there (``find src/models -type f``: ``src/models``); None for another stage, or when none is named (a
+    path an ``-exec`` program could not read is no root)."""
+    if stage.program != "find" or any(arg in _NAME_FLAGS for arg in stage.args):
+        return None
+    roots = set(itertools.takewhile(lambda arg: not arg.startswith(("-", "(", "!")), stage.args))
+    return [path for path in named.get(id(stage), ()) if path in roots] or None
 
 
 def _probed(

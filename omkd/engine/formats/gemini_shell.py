@@ -38,6 +38,6 @@ def _streams(text: str) -> str:
     out, err = text.find("\nStdout: "), text.find("\nStderr: ")
     if out < 0 or err < out:
         return text
-    end = text.find("\nError: ", err)
+    end = text.rfind("\nError: ", err)  # the field's, the last: a stderr line may start ``Error: `` too
     parts = (text[out + 9 : err], text[err + 9 : end if end >= 0 else len(text)])
     return "\n".join(part for part in parts if part.strip() and part.strip() != "(empty)")
