@@ -43,12 +43,17 @@ def _shell_names(command: str) -> list[str]:
             continue
         literal = _command_names if shell.probes_a_command(stage) else _file_name  # ``find -name``, ``ls``
         names += [n for name in shell.targets_of(stage) for n in literal(name)]
-        if stage.program in shell_rules.CONTENT_SEARCHES or (stage.program == "git" and stage.args[:1] == ["grep"]):
+        if _searches_text(stage):
             names += _named(search_pattern.stage_pattern(stage, None) or "")  # a grep/rg of a name, as a Grep of it
     for stage, probe in parsed.probes:  # a probe of a path (``Test-Path``) is judged as ``test -e`` is
         if not probe.paths:
             names += [n for name in probe_rules.probed(stage.program, stage.args, probe) for n in _literal(name)]
     return names
+
+
+def _searches_text(stage: shell.Stage) -> bool:
+    """A content search stage (``grep``, ``rg``, ``Select-String``, ``git grep``…)."""
+    return stage.program in shell_rules.CONTENT_SEARCHES or (stage.program == "git" and stage.args[:1] == ["grep"])
 
 
 _NOT_IN_A_NAME: Final = "*?[]{}()|^$\\+ "
@@ -153,11 +158,8 @@ def alternative_names(call: ToolCall) -> list[str]:
     if tool == "Grep":
         patterns = [judge.first_input(call, ("pattern",))]
     elif tool in shell_rules.SHELL_TOOLS and isinstance(command := call.input.get("command"), str):
-        patterns = [
-            search_pattern.stage_pattern(stage, None) or ""
-            for stage in shell.parse(command).searches
-            if stage.program in shell_rules.CONTENT_SEARCHES or (stage.program == "git" and stage.args[:1] == ["grep"])
-        ]
+        stages = [stage for stage in shell.parse(command).searches if _searches_text(stage)]
+        patterns = [search_pattern.stage_pattern(stage, None) or "" for stage in stages]
     else:
         return []
     names: list[str] = []

@@ -22,6 +22,7 @@ from omkd.engine import (
     powershell,
     probe_rules,
     same_path,
+    search_pattern,
     shell,
     shell_forms,
     shell_rules,
@@ -249,8 +250,7 @@ def _grep_targets(stage: shell.Stage) -> list[Target]:
     program, args = ("grep", stage.args[1:]) if stage.program == "git" else (stage.program, stage.args)
     if shell_forms.filters_out(program, args):
         return []
-    pattern = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-e", "--regexp")), None)
-    pattern = pattern or next(iter(_scripts(args)), None)
+    pattern = search_pattern.stage_pattern(stage, None)  # what §6 says the stage looked for
     files = [(FILE, path) for path in shell.paths_of(stage) if path not in (pattern, "grep")]
     return (pattern_targets(pattern) if pattern else []) + files  # ``grep X f`` after ``rm f``: f is gone
 
